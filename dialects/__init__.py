@@ -1,0 +1,1 @@
+"""bitfold dialects: the quant dialect, and the ONNX and QONNX ops it imports."""

@@ -1,0 +1,1 @@
+"""Canonicalization patterns of bitfold dialects, referenced by their ops traits."""

@@ -1,0 +1,928 @@
+"""The quant dialect: quantized types and the casts between them, text-compatible with MLIR's.
+
+Types (upstream syntax and printing, `mlir/lib/Dialect/Quant/IR/TypeParser.cpp`):
+
+    !quant.uniform<i8:f32, 0.1:-3>                      per tensor, zero point optional (0)
+    !quant.uniform<i8<-8:7>:f32, 0.5>                   storage range narrower than i8: 4-bit
+    !quant.uniform<u8:f32:1, {0.1:128, 0.2:120}>        per axis (axis 1)
+    !quant.uniform<i4:f32:{0:1, 1:32}, {{0.5:1, ...}}>  sub-channel (blocked): axis:block pairs,
+                                                        a nested scale[:zero point] literal
+
+A stored integer `q` stands for the real value `(q - zero_point) * scale`. Storage is `iN`
+(signed) or `uN` (unsigned), 1 <= N <= 32, with an optional inclusive range `<min:max>`; the
+range is how a bit width below the storage width appears (QCDQ's Clip, QONNX's bit width).
+In a sub-channel type, axes not listed have one block spanning the whole dimension, and the
+scales literal has the tensor's rank with `dim / block` entries along each axis.
+
+Beyond upstream (what ONNX and QONNX need; upstream `mlir-opt` does not know these):
+- `!quant.bipolar<f32, 0.5>` / `!quant.bipolar<f32:1, {0.5, 0.25}>`: values in {-scale, +scale}
+  (QONNX `BipolarQuant`, 1-bit signed `Quant`). Storage is `i1`; bit `b` stands for `2b - 1`.
+- `quant.qcast` takes optional attributes `rounding` (a `RoundingMode`, default half to even)
+  and `zero_point_first` (QONNX's order: round `x / scale + zero_point`; ONNX rounds `x / scale`
+  and then adds the zero point). Without them it prints exactly as upstream.
+- `quant.requant`: integer rescale from one uniform type to another (QONNX `Trunc`, the output
+  rescale of every integer op).
+
+Deliberate differences from upstream `mlir-opt`: zero points must lie in the storage range and
+NaN scales are rejected (upstream accepts both); sub-channel zero points print as their value
+(upstream prints the storage bits as signed); the scale-shape diagnostic names the scales'
+actual size (upstream repeats the expected size).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatData,
+    IntAttr,
+    IntegerType,
+    Signedness,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from bitfold.dialects.float_literal import (
+    DOUBLE_PRECISION,
+    SIGNIFICAND_BITS,
+    format_float,
+    parse_hex_float,
+    round_to_precision,
+)
+
+MAX_STORAGE_BITS = 32
+"""Widest storage type (`QuantizedType::MaxStorageBits` upstream)."""
+
+
+def integer_range(width: int, signed: bool) -> tuple[int, int]:
+    """Inclusive value range of a `width`-bit two's complement (signed) or unsigned integer."""
+    if signed:
+        return -(1 << (width - 1)), (1 << (width - 1)) - 1
+    return 0, (1 << width) - 1
+
+
+# ----------------------------------------------------------------------------------------
+# Rounding
+# ----------------------------------------------------------------------------------------
+
+
+class RoundingMode(StrEnum):
+    """How a real value becomes an integer. QONNX names: ROUND and HALF_EVEN are
+    `half_to_even`, HALF_UP `half_away_from_zero`, HALF_DOWN `half_toward_zero`,
+    UP `away_from_zero`, DOWN and ROUND_TO_ZERO `toward_zero`, CEIL, FLOOR."""
+
+    HALF_TO_EVEN = "half_to_even"
+    HALF_AWAY_FROM_ZERO = "half_away_from_zero"
+    HALF_TOWARD_ZERO = "half_toward_zero"
+    AWAY_FROM_ZERO = "away_from_zero"
+    TOWARD_ZERO = "toward_zero"
+    CEIL = "ceil"
+    FLOOR = "floor"
+
+
+# ----------------------------------------------------------------------------------------
+# Types
+# ----------------------------------------------------------------------------------------
+
+
+class Granularity(StrEnum):
+    """How many (scale, zero point) pairs a uniform type holds, and where they apply."""
+
+    PER_TENSOR = "per_tensor"
+    PER_AXIS = "per_axis"
+    SUB_CHANNEL = "sub_channel"
+
+
+EXPRESSED_TYPE_NAMES = {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64"}
+"""Float types a quantized type may express, with their MLIR spelling."""
+
+
+def _float_type_name(expressed: Attribute) -> str | None:
+    return EXPRESSED_TYPE_NAMES.get(type(expressed))
+
+
+def scale_range_bounds(expressed_name: str) -> tuple[float, float]:
+    """Smallest positive (subnormal) and largest finite value of an expressed float type."""
+    return {
+        "f16": (2.0**-24, 65504.0),
+        "bf16": (2.0**-133, float.fromhex("0x1.fep127")),
+        "f32": (2.0**-149, float.fromhex("0x1.fffffep127")),
+        "f64": (5e-324, 1.7976931348623157e308),
+    }[expressed_name]
+
+
+def scale_range_error(scale: float, expressed: Attribute) -> str | None:
+    """Upstream's diagnostic for a scale the expressed type cannot hold (NaN included)."""
+    name = _float_type_name(expressed)
+    if name is None:
+        return None
+    low, high = scale_range_bounds(name)
+    if math.isnan(scale):
+        return "illegal scale: nan"
+    if not low <= scale <= high:
+        return f"scale {scale:e} out of expressed type range [{low:e}, {high:e}]"
+    return None
+
+
+def zero_point_range_error(zero_point: int, low: int, high: int) -> str | None:
+    """A zero point must be a value of the storage range (upstream does not check this)."""
+    if not low <= zero_point <= high:
+        return f"illegal zero point: {zero_point} out of storage range [{low}:{high}]"
+    return None
+
+
+class QuantizedType(ParametrizedAttribute, TypeAttribute):
+    """Base of the quant dialect's element types: a float type expressed by integers.
+    Each subclass declares the parameter `expressed_type: AnyFloat` (declaring it here would
+    make it the first parameter of every subclass)."""
+
+    def storage_integer_type(self) -> IntegerType:
+        """The signless integer type that `quant.scast` converts to and from."""
+        raise NotImplementedError
+
+    def scale_values(self) -> tuple[float, ...]:
+        raise NotImplementedError
+
+    def zero_point_values(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def value_range(self) -> tuple[int, int]:
+        """Inclusive range of the integer values this type stores."""
+        raise NotImplementedError
+
+
+def _parse_scale(parser: AttrParser, expressed: Attribute) -> float:
+    """`float-literal`, or a hex integer literal holding the bits of a double (as upstream)."""
+    position = parser.pos
+    scale = parser.parse_optional_float(allow_negative=True)
+    if scale is None:
+        token = parser._current_token.text  # pyright: ignore[reportPrivateUsage]
+        if not token.lower().startswith("0x"):
+            parser.raise_error("expected floating point literal")
+        parser.parse_integer(allow_boolean=False, allow_negative=False)
+        scale = parse_hex_float(token)
+    if (error := scale_range_error(scale, expressed)) is not None:
+        parser.raise_error(error, position, parser.pos)
+    return scale
+
+
+def _parse_scale_zero_point(parser: AttrParser, expressed: Attribute) -> tuple[float, int]:
+    """`scale (':' zero-point)?`"""
+    scale = _parse_scale(parser, expressed)
+    zero_point = 0
+    if parser.parse_optional_punctuation(":") is not None:
+        zero_point = parser.parse_integer(allow_boolean=False)
+    return scale, zero_point
+
+
+def _parse_nested_params(
+    parser: AttrParser, expressed: Attribute
+) -> tuple[list[float], list[int], list[int]]:
+    """A brace-nested list of `scale[:zero_point]`, after its `{`; returns scales, zero
+    points and the list's shape. All elements must have the same shape."""
+    scales: list[float] = []
+    zero_points: list[int] = []
+    inner_shape: list[int] | None = None
+    count = 0
+
+    def parse_element() -> None:
+        nonlocal inner_shape, count
+        if parser.parse_optional_punctuation("{") is not None:
+            sub_scales, sub_zero_points, shape = _parse_nested_params(parser, expressed)
+            scales.extend(sub_scales)
+            zero_points.extend(sub_zero_points)
+        else:
+            scale, zero_point = _parse_scale_zero_point(parser, expressed)
+            scales.append(scale)
+            zero_points.append(zero_point)
+            shape = []
+        count += 1
+        if inner_shape is None:
+            inner_shape = shape
+        elif inner_shape != shape:
+            parser.raise_error("tensor literal is invalid; ranks are not consistent between elements")
+
+    parser.parse_comma_separated_list(parser.Delimiter.NONE, parse_element)
+    parser.parse_punctuation("}")
+    return scales, zero_points, [count, *(inner_shape or [])]
+
+
+def _parse_storage_spec(parser: AttrParser) -> tuple[IntegerType, int, int]:
+    """`(i|si|u|ui)N ('<' min ':' max '>')?`: a signed or unsigned storage type and range."""
+    position = parser.pos
+    spelling = parser.parse_identifier(" for quantized storage type")
+    prefix = spelling.rstrip("0123456789")
+    width_text = spelling[len(prefix) :]
+    if prefix not in ("i", "si", "u", "ui"):
+        parser.raise_error("illegal storage type prefix", position, parser.pos)
+    if not width_text:
+        parser.raise_error("expected storage type width", position, parser.pos)
+    width = int(width_text)
+    if not 0 < width <= MAX_STORAGE_BITS:
+        parser.raise_error(f"illegal storage type size: {width}", position, parser.pos)
+    signed = prefix in ("i", "si")
+    low, high = integer_range(width, signed)
+    storage = IntegerType(width, Signedness.SIGNED if signed else Signedness.UNSIGNED)
+    if parser.parse_optional_punctuation("<") is None:
+        return storage, low, high
+    min_position = parser.pos
+    storage_min = parser.parse_integer(allow_boolean=False)
+    parser.parse_punctuation(":")
+    max_position = parser.pos
+    storage_max = parser.parse_integer(allow_boolean=False)
+    parser.parse_punctuation(">")
+    if storage_min < low:
+        parser.raise_error(f"illegal storage type minimum: {storage_min}", min_position)
+    if storage_max > high:
+        parser.raise_error(f"illegal storage type maximum: {storage_max}", max_position)
+    if storage_min > storage_max:
+        parser.raise_error(
+            f"illegal storage min and storage max: ({storage_min}:{storage_max})", position
+        )
+    return storage, storage_min, storage_max
+
+
+def _parse_expressed_type(parser: AttrParser) -> AnyFloat:
+    position = parser.pos
+    expressed = parser.parse_type()
+    if _float_type_name(expressed) is None:
+        parser.raise_error("expressed type must be floating point", position, parser.pos)
+    return expressed  # pyright: ignore[reportReturnType]
+
+
+def _print_scale_zero_point(printer: Printer, scale: float, zero_point: int, precision: int):
+    printer.print_string(format_float(scale, precision))
+    if zero_point != 0:
+        printer.print_string(f":{zero_point}")
+
+
+def _scale_precision(granularity: Granularity, expressed: Attribute) -> int:
+    """Upstream holds per-tensor and per-axis scales as doubles, sub-channel scales in the
+    expressed type."""
+    if granularity == Granularity.SUB_CHANNEL:
+        return SIGNIFICAND_BITS[_float_type_name(expressed) or "f64"]
+    return DOUBLE_PRECISION
+
+
+def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
+    return ArrayAttr(IntAttr(v) for v in values)
+
+
+@irdl_attr_definition
+class UniformQuantizedType(QuantizedType):
+    """`!quant.uniform`: affine quantization, real = (q - zero_point) * scale, per tensor,
+    per axis or per block. See the module docstring for the syntax."""
+
+    name = "quant.uniform"
+
+    storage_type: IntegerType
+    """`iN` (signedness SIGNED) or `uN` (UNSIGNED)."""
+    storage_min: IntAttr
+    storage_max: IntAttr
+    expressed_type: AnyFloat
+    granularity: StringAttr
+    axes: ArrayAttr[IntAttr]
+    """Empty per tensor, the quantized dimension per axis, the blocked dimensions per block."""
+    block_sizes: ArrayAttr[IntAttr]
+    """Sub-channel only, one per entry of `axes`."""
+    params_shape: ArrayAttr[IntAttr]
+    """Shape of the scale/zero point table: [] per tensor, [n] per axis, rank-d sub-channel."""
+    scales: ArrayAttr[FloatData]
+    zero_points: ArrayAttr[IntAttr]
+
+    @staticmethod
+    def get(
+        bits: int,
+        signed: bool,
+        expressed: AnyFloat,
+        scales: float | Sequence[float] | np.ndarray,
+        zero_points: int | Sequence[int] | np.ndarray = 0,
+        *,
+        axis: int | None = None,
+        block_sizes: dict[int, int] | None = None,
+        storage_range: tuple[int, int] | None = None,
+    ) -> UniformQuantizedType:
+        """Build a uniform type: a scalar scale for per tensor, a 1-D list with `axis` for per
+        axis, an array of the tensor's rank with `block_sizes` ({axis: block}) for sub-channel.
+        A scalar zero point is broadcast to every scale."""
+        scale_array = np.asarray(scales, dtype=np.float64)
+        zero_array = np.broadcast_to(np.asarray(zero_points, dtype=np.int64), scale_array.shape)
+        if block_sizes is not None:
+            granularity, axes, blocks = Granularity.SUB_CHANNEL, list(block_sizes), list(block_sizes.values())
+            precision = _scale_precision(granularity, expressed)
+            scale_array = np.vectorize(lambda s: round_to_precision(s, precision))(scale_array)
+        elif axis is not None:
+            granularity, axes, blocks = Granularity.PER_AXIS, [axis], []
+        else:
+            granularity, axes, blocks = Granularity.PER_TENSOR, [], []
+        low, high = storage_range or integer_range(bits, signed)
+        return UniformQuantizedType(
+            IntegerType(bits, Signedness.SIGNED if signed else Signedness.UNSIGNED),
+            IntAttr(low),
+            IntAttr(high),
+            expressed,
+            StringAttr(granularity.value),
+            _ints(axes),
+            _ints(blocks),
+            _ints(scale_array.shape),
+            ArrayAttr(FloatData(float(s)) for s in scale_array.flat),
+            _ints([int(z) for z in zero_array.flat]),
+        )
+
+    # -- properties -------------------------------------------------------------------
+
+    @property
+    def kind(self) -> Granularity:
+        return Granularity(self.granularity.data)
+
+    @property
+    def storage_width(self) -> int:
+        return self.storage_type.width.data
+
+    @property
+    def is_signed(self) -> bool:
+        return self.storage_type.signedness.data != Signedness.UNSIGNED
+
+    def storage_integer_type(self) -> IntegerType:
+        return IntegerType(self.storage_width)
+
+    def value_range(self) -> tuple[int, int]:
+        return self.storage_min.data, self.storage_max.data
+
+    def has_storage_bounds(self) -> bool:
+        """Whether the range differs from the full storage type's (upstream prints it then)."""
+        return self.value_range() != integer_range(self.storage_width, self.is_signed)
+
+    @property
+    def bit_width(self) -> int:
+        """Fewest bits whose signed (if the range holds negatives) or unsigned range holds the
+        storage range: 4 for `i8<-8:7>` and `i8<-7:7>`, 4 for `u8<0:15>`, 8 for `i8`."""
+        low, high = self.value_range()
+        signed = low < 0
+        bits = 1
+        while not (integer_range(bits, signed)[0] <= low and high <= integer_range(bits, signed)[1]):
+            bits += 1
+        return bits
+
+    @property
+    def is_narrow_range(self) -> bool:
+        """QONNX's `narrow`: signed [-(2^(n-1)-1), 2^(n-1)-1] or unsigned [0, 2^n-2] for n = bit_width."""
+        low, high = self.value_range()
+        full_low, full_high = integer_range(self.bit_width, low < 0)
+        return (low, high) == ((full_low + 1, full_high) if low < 0 else (0, full_high - 1))
+
+    def scale_values(self) -> tuple[float, ...]:
+        return tuple(s.data for s in self.scales)
+
+    def zero_point_values(self) -> tuple[int, ...]:
+        return tuple(z.data for z in self.zero_points)
+
+    @property
+    def scale(self) -> float:
+        """The scale of a per-tensor type."""
+        assert self.kind == Granularity.PER_TENSOR
+        return self.scales.data[0].data
+
+    @property
+    def zero_point(self) -> int:
+        """The zero point of a per-tensor type."""
+        assert self.kind == Granularity.PER_TENSOR
+        return self.zero_points.data[0].data
+
+    @property
+    def axis(self) -> int:
+        """The quantized dimension of a per-axis type."""
+        assert self.kind == Granularity.PER_AXIS
+        return self.axes.data[0].data
+
+    def block_size_info(self) -> dict[int, int]:
+        """{axis: block size} of a sub-channel type."""
+        return {a.data: b.data for a, b in zip(self.axes, self.block_sizes, strict=True)}
+
+    @property
+    def is_symmetric(self) -> bool:
+        """Every zero point is 0 (signed symmetric scheme)."""
+        return all(z == 0 for z in self.zero_point_values())
+
+    @property
+    def has_power_of_two_scales(self) -> bool:
+        """Every scale is an exact power of two (rescales become shifts)."""
+        return all(math.frexp(s)[0] == 0.5 for s in self.scale_values())
+
+    def parameter_arrays(self, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(scales, zero points) as float64 / int64 arrays broadcastable to a tensor of
+        `shape`: shape () per tensor, size n at the axis per axis, and per block the table
+        repeated `block` times along each blocked axis (so the arrays have `shape`)."""
+        table_shape = [d.data for d in self.params_shape]
+        scales = np.array(self.scale_values(), dtype=np.float64).reshape(table_shape)
+        zero_points = np.array(self.zero_point_values(), dtype=np.int64).reshape(table_shape)
+        if self.kind == Granularity.PER_AXIS:
+            broadcast = [1] * len(shape)
+            broadcast[self.axis] = table_shape[0]
+            return scales.reshape(broadcast), zero_points.reshape(broadcast)
+        if self.kind == Granularity.SUB_CHANNEL:
+            for dim, size in enumerate(shape):
+                repeat = size // table_shape[dim]
+                scales = np.repeat(scales, repeat, axis=dim)
+                zero_points = np.repeat(zero_points, repeat, axis=dim)
+        return scales, zero_points
+
+    # -- verification -----------------------------------------------------------------
+
+    def verify(self) -> None:
+        for error in self._parameter_errors():
+            raise VerifyException(error)
+
+    def _parameter_errors(self):
+        width = self.storage_width
+        if not 0 < width <= MAX_STORAGE_BITS:
+            yield f"illegal storage type size: {width}"
+            return
+        if self.storage_type.signedness.data == Signedness.SIGNLESS:
+            yield "storage type must be signed (iN) or unsigned (uN), got signless"
+        low, high = integer_range(width, self.is_signed)
+        storage_min, storage_max = self.value_range()
+        if storage_min < low:
+            yield f"illegal storage type minimum: {storage_min}"
+        if storage_max > high:
+            yield f"illegal storage type maximum: {storage_max}"
+        if storage_min > storage_max:
+            yield f"illegal storage min and storage max: ({storage_min}:{storage_max})"
+        if _float_type_name(self.expressed_type) is None:
+            yield "expressed type must be floating point"
+            return
+        if self.granularity.data not in Granularity.__members__.values():
+            yield f"unknown granularity {self.granularity.data}"
+            return
+        count = math.prod(d.data for d in self.params_shape)
+        if len(self.scales) != count or len(self.zero_points) != count:
+            yield (
+                f"illegal number of scales and zeroPoints: {len(self.scales)}, "
+                f"{len(self.zero_points)}"
+            )
+        for scale in self.scale_values():
+            if (error := scale_range_error(scale, self.expressed_type)) is not None:
+                yield error
+        for zero_point in self.zero_point_values():
+            if (error := zero_point_range_error(zero_point, storage_min, storage_max)) is not None:
+                yield error
+        for axis in self.axes:
+            if axis.data < 0:
+                yield f"illegal quantized dimension: {axis.data}"
+        for block in self.block_sizes:
+            if block.data <= 0:
+                yield f"illegal block size: {block.data}"
+        kind = self.kind
+        if kind == Granularity.PER_TENSOR and (self.axes.data or len(self.params_shape) != 0):
+            yield "per-tensor quantization takes one scale and no axis"
+        if kind == Granularity.PER_AXIS and (len(self.axes) != 1 or len(self.params_shape) != 1):
+            yield "per-axis quantization takes one axis and a list of scales"
+        if kind != Granularity.SUB_CHANNEL and self.block_sizes.data:
+            yield "only sub-channel quantization takes block sizes"
+        if kind == Granularity.SUB_CHANNEL and len(self.axes) != len(self.block_sizes):
+            yield (
+                f"number of quantized dimensions and block sizes ({len(self.axes)} vs "
+                f"{len(self.block_sizes)}) does not match"
+            )
+
+    # -- syntax -----------------------------------------------------------------------
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            storage, storage_min, storage_max = _parse_storage_spec(parser)
+            parser.parse_punctuation(":")
+            expressed = _parse_expressed_type(parser)
+            granularity, axes, blocks = Granularity.PER_TENSOR, [], []
+            if parser.parse_optional_punctuation(":") is not None:
+                if parser.parse_optional_punctuation("{") is not None:
+                    granularity = Granularity.SUB_CHANNEL
+                    if parser.parse_optional_punctuation("}") is None:
+
+                        def parse_axis_block() -> None:
+                            position = parser.pos
+                            axis = parser.parse_integer(allow_boolean=False)
+                            if axis < 0:
+                                parser.raise_error(f"illegal quantized dimension: {axis}", position)
+                            parser.parse_punctuation(":")
+                            position = parser.pos
+                            block = parser.parse_integer(allow_boolean=False)
+                            if block <= 0:
+                                parser.raise_error(f"illegal block size: {block}", position)
+                            axes.append(axis)
+                            blocks.append(block)
+
+                        parser.parse_comma_separated_list(parser.Delimiter.NONE, parse_axis_block)
+                        parser.parse_punctuation("}")
+                else:
+                    granularity = Granularity.PER_AXIS
+                    position = parser.pos
+                    axis = parser.parse_integer(allow_boolean=False)
+                    if axis < 0:
+                        parser.raise_error(f"illegal quantized dimension: {axis}", position)
+                    axes.append(axis)
+            parser.parse_punctuation(",")
+            position = parser.pos
+            if granularity == Granularity.PER_TENSOR:
+                scale, zero_point = _parse_scale_zero_point(parser, expressed)
+                scales, zero_points, shape = [scale], [zero_point], []
+            else:
+                parser.parse_punctuation("{")
+                scales, zero_points, shape = _parse_nested_params(parser, expressed)
+                if granularity == Granularity.PER_AXIS and len(shape) != 1:
+                    parser.raise_error("per-axis scales must be a flat list", position, parser.pos)
+            for zero_point in zero_points:
+                if (error := zero_point_range_error(zero_point, storage_min, storage_max)) is not None:
+                    parser.raise_error(error, position, parser.pos)
+        if granularity == Granularity.SUB_CHANNEL:
+            precision = _scale_precision(granularity, expressed)
+            scales = [round_to_precision(s, precision) for s in scales]
+        return [
+            storage,
+            IntAttr(storage_min),
+            IntAttr(storage_max),
+            expressed,
+            StringAttr(granularity.value),
+            _ints(axes),
+            _ints(blocks),
+            _ints(shape),
+            ArrayAttr(FloatData(s) for s in scales),
+            _ints(zero_points),
+        ]
+
+    def print_parameters(self, printer: Printer) -> None:
+        prefix = "i" if self.is_signed else "u"
+        printer.print_string(f"<{prefix}{self.storage_width}")
+        if self.has_storage_bounds():
+            printer.print_string(f"<{self.storage_min.data}:{self.storage_max.data}>")
+        printer.print_string(":")
+        printer.print_attribute(self.expressed_type)
+        kind = self.kind
+        precision = _scale_precision(kind, self.expressed_type)
+        pairs = list(zip(self.scale_values(), self.zero_point_values(), strict=True))
+        if kind == Granularity.PER_TENSOR:
+            printer.print_string(", ")
+            _print_scale_zero_point(printer, *pairs[0], precision)
+        elif kind == Granularity.PER_AXIS:
+            printer.print_string(f":{self.axis}, {{")
+            for index, (scale, zero_point) in enumerate(pairs):
+                if index:
+                    printer.print_string(",")
+                _print_scale_zero_point(printer, scale, zero_point, precision)
+            printer.print_string("}")
+        else:
+            blocks = ", ".join(f"{a}:{b}" for a, b in self.block_size_info().items())
+            printer.print_string(f":{{{blocks}}}, ")
+            _print_nested(printer, pairs, [d.data for d in self.params_shape], precision)
+        printer.print_string(">")
+
+
+def _print_nested(printer: Printer, pairs: list[tuple[float, int]], shape: list[int], precision: int):
+    """Print a row-major table of (scale, zero point) as upstream's brace-nested literal."""
+    if not shape:
+        _print_scale_zero_point(printer, *pairs[0], precision)
+        return
+    printer.print_string("{")
+    stride = len(pairs) // shape[0] if shape[0] else 0
+    for index in range(shape[0]):
+        if index:
+            printer.print_string(", ")
+        chunk = pairs[index * stride : (index + 1) * stride]
+        if len(shape) == 1:
+            _print_scale_zero_point(printer, *chunk[0], precision)
+        else:
+            _print_nested(printer, chunk, shape[1:], precision)
+    printer.print_string("}")
+
+
+@irdl_attr_definition
+class BipolarQuantizedType(QuantizedType):
+    """`!quant.bipolar<f32, 0.5>` (per tensor) or `!quant.bipolar<f32:1, {0.5,0.25}>` (per
+    axis): the real value is `+scale` or `-scale`, what QONNX `BipolarQuant` and 1-bit signed
+    `Quant` produce: `q = +1 if x / scale >= 0 else -1`. Storage is `i1`, bit `b` standing
+    for `2b - 1`, so no zero point exists. A bitfold extension; upstream MLIR lacks it."""
+
+    name = "quant.bipolar"
+
+    expressed_type: AnyFloat
+    axes: ArrayAttr[IntAttr]
+    """Empty per tensor, [axis] per axis."""
+    scales: ArrayAttr[FloatData]
+
+    STORAGE_BITS: ClassVar[int] = 1
+
+    @staticmethod
+    def get(expressed: AnyFloat, scales: float | Sequence[float], axis: int | None = None):
+        values = [scales] if isinstance(scales, (int, float)) else list(scales)
+        return BipolarQuantizedType(
+            expressed, _ints([] if axis is None else [axis]), ArrayAttr(FloatData(float(s)) for s in values)
+        )
+
+    @property
+    def kind(self) -> Granularity:
+        return Granularity.PER_AXIS if self.axes.data else Granularity.PER_TENSOR
+
+    @property
+    def axis(self) -> int:
+        assert self.kind == Granularity.PER_AXIS
+        return self.axes.data[0].data
+
+    def storage_integer_type(self) -> IntegerType:
+        return IntegerType(self.STORAGE_BITS)
+
+    def value_range(self) -> tuple[int, int]:
+        return -1, 1
+
+    def scale_values(self) -> tuple[float, ...]:
+        return tuple(s.data for s in self.scales)
+
+    def zero_point_values(self) -> tuple[int, ...]:
+        return (0,) * len(self.scales)
+
+    def verify(self) -> None:
+        if _float_type_name(self.expressed_type) is None:
+            raise VerifyException("expressed type must be floating point")
+        if len(self.axes) > 1:
+            raise VerifyException("bipolar quantization takes at most one axis")
+        if self.kind == Granularity.PER_TENSOR and len(self.scales) != 1:
+            raise VerifyException("per-tensor quantization takes one scale and no axis")
+        for axis in self.axes:
+            if axis.data < 0:
+                raise VerifyException(f"illegal quantized dimension: {axis.data}")
+        for scale in self.scale_values():
+            if (error := scale_range_error(scale, self.expressed_type)) is not None:
+                raise VerifyException(error)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            expressed = _parse_expressed_type(parser)
+            axes: list[int] = []
+            if parser.parse_optional_punctuation(":") is not None:
+                position = parser.pos
+                axes.append(parser.parse_integer(allow_boolean=False))
+                if axes[0] < 0:
+                    parser.raise_error(f"illegal quantized dimension: {axes[0]}", position)
+            parser.parse_punctuation(",")
+            if axes:
+                scales = parser.parse_comma_separated_list(
+                    parser.Delimiter.BRACES, lambda: _parse_scale(parser, expressed)
+                )
+            else:
+                scales = [_parse_scale(parser, expressed)]
+        return [expressed, _ints(axes), ArrayAttr(FloatData(s) for s in scales)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_attribute(self.expressed_type)
+        texts = [format_float(s) for s in self.scale_values()]
+        if self.kind == Granularity.PER_AXIS:
+            printer.print_string(f":{self.axis}, {{{','.join(texts)}}}>")
+        else:
+            printer.print_string(f", {texts[0]}>")
+
+
+# ----------------------------------------------------------------------------------------
+# Ops
+# ----------------------------------------------------------------------------------------
+
+
+def element_type(container: Attribute) -> Attribute:
+    """The element type of a tensor, or the type itself for a scalar."""
+    return container.element_type if isinstance(container, TensorType) else container
+
+
+def _shape_of(container: Attribute) -> tuple[int, ...] | None:
+    """Shape of a ranked tensor, None for a scalar."""
+    return tuple(container.get_shape()) if isinstance(container, TensorType) else None
+
+
+def verify_quantized_container(quantized: QuantizedType, container: Attribute) -> None:
+    """Check per-axis and sub-channel parameters against the tensor that holds them
+    (upstream's `verifyPerAxisQuantization` / `verifySubChannelQuantization`, same words)."""
+    kind = getattr(quantized, "kind", Granularity.PER_TENSOR)
+    if kind == Granularity.PER_TENSOR:
+        return
+    shape = _shape_of(container)
+    if shape is None:
+        raise VerifyException("scalar types may not use per-axis quantization")
+    rank = len(shape)
+    if kind == Granularity.PER_AXIS:
+        axis = quantized.axis
+        if axis >= rank:
+            raise VerifyException("quantized dimension must be less than tensor rank")
+        if shape[axis] != -1 and shape[axis] != len(quantized.scale_values()):
+            raise VerifyException("quantized dimension size does not match number of scales")
+        return
+    assert isinstance(quantized, UniformQuantizedType)
+    blocks = quantized.block_size_info()
+    for axis, block in blocks.items():
+        if axis >= rank:
+            raise VerifyException(f"quantized dimension {axis} must be less than tensor rank {rank}")
+        if shape[axis] != -1 and shape[axis] % block != 0:
+            raise VerifyException(
+                f"tensor dimension size {shape[axis]} at axis {axis} must be divisible by the "
+                f"corresponding block size {block}"
+            )
+    table_shape = [d.data for d in quantized.params_shape]
+    if len(table_shape) != rank:
+        raise VerifyException(
+            f"Rank of scales {len(table_shape)} must match the rank of the tensor {rank}"
+        )
+    for axis, size in enumerate(shape):
+        if size == -1:
+            continue
+        expected = size // blocks.get(axis, size)
+        if table_shape[axis] != expected:
+            raise VerifyException(
+                f"dimension size {table_shape[axis]} of scales tensor at axis {axis} should "
+                f"match (tensor dimension at axis / block sizes at axis) = {expected}"
+            )
+
+
+def _verify_same_shape(input_type: Attribute, result_type: Attribute) -> None:
+    if _shape_of(input_type) != _shape_of(result_type):
+        raise VerifyException(
+            "failed to verify that input and result are both scalars or both tensors with "
+            "matching shape"
+        )
+
+
+def _verify_element(value_type: Attribute, role: str, constraint: str, accepted: type | tuple) -> None:
+    if not isinstance(element_type(value_type), accepted):
+        raise VerifyException(f"{role} must be scalar or tensor of {constraint}, but got '{value_type}'")
+
+
+def _verify_rounding(op: IRDLOperation) -> None:
+    rounding = op.attributes.get("rounding")
+    if rounding is not None and rounding.data not in RoundingMode.__members__.values():
+        modes = ", ".join(m.value for m in RoundingMode)
+        raise VerifyException(f"unknown rounding mode '{rounding.data}' (expected one of {modes})")
+
+
+class CastOpBase(IRDLOperation):
+    """Shared shape of the quant casts: one operand, one result, upstream assembly."""
+
+    input = operand_def()
+    result = result_def()
+
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    def __init__(self, input_value, result_type: Attribute, attributes: dict[str, Attribute] | None = None):
+        super().__init__(operands=[input_value], result_types=[result_type], attributes=attributes)
+
+
+class QuantizeCastCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls):
+        from bitfold.dialects.canonicalization_patterns.quant import FoldQuantizeOfDequantize
+
+        return (FoldQuantizeOfDequantize(),)
+
+
+class StorageCastCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls):
+        from bitfold.dialects.canonicalization_patterns.quant import FoldStorageCastPair
+
+        return (FoldStorageCastPair(),)
+
+
+@irdl_op_definition
+class QuantizeCastOp(CastOpBase):
+    """`quant.qcast`: float to quantized.
+
+        q = clamp(R(x / scale) + zero_point, storage_min, storage_max)      (ONNX, default)
+        q = clamp(R(x / scale + zero_point), storage_min, storage_max)      (zero_point_first)
+
+    R is `rounding` (default half to even); `x / scale` is computed in the expressed type
+    (ONNX QuantizeLinear's reference divides in float32). Per axis and per block, scale and
+    zero point are those of the element's channel or block. Bipolar: q = +1 if x / scale >= 0
+    else -1.
+    """
+
+    name = "quant.qcast"
+    rounding = opt_attr_def(StringAttr)
+    zero_point_first = opt_attr_def(UnitAttr)
+    traits = traits_def(Pure(), QuantizeCastCanonicalization())
+
+    def verify_(self) -> None:
+        source, target = self.input.type, self.result.type
+        _verify_element(source, "operand #0", "floating-point", tuple(EXPRESSED_TYPE_NAMES))
+        _verify_element(target, "result #0", "quantized type", QuantizedType)
+        _verify_same_shape(source, target)
+        quantized = element_type(target)
+        if quantized.expressed_type != element_type(source):
+            raise VerifyException("expressed type in quantized type expected to match float type")
+        verify_quantized_container(quantized, target)
+        _verify_rounding(self)
+
+
+@irdl_op_definition
+class DequantizeCastOp(CastOpBase):
+    """`quant.dcast`: quantized to float, x = (q - zero_point) * scale, computed in the
+    expressed type (ONNX DequantizeLinear's reference). Bipolar: x = q * scale.
+    Never folded with a preceding qcast: dcast(qcast(x)) is the quantization a model asks for."""
+
+    name = "quant.dcast"
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        source, target = self.input.type, self.result.type
+        _verify_element(source, "operand #0", "quantized type", QuantizedType)
+        _verify_element(target, "result #0", "floating-point", tuple(EXPRESSED_TYPE_NAMES))
+        _verify_same_shape(source, target)
+        quantized = element_type(source)
+        if quantized.expressed_type != element_type(target):
+            raise VerifyException("expressed type in quantized type expected to match float type")
+        verify_quantized_container(quantized, source)
+
+
+@irdl_op_definition
+class StorageCastOp(CastOpBase):
+    """`quant.scast`: reinterpret quantized values as their signless storage integers or
+    back; no value changes."""
+
+    name = "quant.scast"
+    traits = traits_def(Pure(), StorageCastCanonicalization())
+
+    def quantized_and_integer(self) -> tuple[Attribute, Attribute]:
+        source = element_type(self.input.type)
+        if isinstance(source, QuantizedType):
+            return self.input.type, self.result.type
+        return self.result.type, self.input.type
+
+    def verify_(self) -> None:
+        source, target = self.input.type, self.result.type
+        _verify_same_shape(source, target)
+        quantized_container, integer_container = self.quantized_and_integer()
+        quantized, integer = element_type(quantized_container), element_type(integer_container)
+        if not isinstance(quantized, QuantizedType) or not isinstance(integer, IntegerType):
+            raise VerifyException(
+                "'quant.scast' converts between a quantized type and an integer type, got "
+                f"'{source}' to '{target}'"
+            )
+        if quantized.storage_integer_type() != integer:
+            raise VerifyException("storage type in quantized type expected to match integer type")
+        verify_quantized_container(quantized, quantized_container)
+
+
+@irdl_op_definition
+class RequantizeOp(CastOpBase):
+    """`quant.requant`: rescale integers from one uniform type to another, exactly:
+
+        q_out = clamp(R((q_in - zp_in) * s_in / s_out) + zp_out, min_out, max_out)
+        q_out = clamp(R((q_in - zp_in) * s_in / s_out + zp_out), min_out, max_out)   (zero_point_first)
+
+    with real (not float) arithmetic on the exact values of the double scales, R the
+    `rounding` mode (default half to even), per channel where either type is per axis.
+    QONNX `Trunc` is the zero_point_first form with s_out / s_in a power of two; an integer
+    op's output rescale is the default form. A bitfold extension; upstream MLIR lacks it."""
+
+    name = "quant.requant"
+    rounding = opt_attr_def(StringAttr)
+    zero_point_first = opt_attr_def(UnitAttr)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        source, target = self.input.type, self.result.type
+        _verify_element(source, "operand #0", "uniform quantized type", UniformQuantizedType)
+        _verify_element(target, "result #0", "uniform quantized type", UniformQuantizedType)
+        _verify_same_shape(source, target)
+        if element_type(source).expressed_type != element_type(target).expressed_type:
+            raise VerifyException("input and result quantized types must have the same expressed type")
+        verify_quantized_container(element_type(source), source)
+        verify_quantized_container(element_type(target), target)
+        _verify_rounding(self)
+
+
+Quant = Dialect(
+    "quant",
+    [QuantizeCastOp, DequantizeCastOp, StorageCastOp, RequantizeOp],
+    [UniformQuantizedType, BipolarQuantizedType],
+)

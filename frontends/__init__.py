@@ -1,0 +1,1 @@
+"""Importers from model formats into bitfold IR (ONNX: QDQ, QCDQ, QONNX, QOp)."""

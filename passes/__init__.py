@@ -1,0 +1,1 @@
+"""bitfold transformations: each pass is one module named for what it does."""
