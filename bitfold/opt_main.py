@@ -2,10 +2,12 @@
 bitfold's. Same flags as `xdsl-opt`. A failure prints one line (`file:line:col: error: ...`
 for parse errors, `error: ...` otherwise) and exits with status 1, never a traceback."""
 
+import re
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from bitfold.registry import get_all_dialects, get_all_passes, get_all_targets
@@ -33,18 +35,38 @@ class BitfoldOptMain(xDSLOptMain):
             self.available_targets.setdefault(name, factory)
 
 
+_OP_NAME = re.compile(r'^\s*(?:%[^=]*=\s*)?"([\w.$-]+)"')
+"""The op name at the start of a generically printed op line (`%0 = "quant.qcast"(...`)."""
+
+
 def one_line_error(error: Exception) -> str:
-    """The first line a user needs: location and message, without the source excerpt."""
+    """The line a user needs: where and what, without xDSL's source excerpt.
+
+    Parse errors give `file:line:col: error: message`; verifier errors name the op as MLIR
+    does (`error: 'quant.qcast' op message`), found on the line xDSL underlines."""
     if isinstance(error, ParseError):
         return f"{error.span.get_location()}: error: {error.msg}"
-    lines = [line for line in str(error).splitlines() if line.strip()]
-    message = next((line.strip() for line in lines if line.strip().startswith("^")), None)
-    return f"error: {message.lstrip('^ ') if message else (lines[0] if lines else type(error).__name__)}"
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    lines = "\n".join(getattr(error, "__notes__", [])).splitlines()
+    for previous, line in zip(lines, lines[1:]):
+        if re.fullmatch(r"\s*\^+-*", line) and (match := _OP_NAME.match(previous)):
+            return f"error: '{match.group(1)}' op {message}"
+    return f"error: {message}"
+
+
+def _fail(message: str) -> NoReturn:
+    print(message, file=sys.stderr)
+    sys.exit(1)
 
 
 def main(args: Sequence[str] | None = None) -> None:
     try:
-        BitfoldOptMain(args=args).run()
+        driver = BitfoldOptMain(args=args)
+    except (ValueError, ArgSpecParseError) as error:  # an unknown pass or a bad pipeline spec
+        _fail(f"error: {str(error).strip().splitlines()[-1].strip()}")
+    try:
+        driver.run()
     except (ParseError, DiagnosticException) as error:
-        print(one_line_error(error), file=sys.stderr)
-        sys.exit(1)
+        _fail(one_line_error(error))
+    except OSError as error:
+        _fail(f"error: {error.strerror}: {error.filename}")

@@ -25,8 +25,11 @@ Beyond upstream (what ONNX and QONNX need; upstream `mlir-opt` does not know the
 
 Deliberate differences from upstream `mlir-opt`: zero points must lie in the storage range and
 NaN scales are rejected (upstream accepts both); sub-channel zero points print as their value
-(upstream prints the storage bits as signed); the scale-shape diagnostic names the scales'
-actual size (upstream repeats the expected size).
+(upstream prints the storage bits as signed, so u8's 200 shows as -56 and i1's -1 vanishes);
+a sub-channel scale with no decimal spelling prints as the hex bits of its double (upstream
+prints the expressed type's bits, which its parser misreads); the scale-shape diagnostic names
+the scales' actual size (upstream repeats the expected size); a one-value storage range is
+illegal as upstream has it.
 """
 
 from __future__ import annotations
@@ -68,11 +71,12 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.float_literal import (
-    DOUBLE_PRECISION,
-    SIGNIFICAND_BITS,
+    DOUBLE,
+    FLOAT_FORMATS,
+    FloatFormat,
     format_float,
     parse_hex_float,
-    round_to_precision,
+    round_to_format,
 )
 
 MAX_STORAGE_BITS = 32
@@ -126,22 +130,18 @@ def _float_type_name(expressed: Attribute) -> str | None:
     return EXPRESSED_TYPE_NAMES.get(type(expressed))
 
 
-def scale_range_bounds(expressed_name: str) -> tuple[float, float]:
-    """Smallest positive (subnormal) and largest finite value of an expressed float type."""
-    return {
-        "f16": (2.0**-24, 65504.0),
-        "bf16": (2.0**-133, float.fromhex("0x1.fep127")),
-        "f32": (2.0**-149, float.fromhex("0x1.fffffep127")),
-        "f64": (5e-324, 1.7976931348623157e308),
-    }[expressed_name]
+def expressed_format(expressed: Attribute) -> FloatFormat | None:
+    """The IEEE format of an expressed float type, None for other types."""
+    name = _float_type_name(expressed)
+    return None if name is None else FLOAT_FORMATS[name]
 
 
 def scale_range_error(scale: float, expressed: Attribute) -> str | None:
     """Upstream's diagnostic for a scale the expressed type cannot hold (NaN included)."""
-    name = _float_type_name(expressed)
-    if name is None:
+    fmt = expressed_format(expressed)
+    if fmt is None:
         return None
-    low, high = scale_range_bounds(name)
+    low, high = fmt.smallest_subnormal, fmt.largest
     if math.isnan(scale):
         return "illegal scale: nan"
     if not low <= scale <= high:
@@ -260,7 +260,7 @@ def _parse_storage_spec(parser: AttrParser) -> tuple[IntegerType, int, int]:
         parser.raise_error(f"illegal storage type minimum: {storage_min}", min_position)
     if storage_max > high:
         parser.raise_error(f"illegal storage type maximum: {storage_max}", max_position)
-    if storage_min > storage_max:
+    if storage_min >= storage_max:  # upstream: an empty or one-value range is illegal
         parser.raise_error(
             f"illegal storage min and storage max: ({storage_min}:{storage_max})", position
         )
@@ -275,18 +275,18 @@ def _parse_expressed_type(parser: AttrParser) -> AnyFloat:
     return expressed  # pyright: ignore[reportReturnType]
 
 
-def _print_scale_zero_point(printer: Printer, scale: float, zero_point: int, precision: int):
-    printer.print_string(format_float(scale, precision))
+def _print_scale_zero_point(printer: Printer, scale: float, zero_point: int, fmt: FloatFormat):
+    printer.print_string(format_float(scale, fmt))
     if zero_point != 0:
         printer.print_string(f":{zero_point}")
 
 
-def _scale_precision(granularity: Granularity, expressed: Attribute) -> int:
+def _scale_format(granularity: Granularity, expressed: Attribute) -> FloatFormat:
     """Upstream holds per-tensor and per-axis scales as doubles, sub-channel scales in the
     expressed type."""
     if granularity == Granularity.SUB_CHANNEL:
-        return SIGNIFICAND_BITS[_float_type_name(expressed) or "f64"]
-    return DOUBLE_PRECISION
+        return expressed_format(expressed) or DOUBLE
+    return DOUBLE
 
 
 def _ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
@@ -334,8 +334,8 @@ class UniformQuantizedType(QuantizedType):
         zero_array = np.broadcast_to(np.asarray(zero_points, dtype=np.int64), scale_array.shape)
         if block_sizes is not None:
             granularity, axes, blocks = Granularity.SUB_CHANNEL, list(block_sizes), list(block_sizes.values())
-            precision = _scale_precision(granularity, expressed)
-            scale_array = np.vectorize(lambda s: round_to_precision(s, precision))(scale_array)
+            fmt = _scale_format(granularity, expressed)
+            scale_array = np.vectorize(lambda s: round_to_format(s, fmt), otypes=[float])(scale_array)
         elif axis is not None:
             granularity, axes, blocks = Granularity.PER_AXIS, [axis], []
         else:
@@ -471,7 +471,7 @@ class UniformQuantizedType(QuantizedType):
             yield f"illegal storage type minimum: {storage_min}"
         if storage_max > high:
             yield f"illegal storage type maximum: {storage_max}"
-        if storage_min > storage_max:
+        if storage_min >= storage_max:  # upstream: an empty or one-value range is illegal
             yield f"illegal storage min and storage max: ({storage_min}:{storage_max})"
         if _float_type_name(self.expressed_type) is None:
             yield "expressed type must be floating point"
@@ -560,8 +560,8 @@ class UniformQuantizedType(QuantizedType):
                 if (error := zero_point_range_error(zero_point, storage_min, storage_max)) is not None:
                     parser.raise_error(error, position, parser.pos)
         if granularity == Granularity.SUB_CHANNEL:
-            precision = _scale_precision(granularity, expressed)
-            scales = [round_to_precision(s, precision) for s in scales]
+            fmt = _scale_format(granularity, expressed)
+            scales = [round_to_format(s, fmt) for s in scales]
         return [
             storage,
             IntAttr(storage_min),
@@ -583,29 +583,29 @@ class UniformQuantizedType(QuantizedType):
         printer.print_string(":")
         printer.print_attribute(self.expressed_type)
         kind = self.kind
-        precision = _scale_precision(kind, self.expressed_type)
+        fmt = _scale_format(kind, self.expressed_type)
         pairs = list(zip(self.scale_values(), self.zero_point_values(), strict=True))
         if kind == Granularity.PER_TENSOR:
             printer.print_string(", ")
-            _print_scale_zero_point(printer, *pairs[0], precision)
+            _print_scale_zero_point(printer, *pairs[0], fmt)
         elif kind == Granularity.PER_AXIS:
             printer.print_string(f":{self.axis}, {{")
             for index, (scale, zero_point) in enumerate(pairs):
                 if index:
                     printer.print_string(",")
-                _print_scale_zero_point(printer, scale, zero_point, precision)
+                _print_scale_zero_point(printer, scale, zero_point, fmt)
             printer.print_string("}")
         else:
             blocks = ", ".join(f"{a}:{b}" for a, b in self.block_size_info().items())
             printer.print_string(f":{{{blocks}}}, ")
-            _print_nested(printer, pairs, [d.data for d in self.params_shape], precision)
+            _print_nested(printer, pairs, [d.data for d in self.params_shape], fmt)
         printer.print_string(">")
 
 
-def _print_nested(printer: Printer, pairs: list[tuple[float, int]], shape: list[int], precision: int):
+def _print_nested(printer: Printer, pairs: list[tuple[float, int]], shape: list[int], fmt: FloatFormat):
     """Print a row-major table of (scale, zero point) as upstream's brace-nested literal."""
     if not shape:
-        _print_scale_zero_point(printer, *pairs[0], precision)
+        _print_scale_zero_point(printer, *pairs[0], fmt)
         return
     printer.print_string("{")
     stride = len(pairs) // shape[0] if shape[0] else 0
@@ -614,9 +614,9 @@ def _print_nested(printer: Printer, pairs: list[tuple[float, int]], shape: list[
             printer.print_string(", ")
         chunk = pairs[index * stride : (index + 1) * stride]
         if len(shape) == 1:
-            _print_scale_zero_point(printer, *chunk[0], precision)
+            _print_scale_zero_point(printer, *chunk[0], fmt)
         else:
-            _print_nested(printer, chunk, shape[1:], precision)
+            _print_nested(printer, chunk, shape[1:], fmt)
     printer.print_string("}")
 
 

@@ -7,7 +7,6 @@ same values as the original under the ops' documented semantics.
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects import quant
-from bitfold.dialects.float_literal import SIGNIFICAND_BITS
 
 
 def requantize_of_dequantize_is_exact(quantized: quant.QuantizedType) -> bool:
@@ -18,14 +17,11 @@ def requantize_of_dequantize_is_exact(quantized: quant.QuantizedType) -> bool:
     underflow of n * s, the two roundings move the result less than |n| * 2^(2-p) / 2 <= 1/2
     from n, so every rounding mode returns n exactly. Wider ranges (i32 storage in f32) may
     not round-trip, and are left alone."""
-    expressed = quant.EXPRESSED_TYPE_NAMES[type(quantized.expressed_type)]
-    precision = SIGNIFICAND_BITS[expressed]
+    fmt = quant.expressed_format(quantized.expressed_type)
     low, high = quantized.value_range()
-    smallest_normal = 2.0 ** {"f16": -14, "bf16": -126, "f32": -126, "f64": -1022}[expressed]
-    largest = quant.scale_range_bounds(expressed)[1]
     for scale, zero_point in zip(quantized.scale_values(), quantized.zero_point_values(), strict=True):
         magnitude = max(abs(low - zero_point), abs(high - zero_point))
-        if magnitude > 2 ** (precision - 2) or scale < smallest_normal or magnitude * scale > largest:
+        if magnitude > 2 ** (fmt.precision - 2) or scale < fmt.smallest_normal or magnitude * scale > fmt.largest:
             return False
     return True
 
