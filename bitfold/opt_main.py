@@ -4,12 +4,15 @@ for parse errors, `error: ...` otherwise) and exits with status 1, never a trace
 
 import re
 import sys
+from pathlib import Path
 from collections.abc import Sequence
 from typing import NoReturn
 
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from bitfold.frontends import FrontendError
+from bitfold.load import import_onnx
 from bitfold.registry import get_all_dialects, get_all_passes, get_all_targets
 
 
@@ -22,6 +25,14 @@ class BitfoldOptMain(xDSLOptMain):
         for name, factory in get_all_dialects().items():
             if name not in self.ctx.registered_dialect_names:
                 self.ctx.register_dialect(name, factory)
+
+    def register_all_frontends(self):
+        super().register_all_frontends()
+        self.available_frontends["onnx"] = lambda stream: import_onnx(stream.read(), self._input_dir())
+
+    def _input_dir(self) -> Path | None:
+        """Where an ONNX model's external data files are: beside the input file."""
+        return Path(self.args.input_file).parent if self.args.input_file else None
 
     def register_all_passes(self):
         super().register_all_passes()
@@ -68,5 +79,7 @@ def main(args: Sequence[str] | None = None) -> None:
         driver.run()
     except (ParseError, DiagnosticException) as error:
         _fail(one_line_error(error))
+    except FrontendError as error:
+        _fail(f"error: {error}")
     except OSError as error:
         _fail(f"error: {error.strerror}: {error.filename}")

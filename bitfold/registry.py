@@ -14,9 +14,21 @@ def _quant() -> Dialect:
     return Quant
 
 
+def _onnx() -> Dialect:
+    from bitfold.dialects.onnx import Onnx
+
+    return Onnx
+
+
+def _qonnx() -> Dialect:
+    from bitfold.dialects.qonnx import QOnnx
+
+    return QOnnx
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """bitfold's dialects by name."""
-    return {"quant": _quant}
+    return {"quant": _quant, "onnx": _onnx, "qonnx": _qonnx}
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:

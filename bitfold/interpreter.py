@@ -1,0 +1,108 @@
+"""Execute bitfold IR at any stage: xDSL's interpreter, plus every bitfold op's numpy
+reference (`NumpyEvaluable.evaluate`). Tensor values are numpy arrays; values of quantized
+types are their stored integers."""
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+from xdsl.interpreters import register_implementations
+from xdsl.ir import Dialect, Operation
+
+from bitfold.dialects.evaluation import NumpyEvaluable, numpy_dtype_of
+from bitfold.registry import get_all_dialects
+
+OUTPUT_NAME = "onnx.name"
+"""Result attribute of a function holding the model output's name (set by the importer)."""
+
+
+class InterpretationInputError(ValueError):
+    """The inputs given do not fit the function's signature."""
+
+
+def _evaluable_ops(dialects: Iterable[Dialect]) -> list[type[Operation]]:
+    return [op for dialect in dialects for op in dialect.operations if issubclass(op, NumpyEvaluable)]
+
+
+def _numpy_functions(op_types: Sequence[type[Operation]]) -> InterpreterFunctions:
+    """One InterpreterFunctions whose implementation of each op type calls `op.evaluate`."""
+
+    def run(self: InterpreterFunctions, interpreter: Interpreter, op: NumpyEvaluable, args: tuple[Any, ...]):
+        return op.evaluate(tuple(np.asarray(a) for a in args))
+
+    namespace = {f"run_{op_type.__name__}": impl(op_type)(run) for op_type in op_types}
+    return register_impls(type("NumpyReferenceFunctions", (InterpreterFunctions,), namespace))()
+
+
+def make_interpreter(module: ModuleOp) -> Interpreter:
+    """An interpreter for `module` that knows xDSL's dialects and bitfold's."""
+    ctx = Context()
+    interpreter = Interpreter(module)
+    register_implementations(interpreter, ctx)
+    dialects = [factory() for factory in get_all_dialects().values()]
+    interpreter.register_implementations(_numpy_functions(_evaluable_ops(dialects)))
+    return interpreter
+
+
+def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
+    """The function to run: `name`, or the module's only public function with a body."""
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    if name is not None:
+        functions = [f for f in functions if f.sym_name.data == name]
+    else:
+        functions = [f for f in functions if f.sym_visibility is None or f.sym_visibility.data == "public"]
+    if len(functions) != 1:
+        wanted = f"function @{name}" if name else "one public function"
+        raise InterpretationInputError(f"expected {wanted} in the module, found {len(functions)}")
+    return functions[0]
+
+
+def input_names(function: func.FuncOp) -> list[str]:
+    """Argument names: the SSA name hints (the importer uses the model's input names)."""
+    return [arg.name_hint or f"arg{i}" for i, arg in enumerate(function.args)]
+
+
+def output_names(function: func.FuncOp) -> list[str]:
+    """Result names: the `onnx.name` result attribute where present, else `output<i>`."""
+    count = len(function.function_type.outputs)
+    names = [f"output{i}" for i in range(count)]
+    if function.res_attrs is not None:
+        for i, attrs in enumerate(function.res_attrs):
+            if isinstance(name := attrs.data.get(OUTPUT_NAME), StringAttr):
+                names[i] = name.data
+    return names
+
+
+def _arguments(function: func.FuncOp, inputs: Mapping[str, Any] | Sequence[Any]) -> list[np.ndarray]:
+    names = input_names(function)
+    if isinstance(inputs, Mapping):
+        unknown = sorted(set(inputs) - set(names))
+        missing = [n for n in names if n not in inputs]
+        if unknown or missing:
+            raise InterpretationInputError(f"inputs do not match the signature ({', '.join(names)}): "
+                                           f"missing {missing}, unknown {unknown}")
+        values = [inputs[n] for n in names]
+    else:
+        values = list(inputs)
+        if len(values) != len(names):
+            raise InterpretationInputError(f"expected {len(names)} inputs ({', '.join(names)}), got {len(values)}")
+    arguments = []
+    for name, value, arg_type in zip(names, values, function.function_type.inputs, strict=True):
+        array = np.asarray(value)
+        expected_shape = tuple(arg_type.get_shape()) if hasattr(arg_type, "get_shape") else ()
+        if len(expected_shape) != array.ndim or any(e not in (-1, a) for e, a in zip(expected_shape, array.shape)):
+            raise InterpretationInputError(f"input '{name}' has shape {array.shape}, expected {expected_shape}")
+        arguments.append(array.astype(numpy_dtype_of(arg_type), copy=False))
+    return arguments
+
+
+def run(module: ModuleOp, inputs: Mapping[str, Any] | Sequence[Any], function: str | None = None) -> dict[str, np.ndarray]:
+    """Run `function` (default: the module's public function) on `inputs`, given by argument
+    name or in order; return its results by output name, as numpy arrays."""
+    entry = entry_function(module, function)
+    results = make_interpreter(module).call_op(entry, tuple(_arguments(entry, inputs)))
+    return {name: np.asarray(value) for name, value in zip(output_names(entry), results, strict=True)}

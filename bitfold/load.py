@@ -1,0 +1,34 @@
+"""Read a program for the drivers: `.mlir` text, or an `.onnx` model through the ONNX frontend."""
+
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+from xdsl.universe import Universe
+
+import bitfold
+
+
+def full_context() -> Context:
+    """A context with every dialect xDSL's plugins provide, and bitfold's."""
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    bitfold.register_into(ctx)
+    return ctx
+
+
+def import_onnx(data: bytes, base_dir: str | Path | None) -> ModuleOp:
+    """Import an ONNX model (external data files are looked up in `base_dir`)."""
+    from bitfold.frontends.onnx import import_model
+
+    return import_model(data, base_dir=base_dir)
+
+
+def load_module(path: str) -> ModuleOp:
+    """Parse `path` by its extension: `.onnx` through the ONNX frontend, anything else as MLIR."""
+    source = Path(path)
+    if source.suffix == ".onnx":
+        return import_onnx(source.read_bytes(), source.parent)
+    return Parser(full_context(), source.read_text(), str(source)).parse_module()

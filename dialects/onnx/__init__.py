@@ -1,0 +1,12 @@
+"""The `onnx` dialect: one op per ONNX operator, ONNX semantics (conventions in `base.py`).
+Ops are grouped by family, one module each; `Onnx` collects them."""
+
+from xdsl.ir import Dialect
+
+from bitfold.dialects.onnx import constant, elementwise, nn, quantization, shape
+
+Onnx = Dialect(
+    "onnx",
+    [*constant.OPS, *quantization.OPS, *nn.OPS, *elementwise.OPS, *shape.OPS],
+    [],
+)

@@ -1,0 +1,32 @@
+"""`onnx.Constant`: a tensor literal. The importer also makes every initializer one."""
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.irdl import attr_def, irdl_op_definition, result_def
+
+from bitfold.dialects.evaluation import numpy_dtype_of
+from bitfold.dialects.onnx.base import OnnxOp
+
+
+def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The elements of a dense attribute as a numpy array of its shape and element dtype."""
+    dtype = numpy_dtype_of(value.type)
+    shape = tuple(value.type.get_shape())
+    return np.asarray(value.get_values(), dtype=dtype).reshape(shape)
+
+
+@irdl_op_definition
+class ConstantOp(OnnxOp):
+    """output = value."""
+
+    name = "onnx.Constant"
+    value = attr_def(DenseIntOrFPElementsAttr)
+    output = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return (dense_to_numpy(self.value),)
+
+
+OPS = [ConstantOp]

@@ -1,0 +1,3 @@
+"""ONNX quantization ops (see `base.py` for the conventions every onnx op follows)."""
+
+OPS: list = []
