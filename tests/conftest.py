@@ -6,6 +6,8 @@ import subprocess
 
 import pytest
 
+pytest_plugins = ["models.fixtures"]  # the test-model recipes (tests/models/)
+
 MLIR_OPT = "mlir-opt-22"
 
 

@@ -1,0 +1,1 @@
+"""pytest fixtures serving the test models (see recipes.py)."""
