@@ -1,3 +1,206 @@
-"""ONNX elementwise ops (see `base.py` for the conventions every onnx op follows)."""
+"""ONNX elementwise ops (conventions in `base.py`).
 
-OPS: list = []
+Binary ops broadcast their operands multidirectionally (numpy's rules) and compute in the
+operands' common type: integers wrap around on overflow, floats round once per operation
+(IEEE 754, as onnxruntime does). Sigmoid and Tanh compute in float64 and round once to the
+input's type; onnxruntime approximates them in float32, so the two can differ in the last
+bits.
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    attr_def,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    result_def,
+)
+
+from bitfold.dialects.evaluation import named_operands
+from bitfold.dialects.onnx.base import OnnxOp
+
+
+class BinaryOnnxOp(OnnxOp):
+    """C = A <op> B, with multidirectional broadcasting; the result has A's type."""
+
+    a = operand_def()
+    b = operand_def()
+    c = result_def()
+
+    @staticmethod
+    def apply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The operation on broadcast operands of one type."""
+        raise NotImplementedError
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        a, b = operands
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return (np.asarray(self.apply(a, b), dtype=a.dtype),)
+
+
+@irdl_op_definition
+class AddOp(BinaryOnnxOp):
+    """C = A + B."""
+
+    name = "onnx.Add"
+    apply = staticmethod(np.add)
+
+
+@irdl_op_definition
+class SubOp(BinaryOnnxOp):
+    """C = A - B."""
+
+    name = "onnx.Sub"
+    apply = staticmethod(np.subtract)
+
+
+@irdl_op_definition
+class MulOp(BinaryOnnxOp):
+    """C = A * B."""
+
+    name = "onnx.Mul"
+    apply = staticmethod(np.multiply)
+
+
+def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a / b: IEEE division for floats; for integers the quotient truncated toward zero (C++
+    `/`, which onnxruntime uses), not numpy's floor division. Integer division by zero is
+    undefined in ONNX (here 0)."""
+    if np.issubdtype(a.dtype, np.floating):
+        return np.true_divide(a, b)
+    # a - fmod(a, b) is an exact multiple of b, so floor division returns the exact quotient.
+    return np.floor_divide(a - np.fmod(a, b), b)
+
+
+@irdl_op_definition
+class DivOp(BinaryOnnxOp):
+    """C = A / B; integer division truncates toward zero."""
+
+    name = "onnx.Div"
+    apply = staticmethod(_divide)
+
+
+@irdl_op_definition
+class ReluOp(OnnxOp):
+    """Y = max(X, 0)."""
+
+    name = "onnx.Relu"
+    x = operand_def()
+    y = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        return (np.asarray(np.maximum(x, np.zeros((), dtype=x.dtype))),)
+
+
+@irdl_op_definition
+class ClipOp(OnnxOp):
+    """output = min(max(input, min), max); an absent bound does not clip (min > max gives max
+    everywhere)."""
+
+    name = "onnx.Clip"
+    input = operand_def()
+    min = opt_operand_def()
+    max = opt_operand_def()
+    output = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        output = values["input"]
+        if values["min"] is not None:
+            output = np.maximum(output, values["min"])
+        if values["max"] is not None:
+            output = np.minimum(output, values["max"])
+        return (np.asarray(output, dtype=values["input"].dtype),)
+
+
+def _in_float64(function, x: np.ndarray) -> np.ndarray:
+    """`function` of `x` computed in float64, rounded once to x's type."""
+    with np.errstate(over="ignore"):
+        return np.asarray(function(x.astype(np.float64))).astype(x.dtype)
+
+
+@irdl_op_definition
+class SigmoidOp(OnnxOp):
+    """Y = 1 / (1 + exp(-X)), in float64 rounded once to X's type."""
+
+    name = "onnx.Sigmoid"
+    x = operand_def()
+    y = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return (_in_float64(lambda x: 1 / (1 + np.exp(-x)), operands[0]),)
+
+
+@irdl_op_definition
+class TanhOp(OnnxOp):
+    """output = tanh(input), in float64 rounded once to the input's type."""
+
+    name = "onnx.Tanh"
+    input = operand_def()
+    output = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return (_in_float64(np.tanh, operands[0]),)
+
+
+ONNX_NUMPY_TYPES = {
+    1: np.float32,
+    2: np.uint8,
+    3: np.int8,
+    4: np.uint16,
+    5: np.int16,
+    6: np.int32,
+    7: np.int64,
+    9: np.bool_,
+    10: np.float16,
+    11: np.float64,
+    12: np.uint32,
+    13: np.uint64,
+}
+"""ONNX `TensorProto.DataType` values with a numpy type of their own (Cast's `to`)."""
+
+
+@irdl_op_definition
+class CastOp(OnnxOp):
+    """output = input converted to the type `to` (a `TensorProto.DataType`): floats round to
+    nearest even, float to integer truncates toward zero (out of range is undefined in ONNX),
+    integers wrap around, nonzero becomes true, true becomes 1. `saturate` and `round_mode`
+    only concern the float8 types, which (like bfloat16, the 4-bit and string types) have no
+    reference here."""
+
+    name = "onnx.Cast"
+    input = operand_def()
+    output = result_def()
+
+    round_mode = attr_def(StringAttr)
+    saturate = attr_def(IntegerAttr[I64])
+    to = attr_def(IntegerAttr[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        to = self.int_attr("to")
+        if to not in ONNX_NUMPY_TYPES:
+            raise NotImplementedError(f"{self.name}: no reference for casting to ONNX data type {to}")
+        with np.errstate(invalid="ignore", over="ignore"):
+            return (operands[0].astype(ONNX_NUMPY_TYPES[to]),)
+
+
+@irdl_op_definition
+class IdentityOp(OnnxOp):
+    """output = input."""
+
+    name = "onnx.Identity"
+    input = operand_def()
+    output = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return (operands[0],)
+
+
+OPS = [AddOp, SubOp, MulOp, DivOp, ReluOp, ClipOp, SigmoidOp, TanhOp, CastOp, IdentityOp]

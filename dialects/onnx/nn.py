@@ -1,3 +1,409 @@
-"""ONNX nn ops (see `base.py` for the conventions every onnx op follows)."""
+"""ONNX nn ops: convolution, matrix products, pooling, normalization (conventions in `base.py`).
 
-OPS: list = []
+Float arithmetic: the reductions (Conv, Gemm, MatMul, AveragePool, GlobalAveragePool) and the
+normalizations (BatchNormalization, Softmax) compute in float64 and round once to the input's
+float type. Products of two float32 (or float16) values are exact in float64, and a float64
+sum of n terms is off by at most n * 2**-53 of the sum of their magnitudes, far below half a
+float32 ulp unless the terms cancel heavily: the result is the correctly rounded value of the
+exact formula except in such cancellations or when that value lies within the error of a
+rounding boundary. onnxruntime accumulates in float32 in an order of its own (and
+approximates `exp`), so the two can differ in the last bits of a float32 result.
+
+The spatial ops (Conv, MaxPool, AveragePool) share `SlidingWindow`: the output shape and the
+explicit padding that ONNX's `auto_pad`, `pads`, `strides`, `dilations` and `ceil_mode` define.
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.dialects.builtin import I64, DenseArrayBase, FloatAttr, Float32Type, IntegerAttr, StringAttr
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    AttrSizedResultSegments,
+    attr_def,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    opt_operand_def,
+    opt_result_def,
+    result_def,
+)
+
+from bitfold.dialects.evaluation import named_operands
+from bitfold.dialects.onnx.base import OnnxOp
+
+ACCUMULATOR = np.float64
+"""The type float reductions accumulate in before rounding once (see the module docstring)."""
+
+
+def _round_to(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`value` (computed in ACCUMULATOR) rounded to `dtype`, as an array (never a numpy scalar)."""
+    return np.asarray(value).astype(dtype)
+
+
+@dataclass(frozen=True)
+class SlidingWindow:
+    """A window sliding over the spatial axes (2, 3, ...) of an N x C x D1 x ... x Dn tensor.
+
+    Output position `o` along spatial axis `i` reads the input positions
+    `o * strides[i] - pads_begin[i] + j * dilations[i]` for `j` in `range(kernel[i])`;
+    positions outside the input are padding.
+    """
+
+    input_shape: tuple[int, ...]
+    kernel: tuple[int, ...]
+    strides: tuple[int, ...]
+    dilations: tuple[int, ...]
+    pads_begin: tuple[int, ...]
+    pads_end: tuple[int, ...]
+    output_shape: tuple[int, ...]
+
+    @staticmethod
+    def from_op(
+        op: OnnxOp, input_shape: Sequence[int], kernel: Sequence[int], ceil_mode: bool = False
+    ) -> "SlidingWindow":
+        """The window of `op`'s `auto_pad`, `pads`, `strides` and `dilations` attributes (absent
+        ones are ONNX's defaults: no padding, stride 1, dilation 1) over `input_shape` (the
+        spatial dimensions). Output sizes, with `extent = (kernel - 1) * dilation + 1`:
+        - `SAME_UPPER` / `SAME_LOWER`: `ceil(in / stride)`, padded by
+          `max(0, (out - 1) * stride + extent - in)` in total, the odd one at the end (UPPER) or
+          at the beginning (LOWER);
+        - `VALID` (no padding) and `NOTSET` (`pads`):
+          `floor_or_ceil((in + pads - extent) / stride) + 1`, rounding up with `ceil_mode`; a
+          last window that would then start in the end padding (at or after `in + pads_begin`)
+          is dropped.
+        """
+        rank = len(input_shape)
+        strides = _ints_or(op, "strides", (1,) * rank)
+        dilations = _ints_or(op, "dilations", (1,) * rank)
+        extents = _extents(kernel, dilations)
+        auto_pad = op.string_attr("auto_pad")
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            output = [-(-size // s) for size, s in zip(input_shape, strides)]
+            totals = [max(0, (o - 1) * s + e - size) for o, s, e, size in zip(output, strides, extents, input_shape)]
+            begin = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in totals]
+            end = [t - b for t, b in zip(totals, begin)]
+        elif auto_pad in ("VALID", "NOTSET"):
+            pads = (0,) * 2 * rank if auto_pad == "VALID" else _ints_or(op, "pads", (0,) * 2 * rank)
+            begin, end = list(pads[:rank]), list(pads[rank:])
+            output = [
+                _pooled_size(size, e, s, b, p, ceil_mode)
+                for size, e, s, b, p in zip(input_shape, extents, strides, begin, end)
+            ]
+        else:
+            raise ValueError(f"{op.name}: unknown auto_pad '{auto_pad}'")
+        return SlidingWindow(
+            tuple(input_shape), tuple(kernel), strides, dilations, tuple(begin), tuple(end), tuple(output)
+        )
+
+    @property
+    def extents(self) -> list[int]:
+        """The input span of one window along each axis."""
+        return _extents(self.kernel, self.dilations)
+
+    @property
+    def taps(self) -> int:
+        """Number of input positions one window reads."""
+        return math.prod(self.kernel)
+
+    def windows(self, x: np.ndarray, fill: float | int) -> np.ndarray:
+        """The windows of `x` (N x C x D1..Dn) as an N x C x O1..On x K1..Kn array: element
+        `[n, c, o..., j...]` is the input at the position documented on the class, or `fill`
+        outside the input."""
+        rank = len(self.kernel)
+        # the end padding every window needs (ceil_mode may need more than `pads`, or less)
+        ends = [
+            max(0, (o - 1) * s + e - size - b)
+            for o, s, e, size, b in zip(
+                self.output_shape, self.strides, self.extents, self.input_shape, self.pads_begin
+            )
+        ]
+        padded = np.pad(x, [(0, 0), (0, 0), *zip(self.pads_begin, ends)], constant_values=fill)
+        view = sliding_window_view(padded, self.extents, axis=tuple(range(2, 2 + rank)))
+        starts = tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(self.output_shape, self.strides))
+        taps = tuple(slice(None, None, d) for d in self.dilations)
+        return view[(slice(None), slice(None), *starts, *taps)]
+
+    def taps_inside(self, lower: Sequence[int], upper: Sequence[int]) -> np.ndarray:
+        """Per output position (an O1 x ... x On int64 array), how many of its window's taps lie
+        at positions `p` with `lower[i] <= p < upper[i]` along every spatial axis `i`."""
+        counts = np.ones((), dtype=np.int64)
+        for axis, (out, s, k, d) in enumerate(zip(self.output_shape, self.strides, self.kernel, self.dilations)):
+            positions = (np.arange(out) * s - self.pads_begin[axis])[:, None] + np.arange(k) * d
+            inside = ((positions >= lower[axis]) & (positions < upper[axis])).sum(axis=1)
+            counts = np.multiply.outer(counts, inside)
+        return counts
+
+
+def _extents(kernel: Sequence[int], dilations: Sequence[int]) -> list[int]:
+    """The input span of a dilated window along each axis: `(kernel - 1) * dilation + 1`."""
+    return [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
+
+
+def _pooled_size(size: int, extent: int, stride: int, begin: int, end: int, ceil_mode: bool) -> int:
+    """Number of window positions along one axis (see `SlidingWindow.from_op`)."""
+    span = size + begin + end - extent
+    count = (-(-span // stride) if ceil_mode else span // stride) + 1
+    if ceil_mode and (count - 1) * stride >= size + begin:
+        count -= 1
+    return count
+
+
+def _ints_or(op: OnnxOp, name: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """An optional INTS attribute of `op`, or `default` where it is absent."""
+    return op.ints_attr(name) if name in op.attributes else default
+
+
+@irdl_op_definition
+class ConvOp(OnnxOp):
+    """Y[n, m, o...] = B[m] + sum over k < C/group and taps j... of
+    X[n, g * C/group + k, o * strides - pads_begin + j * dilations] * W[m, k, j...], where
+    g = m // (M/group) is m's group and X is zero outside the input (see `SlidingWindow`):
+    X is N x C x D1..Dn, W is M x C/group x K1..Kn (kernel_shape, when given, equals K1..Kn),
+    B (optional) has M elements. `group == C` is a depthwise convolution. Float64
+    accumulation, rounded once (module docstring)."""
+
+    name = "onnx.Conv"
+    x = operand_def()
+    w = operand_def()
+    b = opt_operand_def()
+    y = result_def()
+
+    auto_pad = attr_def(StringAttr)
+    dilations = opt_attr_def(DenseArrayBase[I64])
+    group = attr_def(IntegerAttr[I64])
+    kernel_shape = opt_attr_def(DenseArrayBase[I64])
+    pads = opt_attr_def(DenseArrayBase[I64])
+    strides = opt_attr_def(DenseArrayBase[I64])
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        x, w, b = values["x"], values["w"], values["b"]
+        window = SlidingWindow.from_op(self, x.shape[2:], _ints_or(self, "kernel_shape", w.shape[2:]))
+        groups = self.int_attr("group")
+        batch, channels = x.shape[:2]
+        out_channels = w.shape[0]
+        # im2col: (N, group, positions, C/group * taps) @ (group, C/group * taps, M/group)
+        columns = window.windows(x.astype(ACCUMULATOR), 0.0).reshape(
+            batch, groups, channels // groups, math.prod(window.output_shape), window.taps
+        )
+        columns = columns.transpose(0, 1, 3, 2, 4).reshape(batch, groups, -1, channels // groups * window.taps)
+        kernels = w.astype(ACCUMULATOR).reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
+        y = np.matmul(columns, kernels).transpose(0, 1, 3, 2).reshape(batch, out_channels, *window.output_shape)
+        if b is not None:
+            y = y + b.astype(ACCUMULATOR).reshape(out_channels, *(1,) * len(window.output_shape))
+        return (_round_to(y, x.dtype),)
+
+
+@irdl_op_definition
+class GemmOp(OnnxOp):
+    """Y = alpha * A' @ B' + beta * C, where A' is A (M x K) or its transpose if transA, B' is
+    B (K x N) or its transpose if transB, and C (optional) broadcasts to M x N. Float64
+    accumulation, rounded once (module docstring). Float types only."""
+
+    name = "onnx.Gemm"
+    a = operand_def()
+    b = operand_def()
+    c = opt_operand_def()
+    y = result_def()
+
+    alpha = attr_def(FloatAttr[Float32Type])
+    beta = attr_def(FloatAttr[Float32Type])
+    trans_a = attr_def(IntegerAttr[I64], attr_name="transA")
+    trans_b = attr_def(IntegerAttr[I64], attr_name="transB")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        dtype = values["a"].dtype
+        if not np.issubdtype(dtype, np.floating):
+            raise NotImplementedError(f"{self.name}: {dtype} inputs (only float Gemm has a reference)")
+        a, b = (values[name].astype(ACCUMULATOR) for name in ("a", "b"))
+        a = a.T if self.int_attr("transA") else a
+        b = b.T if self.int_attr("transB") else b
+        y = self.float_attr("alpha") * (a @ b)
+        if values["c"] is not None:
+            y = y + self.float_attr("beta") * values["c"].astype(ACCUMULATOR)
+        return (_round_to(y, dtype),)
+
+
+@irdl_op_definition
+class MatMulOp(OnnxOp):
+    """Y = A @ B with numpy.matmul semantics (1-D operands are promoted and the added axis
+    removed, leading axes broadcast). Floats: float64 accumulation, rounded once (module
+    docstring); integers: computed in their own type, wrapping around on overflow."""
+
+    name = "onnx.MatMul"
+    a = operand_def()
+    b = operand_def()
+    y = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        a, b = operands
+        if not np.issubdtype(a.dtype, np.floating):
+            return (np.asarray(np.matmul(a, b)),)
+        return (_round_to(np.matmul(a.astype(ACCUMULATOR), b.astype(ACCUMULATOR)), a.dtype),)
+
+
+def _lowest(dtype: np.dtype) -> float | int:
+    """The value below or equal to every value of `dtype`: -inf for floats."""
+    return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
+
+
+@irdl_op_definition
+class MaxPoolOp(OnnxOp):
+    """Y[n, c, o...] = max of X[n, c, p...] over the window positions p of output o that lie in
+    the input (`SlidingWindow`, with ceil_mode). Indices (optional, int64) is the flat index
+    of the first such maximum in window order, `(n * C + c) * D1 * ... * Dn + q`, where q is the
+    position's row-major index over D1..Dn, or column-major when storage_order is 1."""
+
+    name = "onnx.MaxPool"
+    x = operand_def()
+    y = result_def()
+    indices = opt_result_def()
+
+    auto_pad = attr_def(StringAttr)
+    ceil_mode = attr_def(IntegerAttr[I64])
+    dilations = opt_attr_def(DenseArrayBase[I64])
+    kernel_shape = attr_def(DenseArrayBase[I64])
+    pads = opt_attr_def(DenseArrayBase[I64])
+    storage_order = attr_def(IntegerAttr[I64])
+    strides = opt_attr_def(DenseArrayBase[I64])
+
+    irdl_options = (AttrSizedResultSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        spatial = x.shape[2:]
+        window = SlidingWindow.from_op(self, spatial, self.ints_attr("kernel_shape"), bool(self.int_attr("ceil_mode")))
+        taps = window.windows(x, _lowest(x.dtype)).reshape(*x.shape[:2], *window.output_shape, window.taps)
+        y = taps.max(axis=-1)
+        if self.indices is None:
+            return (y,)
+        order = "F" if self.int_attr("storage_order") else "C"
+        positions = np.arange(math.prod(spatial), dtype=np.int64).reshape(spatial, order=order)
+        tap_positions = window.windows(positions[None, None], -1).reshape(*window.output_shape, window.taps)
+        first_max = ((taps == y[..., None]) & (tap_positions >= 0)).argmax(axis=-1)
+        index = np.take_along_axis(np.broadcast_to(tap_positions, taps.shape), first_max[..., None], axis=-1)[..., 0]
+        plane = np.arange(x.shape[0] * x.shape[1], dtype=np.int64).reshape(*x.shape[:2], *(1,) * len(spatial))
+        return (y, index + plane * math.prod(spatial))
+
+
+@irdl_op_definition
+class AveragePoolOp(OnnxOp):
+    """Y[n, c, o...] = (sum of X[n, c, p...] over the window positions p of output o that lie
+    in the input) / count (`SlidingWindow`, with ceil_mode), where count is the number of those
+    positions, or with count_include_pad the number of positions inside the input extended by
+    `pads` (window parts beyond the explicit padding, from ceil_mode, never count). Float64
+    accumulation, rounded once (module docstring)."""
+
+    name = "onnx.AveragePool"
+    x = operand_def()
+    y = result_def()
+
+    auto_pad = attr_def(StringAttr)
+    ceil_mode = attr_def(IntegerAttr[I64])
+    count_include_pad = attr_def(IntegerAttr[I64])
+    dilations = opt_attr_def(DenseArrayBase[I64])
+    kernel_shape = attr_def(DenseArrayBase[I64])
+    pads = opt_attr_def(DenseArrayBase[I64])
+    strides = opt_attr_def(DenseArrayBase[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        spatial = x.shape[2:]
+        window = SlidingWindow.from_op(self, spatial, self.ints_attr("kernel_shape"), bool(self.int_attr("ceil_mode")))
+        sums = window.windows(x.astype(ACCUMULATOR), 0.0).reshape(*x.shape[:2], *window.output_shape, -1).sum(-1)
+        if self.int_attr("count_include_pad"):
+            lower = [-b for b in window.pads_begin]
+            upper = [size + e for size, e in zip(spatial, window.pads_end)]
+        else:
+            lower, upper = [0] * len(spatial), list(spatial)
+        return (_round_to(sums / window.taps_inside(lower, upper), x.dtype),)
+
+
+@irdl_op_definition
+class GlobalAveragePoolOp(OnnxOp):
+    """Y[n, c, 1, ..., 1] = mean of X[n, c, ...] over all spatial positions. Float64
+    accumulation, rounded once (module docstring)."""
+
+    name = "onnx.GlobalAveragePool"
+    x = operand_def()
+    y = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        spatial_axes = tuple(range(2, x.ndim))
+        return (_round_to(x.astype(ACCUMULATOR).mean(axis=spatial_axes, keepdims=True), x.dtype),)
+
+
+@irdl_op_definition
+class BatchNormalizationOp(OnnxOp):
+    """Inference form (training_mode 0): Y[n, c, ...] = (X[n, c, ...] - input_mean[c]) /
+    sqrt(input_var[c] + epsilon) * scale[c] + B[c], computed in float64 and rounded once to X's
+    type. The training outputs running_mean and running_var are declared but have no reference
+    (training_mode 1 is an error); momentum only matters in training."""
+
+    name = "onnx.BatchNormalization"
+    x = operand_def()
+    scale = operand_def()
+    b = operand_def()
+    input_mean = operand_def()
+    input_var = operand_def()
+    y = result_def()
+    running_mean = opt_result_def()
+    running_var = opt_result_def()
+
+    epsilon = attr_def(FloatAttr[Float32Type])
+    momentum = attr_def(FloatAttr[Float32Type])
+    training_mode = attr_def(IntegerAttr[I64])
+
+    irdl_options = (AttrSizedResultSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        if self.int_attr("training_mode") or self.running_mean is not None or self.running_var is not None:
+            raise NotImplementedError(f"{self.name}: training mode has no reference (inference form only)")
+        x, scale, b, mean, var = operands
+        per_channel = (-1, *(1,) * (x.ndim - 2))
+        scale, b, mean, var = (p.astype(ACCUMULATOR).reshape(per_channel) for p in (scale, b, mean, var))
+        epsilon = self.float_attr("epsilon")
+        y = (x.astype(ACCUMULATOR) - mean) / np.sqrt(var + epsilon) * scale + b
+        return (_round_to(y, x.dtype),)
+
+
+@irdl_op_definition
+class SoftmaxOp(OnnxOp):
+    """output = exp(input - m) / sum(exp(input - m)) along `axis` (negative counts from the
+    end), m the maximum along `axis` (opset 13 semantics), computed in float64 and rounded once
+    to the input's type."""
+
+    name = "onnx.Softmax"
+    input = operand_def()
+    output = result_def()
+
+    axis = attr_def(IntegerAttr[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        axis = self.int_attr("axis")
+        wide = x.astype(ACCUMULATOR)
+        exp = np.exp(wide - wide.max(axis=axis, keepdims=True))
+        return (_round_to(exp / exp.sum(axis=axis, keepdims=True), x.dtype),)
+
+
+OPS = [
+    ConvOp,
+    GemmOp,
+    MatMulOp,
+    MaxPoolOp,
+    AveragePoolOp,
+    GlobalAveragePoolOp,
+    BatchNormalizationOp,
+    SoftmaxOp,
+]

@@ -1,3 +1,326 @@
-"""ONNX shape ops (see `base.py` for the conventions every onnx op follows)."""
+"""ONNX shape and data-movement ops (conventions in `base.py`). They move elements without
+arithmetic, so their references are exact for every element type."""
 
-OPS: list = []
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import I64, DenseArrayBase, FloatAttr, Float32Type, IntegerAttr, StringAttr
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    attr_def,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    opt_operand_def,
+    result_def,
+    var_operand_def,
+)
+
+from bitfold.dialects.evaluation import named_operands
+from bitfold.dialects.onnx.base import OnnxOp
+
+
+def _normalized_axes(axes: Sequence[int] | np.ndarray, rank: int) -> list[int]:
+    """`axes` with negative entries counted from the end of a rank-`rank` shape."""
+    normalized = []
+    for axis in map(int, axes):
+        if not -rank <= axis < rank:
+            raise ValueError(f"axis {axis} is out of range for rank {rank}")
+        normalized.append(axis % rank)
+    return normalized
+
+
+@irdl_op_definition
+class ReshapeOp(OnnxOp):
+    """reshaped = data with the shape `shape`, elements in row-major order. One entry may be -1
+    (inferred from the element count); an entry 0 copies data's dimension at that index, or with
+    allowzero 1 is a zero dimension."""
+
+    name = "onnx.Reshape"
+    data = operand_def()
+    shape = operand_def()
+    reshaped = result_def()
+
+    allowzero = attr_def(IntegerAttr[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        data, shape = operands
+        target = [int(size) for size in shape]
+        if not self.int_attr("allowzero"):
+            target = [data.shape[i] if size == 0 else size for i, size in enumerate(target)]
+        return (data.reshape(target),)
+
+
+@irdl_op_definition
+class FlattenOp(OnnxOp):
+    """output = input as a 2-D matrix (d0 * ... * d(axis-1)) x (d(axis) * ... * d(n-1)); axis is in
+    [-rank, rank], negative counting from the end."""
+
+    name = "onnx.Flatten"
+    input = operand_def()
+    output = result_def()
+
+    axis = attr_def(IntegerAttr[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        axis = self.int_attr("axis")
+        axis = axis + x.ndim if axis < 0 else axis
+        return (x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:])),)
+
+
+@irdl_op_definition
+class TransposeOp(OnnxOp):
+    """transposed[i[perm[0]], ..., i[perm[n-1]]] = data[i[0], ..., i[n-1]]: axis k of the result
+    is axis perm[k] of data; perm defaults to the axes reversed."""
+
+    name = "onnx.Transpose"
+    data = operand_def()
+    transposed = result_def()
+
+    perm = opt_attr_def(DenseArrayBase[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        perm = self.ints_attr("perm") if "perm" in self.attributes else None
+        return (np.transpose(operands[0], perm),)
+
+
+@irdl_op_definition
+class ConcatOp(OnnxOp):
+    """concat_result = the inputs joined along `axis` (negative counts from the end)."""
+
+    name = "onnx.Concat"
+    inputs = var_operand_def()
+    concat_result = result_def()
+
+    axis = attr_def(IntegerAttr[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return (np.concatenate(operands, axis=self.int_attr("axis")),)
+
+
+@irdl_op_definition
+class SqueezeOp(OnnxOp):
+    """squeezed = data without the size-1 axes listed in `axes` (negative counts from the end),
+    or without every size-1 axis when `axes` is absent."""
+
+    name = "onnx.Squeeze"
+    data = operand_def()
+    axes = opt_operand_def()
+    squeezed = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        data, axes = values["data"], values["axes"]
+        if axes is None:
+            return (np.squeeze(data),)
+        return (np.squeeze(data, axis=tuple(_normalized_axes(axes, data.ndim))),)
+
+
+@irdl_op_definition
+class UnsqueezeOp(OnnxOp):
+    """expanded = data with size-1 axes inserted at the positions `axes` of the result
+    (rank + len(axes); negative counts from the result's end)."""
+
+    name = "onnx.Unsqueeze"
+    data = operand_def()
+    axes = operand_def()
+    expanded = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        data, axes = operands
+        return (np.expand_dims(data, tuple(_normalized_axes(axes, data.ndim + len(axes)))),)
+
+
+PAD_MODES = ("constant", "reflect", "edge", "wrap")
+"""ONNX Pad's modes; numpy.pad's modes of the same names compute them."""
+
+
+@irdl_op_definition
+class PadOp(OnnxOp):
+    """output = data with `pads[i]` elements added before and `pads[len(axes) + i]` after axis
+    `axes[i]` (default: every axis in order; negative counts from the end). A negative pad
+    removes elements; removal happens before padding. Added elements are `constant_value`
+    (default 0), or for mode reflect the mirror image without the edge element, edge the edge
+    element, wrap the elements from the opposite side."""
+
+    name = "onnx.Pad"
+    data = operand_def()
+    pads = operand_def()
+    constant_value = opt_operand_def()
+    axes = opt_operand_def()
+    output = result_def()
+
+    mode = attr_def(StringAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        data, pads, axes = values["data"], values["pads"], values["axes"]
+        axes = range(data.ndim) if axes is None else _normalized_axes(axes, data.ndim)
+        widths = [[0, 0] for _ in range(data.ndim)]
+        for i, axis in enumerate(axes):
+            widths[axis] = [int(pads[i]), int(pads[len(axes) + i])]
+        kept = tuple(slice(max(0, -begin), size - max(0, -end)) for (begin, end), size in zip(widths, data.shape))
+        added = [(max(0, begin), max(0, end)) for begin, end in widths]
+        mode = self.string_attr("mode")
+        if mode not in PAD_MODES:
+            raise ValueError(f"{self.name}: unknown mode '{mode}'")
+        if mode != "constant":
+            return (np.pad(data[kept], added, mode=mode),)
+        fill = 0 if values["constant_value"] is None else values["constant_value"].reshape(())
+        return (np.pad(data[kept], added, mode="constant", constant_values=fill),)
+
+
+def _source_coordinates(mode: str, out_size: int, in_size: int, scale: np.float32) -> np.ndarray:
+    """Float32 input coordinates of the output positions 0..out_size-1 along one axis, computed
+    in float32 in onnxruntime's operation order (the rounding then decides ties the same way)."""
+    x = np.arange(out_size, dtype=np.float32)
+    half = np.float32(0.5)
+    if mode == "half_pixel":
+        return (x + half) / scale - half
+    if mode == "pytorch_half_pixel":
+        return (x + half) / scale - half if out_size > 1 else np.zeros_like(x)
+    if mode == "tf_half_pixel_for_nearest":
+        return (x + half) / scale
+    if mode == "asymmetric":
+        return x / scale
+    if mode == "align_corners":
+        return x * np.float32(in_size - 1) / np.float32(out_size - 1) if out_size > 1 else np.zeros_like(x)
+    if mode == "half_pixel_symmetric":
+        adjustment = np.float32(out_size) / (scale * np.float32(in_size))
+        offset = np.float32(in_size) / np.float32(2) * (np.float32(1) - adjustment)
+        return offset + (x + half) / scale - half
+    raise NotImplementedError(f"onnx.Resize: coordinate_transformation_mode '{mode}' has no reference")
+
+
+def _nearest(coordinates: np.ndarray, mode: str) -> np.ndarray:
+    """The int64 indices `nearest_mode` picks for the coordinates (rounded exactly, in float64)."""
+    wide = coordinates.astype(np.float64)
+    rounding = {
+        "round_prefer_floor": lambda c: np.ceil(c - 0.5),
+        "round_prefer_ceil": lambda c: np.floor(c + 0.5),
+        "floor": np.floor,
+        "ceil": np.ceil,
+    }
+    if mode not in rounding:
+        raise ValueError(f"onnx.Resize: unknown nearest_mode '{mode}'")
+    return rounding[mode](wide).astype(np.int64)
+
+
+@irdl_op_definition
+class ResizeOp(OnnxOp):
+    """Y = X resized along `axes` (default all; negative counts from the end).
+
+    Output sizes: `sizes`; or floor(in * scale) for `scales` (the product in float32, as
+    onnxruntime computes it). With `sizes`, scale = out / in in float32, except that with
+    keep_aspect_ratio_policy not_larger / not_smaller every resized axis takes the smallest /
+    largest of those ratios and the size floor(scale * in + 0.5) (product in float32).
+
+    mode nearest: Y at output index x reads X at index
+    clamp(nearest_mode(c(x)), 0, in - 1) along each resized axis, where the float32 coordinate
+    c(x) (`_source_coordinates`) follows coordinate_transformation_mode: half_pixel
+    (x + 0.5) / scale - 0.5; pytorch_half_pixel the same, or 0 when out is 1;
+    half_pixel_symmetric the same shifted to keep the centre; asymmetric x / scale;
+    align_corners x * (in - 1) / (out - 1), or 0 when out is 1; tf_half_pixel_for_nearest
+    (x + 0.5) / scale (opset 11 and 12 only). nearest_mode: round_prefer_floor /
+    round_prefer_ceil round to nearest with ties down / up, floor, ceil.
+
+    linear and cubic modes, and tf_crop_and_resize (the only user of `roi` and
+    `extrapolation_value`), have no reference; antialias, cubic_coeff_a and exclude_outside
+    do not affect nearest."""
+
+    name = "onnx.Resize"
+    x = operand_def()
+    roi = opt_operand_def()
+    scales = opt_operand_def()
+    sizes = opt_operand_def()
+    y = result_def()
+
+    antialias = attr_def(IntegerAttr[I64])
+    axes = opt_attr_def(DenseArrayBase[I64])
+    coordinate_transformation_mode = attr_def(StringAttr)
+    cubic_coeff_a = attr_def(FloatAttr[Float32Type])
+    exclude_outside = attr_def(IntegerAttr[I64])
+    extrapolation_value = attr_def(FloatAttr[Float32Type])
+    keep_aspect_ratio_policy = attr_def(StringAttr)
+    mode = attr_def(StringAttr)
+    nearest_mode = attr_def(StringAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        if (mode := self.string_attr("mode")) != "nearest":
+            raise NotImplementedError(f"{self.name}: mode '{mode}' has no reference (nearest only)")
+        values = named_operands(self, operands)
+        x = values["x"]
+        axes = _normalized_axes(self.ints_attr("axes"), x.ndim) if "axes" in self.attributes else range(x.ndim)
+        in_sizes = [x.shape[axis] for axis in axes]
+        out_sizes, scales = self._output_sizes_and_scales(in_sizes, values["scales"], values["sizes"])
+        transform = self.string_attr("coordinate_transformation_mode")
+        nearest_mode = self.string_attr("nearest_mode")
+        y = x
+        for axis, in_size, out_size, scale in zip(axes, in_sizes, out_sizes, scales):
+            source = _nearest(_source_coordinates(transform, out_size, in_size, scale), nearest_mode)
+            y = np.take(y, np.clip(source, 0, in_size - 1), axis=axis)
+        return (y,)
+
+    def _output_sizes_and_scales(
+        self, in_sizes: list[int], scales: np.ndarray | None, sizes: np.ndarray | None
+    ) -> tuple[list[int], list[np.float32]]:
+        """Output sizes and float32 scales of the resized axes (see the class docstring)."""
+        if sizes is not None and sizes.size:
+            ratios = [np.float32(out) / np.float32(size) for out, size in zip(sizes, in_sizes)]
+            policy = self.string_attr("keep_aspect_ratio_policy")
+            if policy == "stretch":
+                return [int(size) for size in sizes], ratios
+            scale = {"not_larger": min, "not_smaller": max}[policy](ratios)
+            return [math.floor(float(scale * np.float32(size)) + 0.5) for size in in_sizes], [scale] * len(in_sizes)
+        if scales is None or not scales.size:
+            raise ValueError(f"{self.name}: neither scales nor sizes given")
+        scales = [np.float32(scale) for scale in scales]
+        return [int(np.float32(size) * scale) for size, scale in zip(in_sizes, scales)], scales
+
+
+@irdl_op_definition
+class DepthToSpaceOp(OnnxOp):
+    """output[n, c, h * b + i, w * b + j] = input[n, k, h, w] for blocksize b and an input of
+    C channels: k = (i * b + j) * C / b**2 + c in mode DCR (depth-column-row), k = c * b**2 + i * b + j
+    in mode CRD (column-row-depth)."""
+
+    name = "onnx.DepthToSpace"
+    input = operand_def()
+    output = result_def()
+
+    blocksize = attr_def(IntegerAttr[I64])
+    mode = attr_def(StringAttr)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        n, c, h, w = x.shape
+        b = self.int_attr("blocksize")
+        mode = self.string_attr("mode")
+        if mode == "DCR":
+            blocks = x.reshape(n, b, b, c // b**2, h, w).transpose(0, 3, 4, 1, 5, 2)
+        elif mode == "CRD":
+            blocks = x.reshape(n, c // b**2, b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+        else:
+            raise ValueError(f"{self.name}: unknown mode '{mode}'")
+        return (blocks.reshape(n, c // b**2, h * b, w * b),)
+
+
+OPS = [
+    ReshapeOp,
+    FlattenOp,
+    TransposeOp,
+    ConcatOp,
+    SqueezeOp,
+    UnsqueezeOp,
+    PadOp,
+    ResizeOp,
+    DepthToSpaceOp,
+]
