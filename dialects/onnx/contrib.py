@@ -1,3 +1,519 @@
-"""onnxruntime contrib ops (domain com.microsoft) that its quantizer emits (in progress)."""
+"""onnxruntime contrib ops (domain `com.microsoft`) that its quantizer (`quantize_static`,
+QuantFormat.QOperator) emits, with the conventions of `base.py`: `onnx.<OpType>`, operands
+and results named after the contrib schema's inputs and outputs in snake_case, every
+attribute present (the importer fills `attribute_defaults`; onnx.defs has no schemas for this
+domain, so `op_class_for` and `attribute_defaults` are the importer's contract, as in
+`bitfold.dialects.qonnx`). com.microsoft QuantizeLinear / DequantizeLinear are the standard
+ops and have no class here.
 
-OPS: list = []
+Semantics are onnxruntime 1.31's CPU kernels on x86-64 (MLAS), bit for bit: the formulas name
+every float32 step in onnxruntime's order. Shared notation:
+- all float arithmetic is float32 (`fl(...)` rounds one step to float32), scales are float32;
+- `cvt(v)` is x86 `cvtps2dq`: round half to even to int32, and INT32_MIN for NaN and for
+  |v| >= 2^31 (an overflow saturates low, not high);
+- `sat(v)` clamps to the result's integer range ([0, 255] for ui8, [-128, 127] for i8);
+- `dq(x) = fl(x_scale * float(x - x_zero_point))` (the difference is an exact integer);
+- `quantize(v) = sat(cvt(clamp(fl(v / y_scale), low - y_zp, high - y_zp)) + y_zp)`
+  (MLAS `MlasQuantizeLinear`, ONNX QuantizeLinear's rounding: half to even before the zero
+  point is added);
+- `requantize(acc, scale) = cvt(clamp(fl(float(acc) * scale), low - y_zp, high - y_zp)) + y_zp`
+  (MLAS `MlasRequantizeOutput`; `float(acc)` rounds an int32 above 2^24 to nearest even);
+- a missing zero point is 0.
+Other CPUs (ARM NEON, POWER) run other MLAS kernels (fixed-point QLinearAdd, ...) whose results
+differ in the last bit; bitfold follows x86-64.
+"""
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import I64, DenseArrayBase, FloatAttr, IntegerAttr, StringAttr, f32
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    attr_def,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    opt_operand_def,
+    result_def,
+    var_operand_def,
+)
+
+from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
+from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.nn import SlidingWindow
+from bitfold.dialects.onnx.quantization import saturation_range
+
+DOMAIN = "com.microsoft"
+
+F32 = np.float32
+
+INT32_MIN = -(2**31)
+"""What x86 `cvtps2dq` returns for NaN and out-of-range values (the "integer indefinite")."""
+
+# ----------------------------------------------------------------------------------------
+# Shared arithmetic (MLAS on x86-64); candidates for `quant_semantics` if other ops need them
+# ----------------------------------------------------------------------------------------
+
+
+def x86_round(values: np.ndarray) -> np.ndarray:
+    """`cvt(values)` of the module docstring, as int64: round half to even, INT32_MIN for NaN
+    and for magnitudes of 2^31 and above."""
+    wide = np.asarray(values, dtype=np.float64)
+    in_range = np.abs(wide) < 2.0**31
+    return np.where(in_range, np.rint(np.where(in_range, wide, 0.0)), INT32_MIN).astype(np.int64)
+
+
+def integer_zero_point(zero_point: np.ndarray | None) -> int:
+    """A per-tensor zero point as a Python int (0 when absent)."""
+    return 0 if zero_point is None else int(zero_point.reshape(-1)[0])
+
+
+def float_scalar(value: np.ndarray) -> np.float32:
+    """A per-tensor scale as a float32 scalar."""
+    return F32(value.reshape(-1)[0])
+
+
+def dequantize(x: np.ndarray, scale: np.float32, zero_point: int) -> np.ndarray:
+    """`dq(x) = fl(scale * float(x - zero_point))`, float32."""
+    return (x.astype(np.int64) - zero_point).astype(F32) * scale
+
+
+def mlas_quantize(values: np.ndarray, scale: np.float32, zero_point: int, low: int, high: int) -> np.ndarray:
+    """`quantize(values)` (MlasQuantizeLinear), as int64 in [low, high]."""
+    quotient = np.asarray(values, dtype=F32) / scale
+    clamped = np.minimum(np.maximum(quotient, F32(low - zero_point)), F32(high - zero_point))
+    return np.clip(x86_round(clamped) + zero_point, low, high)
+
+
+def mlas_requantize(accumulator: np.ndarray, scale: np.ndarray, zero_point: int, low: int, high: int) -> np.ndarray:
+    """`requantize(accumulator, scale)` (MlasRequantizeOutput), as int64 in [low, high];
+    `scale` (float32) broadcasts against the int32 accumulator."""
+    product = accumulator.astype(np.int32).astype(F32) * np.asarray(scale, dtype=F32)
+    clamped = np.minimum(np.maximum(product, F32(low - zero_point)), F32(high - zero_point))
+    return np.clip(x86_round(clamped) + zero_point, low, high)
+
+
+def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """float32 `fma(a, b, c)`: a * b + c rounded once to float32 (x86 `vfmadd`), exactly.
+    a * b is exact in float64; the float64 sum's error is recovered (TwoSum), and where that sum
+    lies exactly halfway between two float32 values the error decides the side."""
+    product = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
+    addend = np.asarray(c, dtype=np.float64)
+    total = product + addend
+    virtual = total - product
+    error = (product - (total - virtual)) + (addend - virtual)
+    rounded = total.astype(F32)
+    toward = np.nextafter(rounded, np.where(total > rounded, np.inf, -np.inf).astype(F32))
+    tie = (total != rounded) & (total == (rounded.astype(np.float64) + toward.astype(np.float64)) / 2)
+    return np.where(tie & (error * (total - rounded) > 0), toward, rounded)
+
+
+def lookup_table(op: OnnxOp, values: dict[str, np.ndarray | None], transform: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """onnxruntime's QLinearLookupBase: y = table[x] with, for every code x of the 8-bit type,
+    table[x] = quantize(transform(dq(x))) (float32 `transform`, y's scale and zero point)."""
+    x = values["x"]
+    low, high = saturation_range(op.y.type)
+    codes = np.arange(low, high + 1)
+    dequantized = dequantize(codes, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
+    table = mlas_quantize(
+        transform(dequantized), float_scalar(values["y_scale"]), integer_zero_point(values["y_zero_point"]), low, high
+    )
+    return table[x.astype(np.int64) - low].astype(numpy_dtype_of(op.y.type))
+
+
+class ContribOp(OnnxOp):
+    """Base of the com.microsoft ops: the contrib schema's attribute defaults, encoded as
+    `base.py` says (the importer fills them, `attribute_defaults`)."""
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {}
+
+    def result_array(self, values: np.ndarray) -> np.ndarray:
+        """Integer `values` as the result's element type."""
+        return values.astype(numpy_dtype_of(self.results[0].type))
+
+    def result_range(self) -> tuple[int, int]:
+        return saturation_range(self.results[0].type)
+
+
+# ----------------------------------------------------------------------------------------
+# QGemm
+# ----------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class QGemmOp(ContribOp):
+    """acc = (A' - a_zero_point) @ (B' - b_zero_point) + c in int32 (wrapping), A' = A^T if
+    transA, B' = B^T if transB, b_zero_point per tensor or per column (N entries), c int32
+    broadcast to M x N; scale[j] = fl(fl(fl(alpha * a_scale) * b_scale[j]) / y_scale)
+    (b_scale per tensor or per column; no division without y_scale).
+
+    Quantized result (ui8 / i8, y_zero_point's type): y = sat(requantize(acc, scale[j])).
+    Float result (no y_scale / y_zero_point): y = fl(float(acc) * scale[j]).
+    onnxruntime's special case K = 0 (an empty product) is not modelled."""
+
+    name = "onnx.QGemm"
+    a = operand_def()
+    a_scale = operand_def()
+    a_zero_point = operand_def()
+    b = operand_def()
+    b_scale = operand_def()
+    b_zero_point = operand_def()
+    c = opt_operand_def()
+    y_scale = opt_operand_def()
+    y_zero_point = opt_operand_def()
+    y = result_def()
+    alpha = attr_def(FloatAttr)
+    transA = attr_def(IntegerAttr[I64])
+    transB = attr_def(IntegerAttr[I64])
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {
+        "alpha": FloatAttr(1.0, f32),
+        "transA": IntegerAttr(0, 64),
+        "transB": IntegerAttr(0, 64),
+    }
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        a = values["a"].T if self.int_attr("transA") else values["a"]
+        b = values["b"].T if self.int_attr("transB") else values["b"]
+        b_zero_point = values["b_zero_point"].astype(np.int64).reshape(-1)
+        accumulator = (a.astype(np.int64) - integer_zero_point(values["a_zero_point"])) @ (
+            b.astype(np.int64) - (b_zero_point if b_zero_point.size > 1 else b_zero_point[0])
+        )
+        if values["c"] is not None:
+            accumulator = accumulator + values["c"].astype(np.int64)
+        accumulator = accumulator.astype(np.int32)
+        scale = F32(F32(self.float_attr("alpha")) * float_scalar(values["a_scale"])) * values["b_scale"].astype(F32).reshape(-1)
+        if values["y_scale"] is not None:
+            scale = scale / float_scalar(values["y_scale"])
+        if np.issubdtype(numpy_dtype_of(self.y.type), np.floating):
+            return (accumulator.astype(F32) * scale,)
+        low, high = self.result_range()
+        zero_point = integer_zero_point(values["y_zero_point"])
+        return (self.result_array(mlas_requantize(accumulator, scale, zero_point, low, high)),)
+
+
+# ----------------------------------------------------------------------------------------
+# QLinearAdd, QLinearMul
+# ----------------------------------------------------------------------------------------
+
+
+class QLinearBinaryOp(ContribOp):
+    """Operands and broadcasting (numpy rules) of QLinearAdd and QLinearMul; every scale and
+    zero point is per tensor."""
+
+    a = operand_def()
+    a_scale = operand_def()
+    a_zero_point = opt_operand_def()
+    b = operand_def()
+    b_scale = operand_def()
+    b_zero_point = opt_operand_def()
+    c_scale = operand_def()
+    c_zero_point = opt_operand_def()
+    c = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def parameters(self, operands: Sequence[np.ndarray]):
+        """(a, sa, za, b, sb, zb, sc, zc): arrays, float32 scales, int zero points."""
+        v = named_operands(self, operands)
+        return (
+            v["a"], float_scalar(v["a_scale"]), integer_zero_point(v["a_zero_point"]),
+            v["b"], float_scalar(v["b_scale"]), integer_zero_point(v["b_zero_point"]),
+            float_scalar(v["c_scale"]), integer_zero_point(v["c_zero_point"]),
+        )  # fmt: skip
+
+
+def b_is_span_scalar(a_shape: Sequence[int], b_shape: Sequence[int]) -> bool:
+    """Whether onnxruntime's broadcast loop runs QLinearAdd with B as the scalar of each span:
+    along the innermost axis where the output is longer than 1, B has size 1 (and A not)."""
+    rank = max(len(a_shape), len(b_shape))
+    a_dims = (1,) * (rank - len(a_shape)) + tuple(a_shape)
+    b_dims = (1,) * (rank - len(b_shape)) + tuple(b_shape)
+    for a_dim, b_dim in zip(reversed(a_dims), reversed(b_dims)):
+        if max(a_dim, b_dim) > 1:
+            return b_dim == 1
+    return False
+
+
+@irdl_op_definition
+class QLinearAddOp(QLinearBinaryOp):
+    """C = sat(cvt(fl(fl(fixed + t_first) + t_second))), elementwise with numpy broadcasting:
+    ratio_a = fl(A_scale / C_scale), ratio_b = fl(B_scale / C_scale),
+    fixed = fl(float(C_zp) - fl(fl(ratio_a * float(A_zp)) + fl(ratio_b * float(B_zp)))),
+    t_a = fl(float(A) * ratio_a), t_b = fl(float(B) * ratio_b) (the raw stored integers: the
+    zero points are in `fixed`). t_first is t_b where onnxruntime's broadcast loop has B as
+    the scalar of a span (`b_is_span_scalar`: B constant along the innermost output axis
+    longer than 1), else t_a; the other term is t_second. (MLAS's SSE2 QLinearAdd kernel.)"""
+
+    name = "onnx.QLinearAdd"
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        a, sa, za, b, sb, zb, sc, zc = self.parameters(operands)
+        ratio_a, ratio_b = sa / sc, sb / sc
+        fixed = F32(zc) - (ratio_a * F32(za) + ratio_b * F32(zb))
+        term_a, term_b = a.astype(F32) * ratio_a, b.astype(F32) * ratio_b
+        first, second = (term_b, term_a) if b_is_span_scalar(a.shape, b.shape) else (term_a, term_b)
+        low, high = self.result_range()
+        return (self.result_array(np.clip(x86_round((fixed + first) + second), low, high)),)
+
+
+@irdl_op_definition
+class QLinearMulOp(QLinearBinaryOp):
+    """C = sat(cvt(fl(fl(float((A - A_zp) * (B - B_zp)) * ratio) + float(C_zp)))),
+    elementwise with numpy broadcasting, ratio = fl(fl(A_scale * B_scale) / C_scale); the
+    integer product is exact (|product| <= 65025). (MLAS's SSE2 QLinearMul kernel.)"""
+
+    name = "onnx.QLinearMul"
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        a, sa, za, b, sb, zb, sc, zc = self.parameters(operands)
+        product = (a.astype(np.int64) - za) * (b.astype(np.int64) - zb)
+        low, high = self.result_range()
+        scaled = product.astype(F32) * ((sa * sb) / sc) + F32(zc)
+        return (self.result_array(np.clip(x86_round(scaled), low, high)),)
+
+
+# ----------------------------------------------------------------------------------------
+# Pooling: QLinearGlobalAveragePool, QLinearAveragePool
+# ----------------------------------------------------------------------------------------
+
+
+def channels_first(x: np.ndarray, channels_last: bool) -> np.ndarray:
+    """An N x D1.. x C tensor as N x C x D1.. when `channels_last`, else `x`."""
+    return np.moveaxis(x, -1, 1) if channels_last else x
+
+
+def restore_layout(y: np.ndarray, channels_last: bool) -> np.ndarray:
+    """The inverse of `channels_first`."""
+    return np.moveaxis(y, 1, -1) if channels_last else y
+
+
+def global_average_pool(op: OnnxOp, x: np.ndarray, values: dict[str, np.ndarray | None]) -> np.ndarray:
+    """MLAS QLinearGlobalAveragePool of N x C x D1.. `x`, as int64 (N x C x 1..):
+    acc = sum(x) - x_zp * size in int32 over the `size` spatial positions,
+    scale = fl(x_scale / fl(y_scale * float(size))), y = sat(requantize(acc, scale)).
+    onnxruntime refuses size >= 2^24 and scale outside [2^-32, 256); so does this."""
+    size = int(np.prod(x.shape[2:]))
+    scale = float_scalar(values["x_scale"]) / (float_scalar(values["y_scale"]) * F32(size))
+    if size >= 2**24 or not 2.0**-32 <= scale < 256.0:
+        raise ValueError(f"{op.node_name}: QLinearGlobalAveragePool parameter out of computation range")
+    sums = x.reshape(*x.shape[:2], -1).astype(np.int64).sum(axis=-1)
+    accumulator = (sums - integer_zero_point(values["x_zero_point"]) * size).reshape(*x.shape[:2], *[1] * (x.ndim - 2))
+    low, high = saturation_range(op.y.type)
+    return mlas_requantize(accumulator, scale, integer_zero_point(values["y_zero_point"]), low, high)
+
+
+@irdl_op_definition
+class QLinearGlobalAveragePoolOp(ContribOp):
+    """Y = average of X over its spatial axes (N x C x D1.. -> N x C x 1..; N x D1.. x C ->
+    N x 1.. x C with channels_last), in integers: `global_average_pool`."""
+
+    name = "onnx.QLinearGlobalAveragePool"
+    x = operand_def()
+    x_scale = operand_def()
+    x_zero_point = operand_def()
+    y_scale = operand_def()
+    y_zero_point = operand_def()
+    y = result_def()
+    channels_last = attr_def(IntegerAttr[I64])
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {"channels_last": IntegerAttr(0, 64)}
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        last = bool(self.int_attr("channels_last"))
+        pooled = global_average_pool(self, channels_first(values["x"], last), values)
+        return (self.result_array(restore_layout(pooled, last)),)
+
+
+@irdl_op_definition
+class QLinearAveragePoolOp(ContribOp):
+    """Average pooling of dq(X) (N x C x D1.., or N x D1.. x C with channels_last) over the
+    `SlidingWindow` of kernel_shape, strides, pads / auto_pad and ceil_mode (no dilations):
+    sum = the float32 sum, in window order (row-major over the kernel, from 0.0), of dq(X) at
+    the window's positions inside the input; count = prod(kernel_shape) with
+    count_include_pad, else the number of those positions;
+    Y = sat(cvt(fl(fl(fl(sum / float(count)) / y_scale) + float(y_zp)))) (the zero point is
+    added before rounding). When the kernel covers the whole input and there is no padding,
+    onnxruntime computes `global_average_pool` instead, and so does this op."""
+
+    name = "onnx.QLinearAveragePool"
+    x = operand_def()
+    x_scale = operand_def()
+    x_zero_point = opt_operand_def()
+    y_scale = operand_def()
+    y_zero_point = opt_operand_def()
+    y = result_def()
+    auto_pad = attr_def(StringAttr)
+    ceil_mode = attr_def(IntegerAttr[I64])
+    channels_last = attr_def(IntegerAttr[I64])
+    count_include_pad = attr_def(IntegerAttr[I64])
+    kernel_shape = attr_def(DenseArrayBase[I64])
+    pads = opt_attr_def(DenseArrayBase[I64])
+    strides = opt_attr_def(DenseArrayBase[I64])
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {
+        "auto_pad": StringAttr("NOTSET"),
+        "ceil_mode": IntegerAttr(0, 64),
+        "channels_last": IntegerAttr(0, 64),
+        "count_include_pad": IntegerAttr(0, 64),
+    }
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        last = bool(self.int_attr("channels_last"))
+        x = channels_first(values["x"], last)
+        kernel = self.ints_attr("kernel_shape")
+        window = SlidingWindow.from_op(self, x.shape[2:], kernel, bool(self.int_attr("ceil_mode")))
+        if tuple(kernel) == x.shape[2:] and not any(window.pads_begin + window.pads_end):
+            return (self.result_array(restore_layout(global_average_pool(self, x, values), last)),)
+        return (self.result_array(restore_layout(self.float_pool(x, window, values), last)),)
+
+    def float_pool(self, x: np.ndarray, window: SlidingWindow, values: dict[str, np.ndarray | None]) -> np.ndarray:
+        """onnxruntime's float path (the formula of the class docstring), as int64."""
+        dequantized = dequantize(x, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
+        taps = window.windows(dequantized, 0.0).reshape(*x.shape[:2], *window.output_shape, -1)
+        total = np.zeros(taps.shape[:-1], dtype=F32)
+        for tap in np.moveaxis(taps, -1, 0):  # float32 sums in window order; padding adds 0.0
+            total = total + tap
+        if self.int_attr("count_include_pad"):
+            count = np.full(window.output_shape, window.taps)
+        else:
+            count = window.taps_inside([0] * len(window.kernel), list(x.shape[2:]))
+        average = total / count.astype(F32)
+        zero_point = integer_zero_point(values["y_zero_point"])
+        low, high = saturation_range(self.y.type)
+        shifted = average / float_scalar(values["y_scale"]) + F32(zero_point)
+        return np.clip(x86_round(shifted), low, high)
+
+
+# ----------------------------------------------------------------------------------------
+# QLinearConcat
+# ----------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class QLinearConcatOp(ContribOp):
+    """`inputs` is (X_i, X_i_scale, X_i_zero_point) for each tensor i; Y is the concatenation
+    along `axis` of quantize(dq(X_i)) (with Y's scale and zero point). For X_i already in Y's
+    quantization this is X_i: fl(fl(s * k) / s) is within an ulp of k for |k| <= 255."""
+
+    name = "onnx.QLinearConcat"
+    y_scale = operand_def()
+    y_zero_point = operand_def()
+    inputs = var_operand_def()
+    y = result_def()
+    axis = attr_def(IntegerAttr[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        y_scale, y_zero_point, *inputs = operands
+        scale, zero_point = float_scalar(y_scale), integer_zero_point(y_zero_point)
+        low, high = saturation_range(self.y.type)
+        parts = [
+            mlas_quantize(dequantize(x, float_scalar(s), integer_zero_point(z)), scale, zero_point, low, high)
+            for x, s, z in zip(inputs[0::3], inputs[1::3], inputs[2::3], strict=True)
+        ]
+        return (self.result_array(np.concatenate(parts, axis=self.int_attr("axis"))),)
+
+
+# ----------------------------------------------------------------------------------------
+# Lookup-table activations: QLinearSigmoid, QLinearLeakyRelu
+# ----------------------------------------------------------------------------------------
+
+
+class QLinearUnaryOp(ContribOp):
+    """Operands of the lookup-table activations (per-tensor parameters)."""
+
+    x = operand_def()
+    x_scale = operand_def()
+    x_zero_point = opt_operand_def()
+    y_scale = operand_def()
+    y_zero_point = opt_operand_def()
+    y = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
+LOGISTIC_RANGE = (F32(-18.0), F32(18.0))
+LOGISTIC_NUMERATOR = tuple(map(F32, (4.37031012579801e-11, 1.15627324459942e-07, 6.08574864600143e-05,
+                                     8.51377133304701e-03, 2.48287947061529e-01)))  # fmt: skip
+LOGISTIC_DENOMINATOR = tuple(map(F32, (6.10247389755681e-13, 5.76102136993427e-09, 6.29106785017040e-06,
+                                       1.70198817374094e-03, 1.16817656904453e-01, 9.93151921023180e-01)))  # fmt: skip
+"""MLAS's rational approximation of the logistic function (`MlasLogisticConstants`): the odd
+numerator's coefficients of v^9, v^7, .., v and the even denominator's of v^10, v^8, .., 1."""
+
+
+def mlas_logistic(values: np.ndarray) -> np.ndarray:
+    """MLAS `MlasComputeLogistic` (its FMA3 kernel), float32: v = clamp(values, -18, 18),
+    w = fl(v * v), p = fl(horner(w, numerator) * v), q = horner(w, denominator) where each
+    Horner step is one fused multiply-add, result = clamp(fl(fl(p / q) + 0.5), 0, 1)."""
+    v = np.clip(values, *LOGISTIC_RANGE)
+    square = v * v
+    numerator, denominator = LOGISTIC_NUMERATOR[0], LOGISTIC_DENOMINATOR[0]
+    for coefficient in LOGISTIC_NUMERATOR[1:]:
+        numerator = fused_multiply_add(numerator, square, coefficient)
+    for coefficient in LOGISTIC_DENOMINATOR[1:]:
+        denominator = fused_multiply_add(denominator, square, coefficient)
+    return np.clip((numerator * v) / denominator + F32(0.5), F32(0.0), F32(1.0))
+
+
+@irdl_op_definition
+class QLinearSigmoidOp(QLinearUnaryOp):
+    """Y = table[X], table[x] = quantize(mlas_logistic(dq(x))) (`lookup_table`): MLAS's
+    rational approximation of 1 / (1 + exp(-v)), not the exact function."""
+
+    name = "onnx.QLinearSigmoid"
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return (lookup_table(self, named_operands(self, operands), mlas_logistic),)
+
+
+@irdl_op_definition
+class QLinearLeakyReluOp(QLinearUnaryOp):
+    """Y = table[X], table[x] = quantize(v if v >= 0 else fl(v * alpha)) with v = dq(x)
+    (`lookup_table`), alpha as float32."""
+
+    name = "onnx.QLinearLeakyRelu"
+    alpha = attr_def(FloatAttr)
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {"alpha": FloatAttr(0.01, f32)}
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        alpha = F32(self.float_attr("alpha"))
+        return (lookup_table(self, named_operands(self, operands), lambda v: np.where(v >= 0, v, v * alpha)),)
+
+
+# ----------------------------------------------------------------------------------------
+# The importer's contract
+# ----------------------------------------------------------------------------------------
+
+OPS = [
+    QGemmOp,
+    QLinearAddOp,
+    QLinearMulOp,
+    QLinearGlobalAveragePoolOp,
+    QLinearAveragePoolOp,
+    QLinearConcatOp,
+    QLinearSigmoidOp,
+    QLinearLeakyReluOp,
+]
+
+_OP_CLASSES: dict[str, type[ContribOp]] = {op.name.removeprefix("onnx."): op for op in OPS}
+
+
+def op_class_for(op_type: str, version: int) -> type[ContribOp] | None:
+    """The op class of a com.microsoft node at that domain's opset `version` (each op here
+    exists since version 1); None for other op types (QuantizeLinear and DequantizeLinear of
+    this domain are the standard ops: the importer maps them) and versions below 1."""
+    return _OP_CLASSES.get(op_type) if version >= 1 else None
+
+
+def attribute_defaults(op_class: type[ContribOp]) -> dict[str, Attribute]:
+    """The contrib schema's defaults of the op's attributes in `base.py`'s encoding (INT as
+    i64 `IntegerAttr`, FLOAT as f32 `FloatAttr`, STRING as `StringAttr`); attributes without
+    a default (QLinearConcat's `axis`, QLinearAveragePool's `kernel_shape`) are required and
+    `pads` / `strides` stay absent when the node omits them."""
+    return dict(op_class.ATTRIBUTE_DEFAULTS)

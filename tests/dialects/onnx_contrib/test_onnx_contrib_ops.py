@@ -1,0 +1,173 @@
+"""The com.microsoft ops' `evaluate` against onnxruntime's CPU kernels: bit for bit."""
+
+import numpy as np
+import pytest
+from contrib_oracle import assert_exact
+
+from bitfold.dialects.onnx import contrib
+
+F32 = np.float32
+TYPES = [np.uint8, np.int8]
+
+
+def codes(rng, dtype, shape):
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, shape).astype(dtype)
+
+
+def scalar(value, dtype=F32):
+    return np.array(value, dtype=dtype)
+
+
+def scale(rng, low=0.002, high=0.1):
+    return scalar(rng.uniform(low, high))
+
+
+def zero_point(rng, dtype):
+    return codes(rng, dtype, ())
+
+
+@pytest.mark.parametrize("dtype", TYPES)
+@pytest.mark.parametrize(
+    "a_shape, b_shape",
+    [((37,), (37,)), ((2, 3, 5), (5,)), ((2, 3, 5), (2, 3, 1)), ((1,), (3, 7)), ((3, 7), ()), ((4, 1), (1, 9)), ((1, 9), (4, 1))],
+)
+@pytest.mark.parametrize("op_type", ["QLinearAdd", "QLinearMul"])
+def test_binary(op_type, dtype, a_shape, b_shape):
+    rng = np.random.default_rng(hash((op_type, a_shape, b_shape)) % 2**32)
+    for _ in range(10):
+        a, b = codes(rng, dtype, a_shape), codes(rng, dtype, b_shape)
+        zps = [zero_point(rng, dtype) for _ in range(3)]
+        assert_exact(op_type, [a, scale(rng), zps[0], b, scale(rng), zps[1], scale(rng, 0.01, 0.2), zps[2]])
+
+
+@pytest.mark.parametrize("dtype", TYPES)
+def test_binary_power_of_two_scales(dtype):
+    """Power-of-two scales put many results on ties (x.5) before rounding."""
+    rng = np.random.default_rng(7)
+    a, b = codes(rng, dtype, (64,)), codes(rng, dtype, (64,))
+    for op_type in ("QLinearAdd", "QLinearMul"):
+        assert_exact(op_type, [a, scalar(0.25), zero_point(rng, dtype), b, scalar(0.125), zero_point(rng, dtype), scalar(0.5), zero_point(rng, dtype)])
+
+
+GEMM_TYPES = [(np.uint8, np.uint8), (np.uint8, np.int8), (np.int8, np.int8)]
+
+
+@pytest.mark.parametrize("a_type, b_type", GEMM_TYPES)
+@pytest.mark.parametrize("per_column", [False, True])
+@pytest.mark.parametrize("trans_a, trans_b", [(0, 0), (1, 1)])
+@pytest.mark.parametrize("bias", [None, "row", "full"])
+def test_qgemm_quantized(a_type, b_type, per_column, trans_a, trans_b, bias):
+    rng = np.random.default_rng(11)
+    m, k, n = 5, 33, 7
+    a = codes(rng, a_type, (k, m) if trans_a else (m, k))
+    b = codes(rng, b_type, (n, k) if trans_b else (k, n))
+    b_scale = rng.uniform(0.001, 0.01, n).astype(F32) if per_column else scale(rng, 0.001, 0.01)
+    b_zero_point = codes(rng, b_type, (n,)) if per_column else zero_point(rng, b_type)
+    c = None if bias is None else rng.integers(-5000, 5000, (n,) if bias == "row" else (m, n)).astype(np.int32)
+    inputs = [a, scale(rng), zero_point(rng, a_type), b, b_scale, b_zero_point, c, scale(rng, 0.05, 0.5), zero_point(rng, a_type)]
+    assert_exact("QGemm", inputs, transA=trans_a, transB=trans_b, alpha=0.75)
+
+
+@pytest.mark.parametrize("a_type, b_type", GEMM_TYPES)
+def test_qgemm_float_output(a_type, b_type):
+    rng = np.random.default_rng(12)
+    a, b = codes(rng, a_type, (3, 17)), codes(rng, b_type, (17, 4))
+    c = rng.integers(-5000, 5000, (3, 4)).astype(np.int32)
+    assert_exact("QGemm", [a, scale(rng), zero_point(rng, a_type), b, rng.uniform(0.001, 0.01, 4).astype(F32), codes(rng, b_type, (4,)), c])
+
+
+@pytest.mark.parametrize("dtype", TYPES)
+@pytest.mark.parametrize("shape, channels_last", [((2, 3, 5, 7), 0), ((1, 4, 9), 0), ((2, 5, 3, 6), 1), ((1, 1, 300), 0)])
+def test_global_average_pool(dtype, shape, channels_last):
+    rng = np.random.default_rng(13)
+    for _ in range(5):
+        x = codes(rng, dtype, shape)
+        inputs = [x, scale(rng), zero_point(rng, dtype), scale(rng, 0.005, 0.1), zero_point(rng, dtype)]
+        assert_exact("QLinearGlobalAveragePool", inputs, channels_last=channels_last)
+
+
+POOLS = [
+    dict(kernel_shape=[3, 3]),
+    dict(kernel_shape=[2, 3], strides=[2, 1], pads=[1, 0, 1, 2]),
+    dict(kernel_shape=[3, 2], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1),
+    dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+    dict(kernel_shape=[2, 2], auto_pad="SAME_UPPER"),
+    dict(kernel_shape=[3], strides=[2], pads=[1, 1]),
+    dict(kernel_shape=[7, 6]),  # the whole image, no padding: onnxruntime's global path
+    dict(kernel_shape=[2, 2, 2], strides=[1, 2, 1]),
+]
+
+
+@pytest.mark.parametrize("dtype", TYPES)
+@pytest.mark.parametrize("attributes", POOLS)
+@pytest.mark.parametrize("channels_last", [0, 1])
+def test_average_pool(dtype, attributes, channels_last):
+    rng = np.random.default_rng(14)
+    spatial = {1: (11,), 2: (7, 6), 3: (4, 5, 3)}[len(attributes["kernel_shape"])]
+    shape = (2, *spatial, 3) if channels_last else (2, 3, *spatial)
+    for _ in range(3):
+        x = codes(rng, dtype, shape)
+        inputs = [x, scale(rng), zero_point(rng, dtype), scale(rng, 0.005, 0.1), zero_point(rng, dtype)]
+        assert_exact("QLinearAveragePool", inputs, channels_last=channels_last, **attributes)
+
+
+@pytest.mark.parametrize("dtype", TYPES)
+def test_average_pool_ties(dtype):
+    """Power-of-two scales: averages of 4 codes land on x.5 and x.25 before rounding."""
+    rng = np.random.default_rng(15)
+    x = codes(rng, dtype, (1, 2, 6, 6))
+    assert_exact("QLinearAveragePool", [x, scalar(0.5), zero_point(rng, dtype), scalar(0.25), zero_point(rng, dtype)], kernel_shape=[2, 2], strides=[2, 2])
+
+
+@pytest.mark.parametrize("dtype", TYPES)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_concat(dtype, axis):
+    rng = np.random.default_rng(16)
+    shapes = {0: [(2, 3, 4), (1, 3, 4), (3, 3, 4)], 1: [(2, 1, 4), (2, 5, 4), (2, 2, 4)], -1: [(2, 3, 1), (2, 3, 4), (2, 3, 2)]}[axis]
+    y_scale, y_zero_point = scale(rng), zero_point(rng, dtype)
+    inputs = [y_scale, y_zero_point]
+    for i, shape in enumerate(shapes):
+        same = i == 0  # the first input is already in Y's quantization
+        inputs += [codes(rng, dtype, shape), y_scale if same else scale(rng), y_zero_point if same else zero_point(rng, dtype)]
+    assert_exact("QLinearConcat", inputs, axis=axis)
+
+
+@pytest.mark.parametrize("dtype", TYPES)
+def test_sigmoid(dtype):
+    """Every code, for many quantization parameters (the table is all there is)."""
+    rng = np.random.default_rng(17)
+    info = np.iinfo(dtype)
+    x = np.arange(info.min, info.max + 1).astype(dtype).reshape(16, 16)
+    for _ in range(40):
+        inputs = [x, scale(rng, 0.005, 0.2), zero_point(rng, dtype), scale(rng, 1 / 512, 1 / 128), zero_point(rng, dtype)]
+        assert_exact("QLinearSigmoid", inputs)
+    assert_exact("QLinearSigmoid", [x, scalar(0.1), None, scalar(1 / 256), np.zeros((), dtype)])  # absent x_zero_point
+
+
+@pytest.mark.parametrize("dtype", TYPES)
+def test_leaky_relu(dtype):
+    rng = np.random.default_rng(18)
+    info = np.iinfo(dtype)
+    x = np.arange(info.min, info.max + 1).astype(dtype)
+    for _ in range(20):
+        inputs = [x, scale(rng), zero_point(rng, dtype), scale(rng), zero_point(rng, dtype)]
+        assert_exact("QLinearLeakyRelu", inputs, alpha=float(rng.uniform(0.0, 0.5)))
+    assert_exact("QLinearLeakyRelu", [x, scalar(0.05), None, scalar(0.05), np.zeros((), dtype)])  # default alpha
+
+
+def test_fused_multiply_add_rounds_once():
+    """a * b + c = 1 + 2^-23 + 2^-24 - 2^-70 lies just below the float32 midpoint of 1 + 2^-23
+    and 1 + 2^-22; its float64 rounding is that midpoint, which would round to even (up)."""
+    a, b, c = F32(2**-24 * (1 + 2**-23)), F32(1 - 2**-23), F32(1 + 2**-23)
+    assert contrib.fused_multiply_add(np.array(a), np.array(b), np.array(c)) == c
+
+
+def test_importer_contract():
+    assert contrib.DOMAIN == "com.microsoft"
+    assert contrib.op_class_for("QGemm", 1) is contrib.QGemmOp
+    assert contrib.op_class_for("QuantizeLinear", 1) is None
+    assert contrib.op_class_for("QLinearAdd", 0) is None
+    defaults = contrib.attribute_defaults(contrib.QLinearAveragePoolOp)
+    assert set(defaults) == {"auto_pad", "ceil_mode", "channels_last", "count_include_pad"}
+    assert contrib.attribute_defaults(contrib.QLinearLeakyReluOp)["alpha"].value.data == pytest.approx(0.01)
