@@ -1,5 +1,246 @@
-"""The `qonnx` dialect: QONNX's Quant (IntQuant), BipolarQuant and Trunc ops (in progress)."""
+"""The `qonnx` dialect: QONNX's integer quantization ops (`qonnx.custom_op.general`), one op
+per node, with qonnx 1.0's reference semantics bit for bit.
 
-from xdsl.ir import Dialect
+The ops follow the conventions of the `onnx.*` ops (`bitfold.dialects.onnx.base`): operands
+named after the node's inputs in snake_case, in order; every attribute present (the importer
+fills the defaults, `attribute_defaults`); the node's name as location; `evaluate` the numpy
+reference. Every op computes in the float type of its operands, step by step as qonnx's
+reference functions do (float32 for float32 inputs), reusing `quant_semantics`' rounding and
+clamping; the formulas below name the float steps in that order.
 
-QOnnx = Dialect("qonnx", [], [])
+Shared notation:
+- `R` is the node's `rounding_mode` (`ROUNDING_MODES`, case-insensitive; `round_with` gives
+  each mode's formula); `round` is half to even.
+- `[low, high]` is QONNX's integer range of n bits (`qonnx_int_range`): signed
+  [-2^(n-1) + narrow, 2^(n-1) - 1], unsigned [0, 2^n - 1 - narrow]. qonnx computes the bounds
+  in the bit width's float type, so above 24 bits with a float32 bit width its bounds are
+  rounded; bitfold's are exact.
+- scale, zero point and bit widths are float tensors broadcast against x (numpy rules); bit
+  widths must hold one positive integer.
+
+Ops and the qonnx classes they reproduce: `qonnx.Quant` (IntQuant, also read as `Quant`),
+`qonnx.BipolarQuant`, `qonnx.Trunc_v1` (Trunc of the qonnx domain's opset 1) and `qonnx.Trunc`
+(opset 2 and later, qonnx's Trunc_v2). `op_class_for` maps a node to its op class.
+"""
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr
+from xdsl.ir import Attribute, Dialect
+from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def
+from xdsl.utils.exceptions import VerifyException
+
+from bitfold.dialects.evaluation import numpy_dtype_of
+from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.quant import RoundingMode, integer_range
+from bitfold.dialects.quant_semantics import bipolar_sign, clamp, round_with, scale_and_round
+
+ROUNDING_MODES: dict[str, RoundingMode] = {
+    "ROUND": RoundingMode.HALF_TO_EVEN,
+    "HALF_EVEN": RoundingMode.HALF_TO_EVEN,
+    "HALF_UP": RoundingMode.HALF_AWAY_FROM_ZERO,
+    "HALF_DOWN": RoundingMode.HALF_TOWARD_ZERO,
+    "UP": RoundingMode.AWAY_FROM_ZERO,
+    "DOWN": RoundingMode.TOWARD_ZERO,
+    "ROUND_TO_ZERO": RoundingMode.TOWARD_ZERO,
+    "CEIL": RoundingMode.CEIL,
+    "FLOOR": RoundingMode.FLOOR,
+}
+"""QONNX rounding mode names (upper case) and the modes they are. ROUND_TO_ZERO is Brevitas'
+name for DOWN; qonnx 1.0's `resolve_rounding_mode` rejects it."""
+
+
+def qonnx_int_range(bit_width: int, signed: bool, narrow: bool) -> tuple[int, int]:
+    """QONNX's `min_int` / `max_int`: signed [-2^(n-1) + narrow, 2^(n-1) - 1], unsigned
+    [0, 2^n - 1 - narrow] (narrow: 8-bit signed [-127, 127], unsigned [0, 254])."""
+    low, high = integer_range(bit_width, signed)
+    return (low + narrow, high) if signed else (low, high - narrow)
+
+
+def _bit_width(op: OnnxOp, value: np.ndarray, name: str) -> int:
+    """The positive integer a bit width operand holds."""
+    if value.size != 1 or not float(value.flat[0]).is_integer() or value.flat[0] < 1:
+        raise ValueError(f"{op.node_name}: '{name}' must be one positive integer, got {value}")
+    return int(value.flat[0])
+
+
+class QOnnxOp(OnnxOp):
+    """Base of `qonnx.*` ops: QONNX's attribute defaults (`get_nodeattr_types`; the
+    importer fills them) and checks of the attributes' values."""
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, int | str]] = {}
+    FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ()
+    """Attributes that are 0 or 1."""
+
+    def rounding(self) -> RoundingMode:
+        """The `rounding_mode` attribute as a rounding mode."""
+        return ROUNDING_MODES[self.string_attr("rounding_mode").upper()]
+
+    def flag(self, name: str) -> bool:
+        return self.int_attr(name) == 1
+
+    def verify_(self) -> None:
+        for name in self.FLAG_ATTRIBUTES:
+            if self.int_attr(name) not in (0, 1):
+                raise VerifyException(f"'{name}' must be 0 or 1, got {self.int_attr(name)}")
+        if "rounding_mode" in self.ATTRIBUTE_DEFAULTS:
+            mode = self.string_attr("rounding_mode")
+            if mode.upper() not in ROUNDING_MODES:
+                raise VerifyException(
+                    f"unknown rounding_mode '{mode}' (expected one of {', '.join(ROUNDING_MODES)})"
+                )
+
+    def result_array(self, value: np.ndarray) -> np.ndarray:
+        """`value` in the result's element type."""
+        return np.asarray(value).astype(numpy_dtype_of(self.y.type), copy=False)
+
+
+@irdl_op_definition
+class QuantOp(QOnnxOp):
+    """QONNX IntQuant (`Quant`): fake-quantize x to n = `bitwidth` bits, QONNX order (zero
+    point before rounding, clamp before rounding):
+
+        y = (R(clamp(x / scale + zeropt, low, high)) - zeropt) * scale
+
+    Signed with n = 1 is bipolar, whatever `narrow`:
+        y = ((+1 if x / scale + zeropt >= 0 else -1) - zeropt) * scale
+
+    Clamping first equals `quant.qcast {zero_point_first}` (R then clamp) since the bounds
+    are integers; with an integer zeropt in [low, high] this is qcast to
+    `!quant.uniform<iN<low:high>:f32, scale:zeropt>` then dcast, and the bipolar form with
+    zeropt = 0 is qcast to `!quant.bipolar` then dcast."""
+
+    name = "qonnx.Quant"
+    x = operand_def()
+    scale = operand_def()
+    zeropt = operand_def()
+    bitwidth = operand_def()
+    y = result_def()
+    signed = attr_def(IntegerAttr[I64])
+    narrow = attr_def(IntegerAttr[I64])
+    rounding_mode = attr_def(StringAttr)
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, int | str]] = {"signed": 1, "narrow": 0, "rounding_mode": "ROUND"}
+    FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ("signed", "narrow")
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        x, scale, zeropt, bitwidth = operands
+        bits, signed = _bit_width(self, bitwidth, "bitwidth"), self.flag("signed")
+        if bits == 1 and signed:
+            grid = bipolar_sign(x / scale + zeropt)
+        else:
+            low, high = qonnx_int_range(bits, signed, self.flag("narrow"))
+            grid = scale_and_round(x, scale, zeropt, low, high, self.rounding(), zero_point_first=True)
+        return (self.result_array((grid - zeropt) * scale),)
+
+
+@irdl_op_definition
+class BipolarQuantOp(QOnnxOp):
+    """QONNX BipolarQuant: y = (+1 if x >= 0 else -1) * scale (NaN gives -scale).
+
+    The sign is that of x, not of x / scale: the two differ only where a negative x / scale
+    underflows to -0.0, which `quant.qcast` to `!quant.bipolar` sends to +1."""
+
+    name = "qonnx.BipolarQuant"
+    x = operand_def()
+    scale = operand_def()
+    y = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        x, scale = operands
+        return (self.result_array(bipolar_sign(x) * scale),)
+
+
+@irdl_op_definition
+class TruncV1Op(QOnnxOp):
+    """QONNX Trunc, opset 1 (qonnx's `trunc_v1`): drop the low in - out bits of an integer,
+    with k = input_bit_width - output_bit_width:
+
+        y = (R(round(x / scale + zeropt) / 2^k) - zeropt) * scale
+
+    No clamp, and the output keeps the input's scale and zero point (so y is not x's value
+    truncated; opset 2 fixes both). Operands: QONNX's `in_bitwidth`, `out_bitwidth`."""
+
+    name = "qonnx.Trunc_v1"
+    x = operand_def()
+    scale = operand_def()
+    zeropt = operand_def()
+    input_bit_width = operand_def()
+    output_bit_width = operand_def()
+    y = result_def()
+    rounding_mode = attr_def(StringAttr)
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, int | str]] = {"rounding_mode": "FLOOR"}
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        x, scale, zeropt, input_bit_width, output_bit_width = operands
+        _bit_width(self, input_bit_width, "input_bit_width")
+        _bit_width(self, output_bit_width, "output_bit_width")
+        integer = round_with(x / scale + zeropt, RoundingMode.HALF_TO_EVEN)
+        truncated = round_with(integer / 2.0 ** (input_bit_width - output_bit_width), self.rounding())
+        return (self.result_array((truncated - zeropt) * scale),)
+
+
+@irdl_op_definition
+class TruncOp(QOnnxOp):
+    """QONNX Trunc, opset 2 (qonnx's `trunc_v2`): rescale an integer to `output_scale` by a
+    power of two and clamp it to `output_bit_width` bits (`signed`, `narrow`):
+
+        q = round(x / scale + zeropt)
+        t = 2^round(log2(output_scale / scale))                       (trunc_scale)
+        y = (R(clamp(q / t, low, high)) - zeropt / t) * output_scale
+
+    `input_bit_width` is not used. When zeropt / t is an integer and output_scale = scale * t,
+    this is `quant.requant {zero_point_first}` from `!quant.uniform<..., scale:zeropt>` to
+    `!quant.uniform<iN<low:high>, output_scale:zeropt/t>` between a qcast (round) and a dcast.
+    Operands: QONNX's `in_bitwidth`, `out_scale`, `out_bitwidth`."""
+
+    name = "qonnx.Trunc"
+    x = operand_def()
+    scale = operand_def()
+    zeropt = operand_def()
+    input_bit_width = operand_def()
+    output_scale = operand_def()
+    output_bit_width = operand_def()
+    y = result_def()
+    rounding_mode = attr_def(StringAttr)
+    narrow = attr_def(IntegerAttr[I64])
+    signed = attr_def(IntegerAttr[I64])
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, int | str]] = {"rounding_mode": "FLOOR", "narrow": 0, "signed": 1}
+    FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ("narrow", "signed")
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        x, scale, zeropt, _, output_scale, output_bit_width = operands
+        bits = _bit_width(self, output_bit_width, "output_bit_width")
+        low, high = qonnx_int_range(bits, self.flag("signed"), self.flag("narrow"))
+        integer = round_with(x / scale + zeropt, RoundingMode.HALF_TO_EVEN)
+        trunc_scale = 2 ** round_with(np.log2(output_scale / scale), RoundingMode.HALF_TO_EVEN)
+        truncated = round_with(clamp(integer / trunc_scale, low, high), self.rounding())
+        return (self.result_array((truncated - zeropt / trunc_scale) * output_scale),)
+
+
+def op_class_for(op_type: str, version: int) -> type[QOnnxOp] | None:
+    """The op class of a node of the qonnx domain (`qonnx.custom_op.general`, or its aliases)
+    whose opset version there is `version`, with qonnx's "since version" rule: Trunc is
+    `TruncV1Op` at version 1 and `TruncOp` from 2 on. None for any other op type (FloatQuant,
+    MultiThreshold, ...) or a version below 1: the importer reports those unsupported."""
+    if version < 1:
+        return None
+    if op_type == "Trunc":
+        return TruncV1Op if version == 1 else TruncOp
+    return {"Quant": QuantOp, "IntQuant": QuantOp, "BipolarQuant": BipolarQuantOp}.get(op_type)
+
+
+def attribute_defaults(op_class: type[QOnnxOp]) -> dict[str, Attribute]:
+    """The QONNX defaults of the op's attributes, encoded as `onnx.*` attributes are: INT as
+    an i64 `IntegerAttr`, STRING as a `StringAttr`."""
+    return {
+        name: StringAttr(value) if isinstance(value, str) else IntegerAttr(value, 64)
+        for name, value in op_class.ATTRIBUTE_DEFAULTS.items()
+    }
+
+
+QOnnx = Dialect("qonnx", [QuantOp, BipolarQuantOp, TruncV1Op, TruncOp], [])

@@ -70,6 +70,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from bitfold.dialects.evaluation import NumpyEvaluable
 from bitfold.dialects.float_literal import (
     DOUBLE,
     FLOAT_FORMATS,
@@ -785,8 +786,16 @@ def _verify_rounding(op: IRDLOperation) -> None:
         raise VerifyException(f"unknown rounding mode '{rounding.data}' (expected one of {modes})")
 
 
-class CastOpBase(IRDLOperation):
-    """Shared shape of the quant casts: one operand, one result, upstream assembly."""
+def _rounding_mode(op: IRDLOperation) -> RoundingMode:
+    """The op's `rounding` attribute, half to even when absent."""
+    rounding = op.attributes.get("rounding")
+    return RoundingMode.HALF_TO_EVEN if rounding is None else RoundingMode(rounding.data)
+
+
+class CastOpBase(IRDLOperation, NumpyEvaluable):
+    """Shared shape of the quant casts: one operand, one result, upstream assembly; each
+    evaluates with its function in `quant_semantics` (imported on use: it imports this
+    module)."""
 
     input = operand_def()
     result = result_def()
@@ -842,6 +851,13 @@ class QuantizeCastOp(CastOpBase):
         verify_quantized_container(quantized, target)
         _verify_rounding(self)
 
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        from bitfold.dialects.quant_semantics import quantize
+
+        (x,) = operands
+        quantized = element_type(self.result.type)
+        return (quantize(x, quantized, _rounding_mode(self), self.zero_point_first is not None),)
+
 
 @irdl_op_definition
 class DequantizeCastOp(CastOpBase):
@@ -861,6 +877,12 @@ class DequantizeCastOp(CastOpBase):
         if quantized.expressed_type != element_type(target):
             raise VerifyException("expressed type in quantized type expected to match float type")
         verify_quantized_container(quantized, source)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        from bitfold.dialects.quant_semantics import dequantize
+
+        (q,) = operands
+        return (dequantize(q, element_type(self.input.type)),)
 
 
 @irdl_op_definition
@@ -891,6 +913,15 @@ class StorageCastOp(CastOpBase):
             raise VerifyException("storage type in quantized type expected to match integer type")
         verify_quantized_container(quantized, quantized_container)
 
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        from bitfold.dialects.quant_semantics import from_storage, to_storage
+
+        (value,) = operands
+        source, target = element_type(self.input.type), element_type(self.result.type)
+        if isinstance(source, QuantizedType):
+            return (to_storage(value, source),)
+        return (from_storage(value, target),)
+
 
 @irdl_op_definition
 class RequantizeOp(CastOpBase):
@@ -919,6 +950,13 @@ class RequantizeOp(CastOpBase):
         verify_quantized_container(element_type(source), source)
         verify_quantized_container(element_type(target), target)
         _verify_rounding(self)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        from bitfold.dialects.quant_semantics import requantize
+
+        (q,) = operands
+        in_type, out_type = element_type(self.input.type), element_type(self.result.type)
+        return (requantize(q, in_type, out_type, _rounding_mode(self), self.zero_point_first is not None),)
 
 
 Quant = Dialect(
