@@ -16,7 +16,8 @@ scales literal has the tensor's rank with `dim / block` entries along each axis.
 
 Beyond upstream (what ONNX and QONNX need; upstream `mlir-opt` does not know these):
 - `!quant.bipolar<f32, 0.5>` / `!quant.bipolar<f32:1, {0.5, 0.25}>`: values in {-scale, +scale}
-  (QONNX `BipolarQuant`, 1-bit signed `Quant`). Storage is `i1`; bit `b` stands for `2b - 1`.
+  (QONNX `BipolarQuant`, 1-bit signed `Quant`): q = +1 where x >= 0 (-0.0 included), else -1.
+  Storage is `i1`; bit `b` stands for `2b - 1`.
 - `quant.qcast` takes optional attributes `rounding` (a `RoundingMode`, default half to even)
   and `zero_point_first` (QONNX's order: round `x / scale + zero_point`; ONNX rounds `x / scale`
   and then adds the zero point). Without them it prints exactly as upstream.
@@ -443,8 +444,7 @@ class UniformQuantizedType(QuantizedType):
         scales = np.array(self.scale_values(), dtype=np.float64).reshape(table_shape)
         zero_points = np.array(self.zero_point_values(), dtype=np.int64).reshape(table_shape)
         if self.kind == Granularity.PER_AXIS:
-            broadcast = [1] * len(shape)
-            broadcast[self.axis] = table_shape[0]
+            broadcast = _axis_broadcast_shape(len(shape), self.axis, table_shape[0])
             return scales.reshape(broadcast), zero_points.reshape(broadcast)
         if self.kind == Granularity.SUB_CHANNEL:
             for dim, size in enumerate(shape):
@@ -603,6 +603,13 @@ class UniformQuantizedType(QuantizedType):
         printer.print_string(">")
 
 
+def _axis_broadcast_shape(rank: int, axis: int, size: int) -> list[int]:
+    """Shape of a per-axis parameter vector broadcast against a rank-`rank` tensor."""
+    broadcast = [1] * rank
+    broadcast[axis] = size
+    return broadcast
+
+
 def _print_nested(printer: Printer, pairs: list[tuple[float, int]], shape: list[int], fmt: FloatFormat):
     """Print a row-major table of (scale, zero point) as upstream's brace-nested literal."""
     if not shape:
@@ -625,7 +632,8 @@ def _print_nested(printer: Printer, pairs: list[tuple[float, int]], shape: list[
 class BipolarQuantizedType(QuantizedType):
     """`!quant.bipolar<f32, 0.5>` (per tensor) or `!quant.bipolar<f32:1, {0.5,0.25}>` (per
     axis): the real value is `+scale` or `-scale`, what QONNX `BipolarQuant` and 1-bit signed
-    `Quant` produce: `q = +1 if x / scale >= 0 else -1`. Storage is `i1`, bit `b` standing
+    `Quant` produce: `q = +1 if x >= 0 else -1`, the sign of x itself as QONNX takes it (a
+    tiny negative x whose x / scale underflows to -0.0 is still -1). Storage is `i1`, bit `b` standing
     for `2b - 1`, so no zero point exists. A bitfold extension; upstream MLIR lacks it."""
 
     name = "quant.bipolar"
@@ -655,6 +663,16 @@ class BipolarQuantizedType(QuantizedType):
 
     def storage_integer_type(self) -> IntegerType:
         return IntegerType(self.STORAGE_BITS)
+
+    def parameter_arrays(self, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(scales, zero points) as float64 / int64 arrays broadcastable to `shape` (zero
+        points are all 0): shape () per tensor, size n at the axis per axis."""
+        scales = np.array(self.scale_values(), dtype=np.float64)
+        if self.kind == Granularity.PER_AXIS:
+            scales = scales.reshape(_axis_broadcast_shape(len(shape), self.axis, scales.size))
+        else:
+            scales = scales.reshape(())
+        return scales, np.zeros_like(scales, dtype=np.int64)
 
     def value_range(self) -> tuple[int, int]:
         return -1, 1
@@ -831,8 +849,7 @@ class QuantizeCastOp(CastOpBase):
 
     R is `rounding` (default half to even); `x / scale` is computed in the expressed type
     (ONNX QuantizeLinear's reference divides in float32). Per axis and per block, scale and
-    zero point are those of the element's channel or block. Bipolar: q = +1 if x / scale >= 0
-    else -1.
+    zero point are those of the element's channel or block. Bipolar: q = +1 if x >= 0 else -1.
     """
 
     name = "quant.qcast"

@@ -117,20 +117,6 @@ def _expressed_dtype(qtype: QuantizedType) -> np.dtype:
     return numpy_dtype(qtype.expressed_type)
 
 
-def _parameters(qtype: QuantizedType, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """(scales, zero points) broadcastable to `shape`: float64 and int64 arrays."""
-    if isinstance(qtype, UniformQuantizedType):
-        return qtype.parameter_arrays(shape)
-    scales = np.array(qtype.scale_values(), dtype=np.float64)
-    if qtype.axes.data:
-        broadcast = [1] * len(shape)
-        broadcast[qtype.axis] = scales.size
-        scales = scales.reshape(broadcast)
-    else:
-        scales = scales.reshape(())
-    return scales, np.zeros_like(scales, dtype=np.int64)
-
-
 def scale_and_round(
     x: np.ndarray,
     scale: np.ndarray,
@@ -167,13 +153,13 @@ def quantize(
         q = clamp(R(x / s + zp), storage_min, storage_max)       (zero_point_first, QONNX)
 
     with s rounded to the expressed type, `x / s` (and `+ zp` when first) computed in it,
-    s and zp per element from `parameter_arrays(x.shape)`. Bipolar: q = +1 if x / s >= 0
-    else -1. A NaN input has no defined result."""
+    s and zp per element from `parameter_arrays(x.shape)`. Bipolar: q = +1 if x >= 0 else -1
+    (the sign of x, as QONNX's BipolarQuant). A NaN input has no defined result."""
     dtype = _expressed_dtype(qtype)
-    scale, zero_point = _parameters(qtype, x.shape)
+    scale, zero_point = qtype.parameter_arrays(x.shape)
     x, scale = x.astype(dtype, copy=False), scale.astype(dtype)
     if isinstance(qtype, BipolarQuantizedType):
-        return bipolar_sign(x / scale).astype(numpy_dtype(qtype))
+        return bipolar_sign(x).astype(numpy_dtype(qtype))
     low, high = qtype.value_range()
     if zero_point_first:
         zero_point = zero_point.astype(dtype)
@@ -187,7 +173,7 @@ def dequantize(q: np.ndarray, qtype: QuantizedType) -> np.ndarray:
     type, the product rounded once in it. Equals ONNX DequantizeLinear's reference (which
     converts q to f32 before subtracting) wherever |q| and |q - zp| are below 2^p."""
     dtype = _expressed_dtype(qtype)
-    scale, zero_point = _parameters(qtype, q.shape)
+    scale, zero_point = qtype.parameter_arrays(q.shape)
     return (q.astype(np.int64) - zero_point).astype(dtype) * scale.astype(dtype)
 
 

@@ -1,3 +1,384 @@
-"""ONNX quantization ops (see `base.py` for the conventions every onnx op follows)."""
+"""ONNX quantization ops (see `base.py` for the conventions every onnx op follows).
 
-OPS: list = []
+QuantizeLinear and DequantizeLinear have opset 25's signature (the importer upgrades opsets
+10 to 24; `precision` of opset 23+ is kept); the QLinear and Integer ops have their only (or
+newest) signature. The formulas below are the ONNX specification's, with the float arithmetic
+of onnx's reference implementation where the specification leaves it open, so that results
+match onnx's node tests bit for bit.
+
+Shared notation:
+- `round` is round half to even; `saturate(v)` clamps to the range of the result's integer
+  type (`i8` [-128, 127], `ui8` [0, 255], `i16`, `ui16`, `i4` [-8, 7], `ui4`, `i2` [-2, 1],
+  `ui2`), whose element type is the op's result type (the importer takes it from ONNX's
+  shape inference: the zero point's type, else `output_dtype`, else uint8);
+- a missing zero point is 0;
+- scale and zero point broadcast as `expand(p, shape, axis, block_size)`: a scalar or
+  one-element tensor applies to every element (per tensor); otherwise with `block_size == 0`
+  a 1-D tensor applies along `axis` (per axis); with `block_size > 0` `p` has the input's rank
+  and entry `p[..., i // block_size, ...]` (along `axis`) applies to element `i` (blocked).
+
+Values of type bf16 are held in float32 (see `bitfold.dialects.evaluation`), so bf16
+arithmetic here is float32 arithmetic.
+"""
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    I64,
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    attr_def,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    opt_operand_def,
+    result_def,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
+from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.nn import SlidingWindow
+from bitfold.dialects.quant import integer_range
+
+PRECISION_DTYPES = {1: np.float32, 10: np.float16, 11: np.float64, 16: np.float32}
+"""QuantizeLinear's `precision` (an ONNX TensorProto data type: FLOAT, FLOAT16, DOUBLE,
+BFLOAT16) as the numpy dtype the division is computed in (bf16 held in float32)."""
+
+ACCUMULATOR = np.int32
+"""ONNX's integer ops accumulate in int32, wrapping on overflow."""
+
+
+# ----------------------------------------------------------------------------------------
+# Shared arithmetic
+# ----------------------------------------------------------------------------------------
+
+
+def integer_element(value_type: Attribute) -> IntegerType:
+    """The integer element type of a tensor type (verifiers ensure it is one)."""
+    element = value_type.element_type if isinstance(value_type, TensorType) else value_type
+    assert isinstance(element, IntegerType)
+    return element
+
+
+def saturation_range(value_type: Attribute) -> tuple[int, int]:
+    """Inclusive range of a tensor's integer element type (signless counts as signed)."""
+    element = integer_element(value_type)
+    return integer_range(element.width.data, element.signedness.data != Signedness.UNSIGNED)
+
+
+def expand(parameter: np.ndarray, shape: Sequence[int], axis: int, block_size: int) -> np.ndarray:
+    """Broadcast a scale or zero point to `shape`: per tensor, per axis or blocked (see the
+    module docstring); ONNX's `reshape_input`."""
+    if parameter.size == 1:
+        return parameter.reshape(())
+    axis %= len(shape)
+    if block_size <= 0:
+        dims = [1] * len(shape)
+        dims[axis] = parameter.size
+        return parameter.reshape(dims)
+    return np.repeat(parameter, block_size, axis=axis).take(range(shape[axis]), axis=axis)
+
+
+def saturate_round(values: np.ndarray, low: int, high: int, dtype: np.dtype) -> np.ndarray:
+    """`saturate(round(values))` as `dtype`. NaN, which ONNX leaves unspecified, becomes 0."""
+    rounded = np.rint(np.nan_to_num(values.astype(np.float64), nan=0.0))
+    return np.clip(rounded, low, high).astype(dtype)
+
+
+def requantize(accumulator: np.ndarray, multiplier: np.ndarray, zero_point: np.ndarray | None,
+               low: int, high: int, dtype: np.dtype) -> np.ndarray:
+    """`saturate(round(float64(accumulator) * multiplier + zero_point))`, the output stage of
+    QLinearMatMul and QLinearConv (the multiplier is already computed in the scales' type)."""
+    scaled = accumulator.astype(np.float64) * multiplier.astype(np.float64)
+    if zero_point is not None:
+        scaled = scaled + zero_point.astype(np.float64)
+    return saturate_round(scaled, low, high, dtype)
+
+
+def minus_zero_point(values: np.ndarray, zero_point: np.ndarray | None) -> np.ndarray:
+    """`values - zero_point` in int64 (exact), a missing zero point being 0."""
+    wide = values.astype(np.int64)
+    return wide if zero_point is None else wide - zero_point.astype(np.int64)
+
+
+def matmul_integer(a: np.ndarray, a_zero_point: np.ndarray | None,
+                   b: np.ndarray, b_zero_point: np.ndarray | None) -> np.ndarray:
+    """`(a - a_zero_point) @ (b - b_zero_point)` with numpy matmul broadcasting, in int32
+    (wrapping). A 1-D `a_zero_point` of M entries applies per row of the M x K matrix `a`, a
+    1-D `b_zero_point` of N entries per column of the K x N matrix `b` (the ONNX schema)."""
+    if a_zero_point is not None and a_zero_point.ndim == 1 and a_zero_point.size > 1:
+        a_zero_point = a_zero_point.reshape(-1, 1)
+    return np.matmul(minus_zero_point(a, a_zero_point), minus_zero_point(b, b_zero_point)).astype(ACCUMULATOR)
+
+
+class ConvolutionAttributes(OnnxOp):
+    """The attributes of ONNX's convolutions (as `onnx.Conv`) and their integer evaluation."""
+
+    auto_pad = attr_def(StringAttr)
+    dilations = opt_attr_def(DenseArrayBase[I64])
+    group = attr_def(IntegerAttr[I64])
+    kernel_shape = opt_attr_def(DenseArrayBase[I64])
+    pads = opt_attr_def(DenseArrayBase[I64])
+    strides = opt_attr_def(DenseArrayBase[I64])
+
+    def convolve(self, x: np.ndarray, w: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+        """ONNX Conv in exact integer arithmetic (int64), returned in int32 (wrapping):
+        y[n, m, o...] = bias[m] + sum over c in m's group and j... of
+        x[n, c, o * strides - pads_begin + j * dilations] * w[m, c - g * C / group, j...],
+        zero padding (`SlidingWindow` of `onnx.Conv`). x is N x C x D1..., w M x C/group x K1...."""
+        kernel = self.ints_attr("kernel_shape") if "kernel_shape" in self.attributes else w.shape[2:]
+        window = SlidingWindow.from_op(self, x.shape[2:], kernel)
+        groups = self.int_attr("group")
+        batch, channels = x.shape[:2]
+        out_channels = w.shape[0]
+        # im2col: (N, group, positions, C/group * taps) @ (group, C/group * taps, M/group)
+        columns = window.windows(x.astype(np.int64), 0).reshape(
+            batch, groups, channels // groups, math.prod(window.output_shape), window.taps
+        )
+        columns = columns.transpose(0, 1, 3, 2, 4).reshape(batch, groups, -1, channels // groups * window.taps)
+        kernels = w.astype(np.int64).reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
+        y = np.matmul(columns, kernels).transpose(0, 1, 3, 2).reshape(batch, out_channels, *window.output_shape)
+        if bias is not None:
+            y = y + bias.astype(np.int64).reshape(out_channels, *(1,) * len(window.output_shape))
+        return y.astype(ACCUMULATOR)
+
+
+def per_output_channel(parameter: np.ndarray | None, rank: int) -> np.ndarray | None:
+    """A per-tensor or per-output-channel (1-D, M entries) weight parameter, shaped to
+    broadcast against an M x C x K1... weight (or an N x M x O1... output) of `rank`."""
+    if parameter is None or parameter.size == 1:
+        return None if parameter is None else parameter.reshape(())
+    return parameter.reshape(-1, *[1] * (rank - 1))
+
+
+# ----------------------------------------------------------------------------------------
+# QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
+# ----------------------------------------------------------------------------------------
+
+
+def _verify_integer_result(value_type: Attribute, role: str) -> None:
+    element = value_type.element_type if isinstance(value_type, TensorType) else value_type
+    if not isinstance(element, IntegerType) or element.width.data > 16:
+        raise VerifyException(f"{role} must be a tensor of 2 to 16-bit integers, got {value_type}")
+
+
+@irdl_op_definition
+class QuantizeLinearOp(OnnxOp):
+    """y = saturate(round(x / y_scale) + y_zero_point), elementwise with
+    `expand(y_scale / y_zero_point, x.shape, axis, block_size)`. The division is computed in
+    the `precision` type when it is set (an ONNX data type code), else in `y_scale`'s type
+    (x converted to it first); rounding happens before the zero point is added. `saturate`
+    only concerns float8 outputs, which bitfold does not support. `output_dtype` (0: take the
+    zero point's type, else uint8) is reflected in the result type."""
+
+    name = "onnx.QuantizeLinear"
+    x = operand_def()
+    y_scale = operand_def()
+    y_zero_point = opt_operand_def()
+    y = result_def()
+    axis = attr_def(IntegerAttr[I64])
+    block_size = attr_def(IntegerAttr[I64])
+    output_dtype = attr_def(IntegerAttr[I64])
+    precision = attr_def(IntegerAttr[I64])
+    saturate = attr_def(IntegerAttr[I64])
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def verify_(self) -> None:
+        _verify_integer_result(self.y.type, "result 'y'")
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        x, scale, zero_point = values["x"], values["y_scale"], values["y_zero_point"]
+        axis, block_size = self.int_attr("axis"), self.int_attr("block_size")
+        dtype = PRECISION_DTYPES.get(self.int_attr("precision"), scale.dtype)
+        quotient = x.astype(dtype) / expand(scale, x.shape, axis, block_size).astype(dtype)
+        shifted = np.rint(quotient).astype(np.float64)
+        if zero_point is not None:
+            shifted = shifted + expand(zero_point, x.shape, axis, block_size)
+        low, high = saturation_range(self.y.type)
+        return (saturate_round(shifted, low, high, numpy_dtype_of(self.y.type)),)
+
+
+@irdl_op_definition
+class DequantizeLinearOp(OnnxOp):
+    """y = float32(x - x_zero_point) * float32(x_scale), rounded to the result type
+    (`output_dtype`, else x_scale's type), elementwise with
+    `expand(x_scale / x_zero_point, x.shape, axis, block_size)`. The subtraction is exact."""
+
+    name = "onnx.DequantizeLinear"
+    x = operand_def()
+    x_scale = operand_def()
+    x_zero_point = opt_operand_def()
+    y = result_def()
+    axis = attr_def(IntegerAttr[I64])
+    block_size = attr_def(IntegerAttr[I64])
+    output_dtype = attr_def(IntegerAttr[I64])
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        x, scale, zero_point = values["x"], values["x_scale"], values["x_zero_point"]
+        axis, block_size = self.int_attr("axis"), self.int_attr("block_size")
+        if zero_point is not None:
+            zero_point = expand(zero_point, x.shape, axis, block_size)
+        difference = minus_zero_point(x, zero_point).astype(np.float32)
+        product = difference * expand(scale, x.shape, axis, block_size).astype(np.float32)
+        return (product.astype(numpy_dtype_of(self.y.type)),)
+
+
+@irdl_op_definition
+class DynamicQuantizeLinearOp(OnnxOp):
+    """uint8 quantization of x with parameters computed from x, all in float32:
+    y_scale = (max(0, max(x)) - min(0, min(x))) / 255 (1 / 255 when the two are equal),
+    y_zero_point = round(clamp(0 - min(0, min(x)) / y_scale, 0, 255)),
+    y = saturate(round(x / y_scale) + y_zero_point)."""
+
+    name = "onnx.DynamicQuantizeLinear"
+    x = operand_def()
+    y = result_def()
+    y_scale = result_def()
+    y_zero_point = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        low, high = 0, 255
+        x_max = np.float32(max(0.0, x.max()))
+        x_min = np.float32(min(0.0, x.min()))
+        scale = np.float32(1.0 if x_max == x_min else x_max - x_min) / np.float32(high - low)
+        zero_point = np.rint(np.clip(np.float32(low) - x_min / scale, low, high))
+        y = saturate_round(np.rint(x / scale) + zero_point, low, high, np.uint8)
+        return y, np.array(scale, dtype=np.float32), np.array(zero_point, dtype=np.uint8)
+
+
+# ----------------------------------------------------------------------------------------
+# Integer ops: MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv
+# ----------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MatMulIntegerOp(OnnxOp):
+    """y = (a - a_zero_point) @ (b - b_zero_point) in int32 (see `matmul_integer`)."""
+
+    name = "onnx.MatMulInteger"
+    a = operand_def()
+    b = operand_def()
+    a_zero_point = opt_operand_def()
+    b_zero_point = opt_operand_def()
+    y = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        return (matmul_integer(values["a"], values["a_zero_point"], values["b"], values["b_zero_point"]),)
+
+
+@irdl_op_definition
+class ConvIntegerOp(ConvolutionAttributes):
+    """y = Conv(x - x_zero_point, w - w_zero_point) in int32, zero padding after the zero
+    point is subtracted (see `ConvolutionAttributes.convolve`); `x_zero_point` is per tensor,
+    `w_zero_point` per tensor or per output channel."""
+
+    name = "onnx.ConvInteger"
+    x = operand_def()
+    w = operand_def()
+    x_zero_point = opt_operand_def()
+    w_zero_point = opt_operand_def()
+    y = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        x, w = values["x"], values["w"]
+        x_zero_point = values["x_zero_point"]
+        x_shifted = minus_zero_point(x, None if x_zero_point is None else x_zero_point.reshape(()))
+        w_shifted = minus_zero_point(w, per_output_channel(values["w_zero_point"], w.ndim))
+        return (self.convolve(x_shifted, w_shifted),)
+
+
+@irdl_op_definition
+class QLinearMatMulOp(OnnxOp):
+    """y = saturate(round(float64(acc) * M + y_zero_point)) with
+    acc = (a - a_zero_point) @ (b - b_zero_point) in int32 (see `matmul_integer`) and
+    M = a_scale * b_scale / y_scale computed in the scales' type, left to right.
+    The result type is y_zero_point's."""
+
+    name = "onnx.QLinearMatMul"
+    a = operand_def()
+    a_scale = operand_def()
+    a_zero_point = operand_def()
+    b = operand_def()
+    b_scale = operand_def()
+    b_zero_point = operand_def()
+    y_scale = operand_def()
+    y_zero_point = operand_def()
+    y = result_def()
+
+    def verify_(self) -> None:
+        _verify_integer_result(self.y.type, "result 'y'")
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point = operands
+        accumulator = matmul_integer(a, a_zero_point, b, b_zero_point)
+        if a_scale.size > 1:  # per row of a
+            a_scale = a_scale.reshape(-1, 1)
+        multiplier = a_scale * b_scale / y_scale
+        low, high = saturation_range(self.y.type)
+        return (requantize(accumulator, multiplier, y_zero_point, low, high, numpy_dtype_of(self.y.type)),)
+
+
+@irdl_op_definition
+class QLinearConvOp(ConvolutionAttributes):
+    """y = saturate(round(float64(acc) * M + y_zero_point)) with
+    acc = Conv(x - x_zero_point, w - w_zero_point) + b in int32 (see
+    `ConvolutionAttributes.convolve`: zero padding after the zero point is subtracted) and
+    M = x_scale * w_scale / y_scale computed in float32, left to right, per output channel
+    where `w_scale` is. The result type is y_zero_point's."""
+
+    name = "onnx.QLinearConv"
+    x = operand_def()
+    x_scale = operand_def()
+    x_zero_point = operand_def()
+    w = operand_def()
+    w_scale = operand_def()
+    w_zero_point = operand_def()
+    y_scale = operand_def()
+    y_zero_point = operand_def()
+    b = opt_operand_def()
+    y = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def verify_(self) -> None:
+        _verify_integer_result(self.y.type, "result 'y'")
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        x, w = values["x"], values["w"]
+        x_shifted = minus_zero_point(x, values["x_zero_point"].reshape(()))
+        w_shifted = minus_zero_point(w, per_output_channel(values["w_zero_point"], w.ndim))
+        accumulator = self.convolve(x_shifted, w_shifted, values["b"])
+        w_scale = per_output_channel(values["w_scale"], x.ndim - 1)
+        multiplier = values["x_scale"].astype(np.float32) * w_scale.astype(np.float32) / values["y_scale"].astype(np.float32)
+        low, high = saturation_range(self.y.type)
+        return (requantize(accumulator, multiplier, values["y_zero_point"], low, high, numpy_dtype_of(self.y.type)),)
+
+
+OPS = [
+    QuantizeLinearOp,
+    DequantizeLinearOp,
+    DynamicQuantizeLinearOp,
+    MatMulIntegerOp,
+    ConvIntegerOp,
+    QLinearMatMulOp,
+    QLinearConvOp,
+]
