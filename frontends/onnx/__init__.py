@@ -1,1 +1,24 @@
-"""ONNX frontend (in progress)."""
+"""ONNX frontend: a model (QDQ, QCDQ, QONNX, QLinear/Integer ops, float) as bitfold IR.
+
+`import_model` reads the model (`model_file`), infers the type of every value (`shapes`),
+reads the opset of each domain (`domains`), upgrades older node forms to the newest signature
+(`upgrades`) and walks the graph into one `func.func` of `onnx.*` / `qonnx.*` ops (`graph`,
+with `types` and `attributes` converting ONNX's types, tensors and attributes). Every bad
+input raises `bitfold.frontends.FrontendError` with one line naming the file or node.
+"""
+
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+
+from bitfold.frontends.onnx.graph import import_graph
+from bitfold.frontends.onnx.model_file import read_model
+from bitfold.frontends.onnx.shapes import infer_value_types
+
+
+def import_model(source: bytes | str | Path, base_dir: str | Path | None = None, name: str | None = None) -> ModuleOp:
+    """Import an ONNX model given as bytes or a file path. External data files are read from
+    `base_dir` (default: the model file's directory). `name` labels the model in errors
+    (default: the file path)."""
+    model, label = read_model(source, base_dir, name)
+    return import_graph(model, infer_value_types(model, label), label)

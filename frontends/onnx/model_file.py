@@ -1,0 +1,76 @@
+"""Read an ONNX model: parse it, load its external data and check it."""
+
+from pathlib import Path
+
+import onnx
+from google.protobuf.message import DecodeError
+from onnx import external_data_helper
+
+from bitfold.frontends import FrontendError
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def parse_model(data: bytes, label: str) -> onnx.ModelProto:
+    """The ModelProto in `data`, without external data."""
+    try:
+        model = onnx.load_model_from_string(data)
+    except (DecodeError, ValueError, RuntimeError) as error:
+        raise FrontendError(f"{label}: not an ONNX model (truncated or not a ModelProto: {_first_line(error)})") from None
+    if model.ir_version == 0 or not model.HasField("graph"):
+        raise FrontendError(f"{label}: not an ONNX model (no IR version or no graph)")
+    return model
+
+
+def _external_tensors(model: onnx.ModelProto) -> list[onnx.TensorProto]:
+    tensors = [t for t in model.graph.initializer]
+    tensors += [a.t for node in model.graph.node for a in node.attribute if a.HasField("t")]
+    return [t for t in tensors if external_data_helper.uses_external_data(t)]
+
+
+def load_external_data(model: onnx.ModelProto, base_dir: Path | None, label: str) -> None:
+    """Read the data of tensors stored outside the model from files in `base_dir`."""
+    tensors = _external_tensors(model)
+    if not tensors:
+        return
+    for tensor in tensors:
+        location = next((e.value for e in tensor.external_data if e.key == "location"), "")
+        if base_dir is None:
+            raise FrontendError(f"{label}: tensor '{tensor.name}' is stored in '{location}' but no directory was given to find it in")
+        if not (base_dir / location).is_file():
+            raise FrontendError(f"{label}: external data file '{base_dir / location}' of tensor '{tensor.name}' not found")
+    try:
+        external_data_helper.load_external_data_for_model(model, str(base_dir))
+    except (OSError, ValueError) as error:
+        raise FrontendError(f"{label}: cannot load external data: {_first_line(error)}") from None
+
+
+def check_model(model: onnx.ModelProto, label: str) -> None:
+    """onnx's checker (structure, names, types; not shape inference)."""
+    try:
+        onnx.checker.check_model(model)
+    except (onnx.checker.ValidationError, ValueError) as error:
+        raise FrontendError(f"{label}: invalid ONNX model: {_first_line(error)}") from None
+
+
+def read_model(source: bytes | str | Path, base_dir: str | Path | None, label: str | None) -> tuple[onnx.ModelProto, str]:
+    """The checked model in `source` (bytes, or a file whose directory is the default
+    `base_dir`), and the label naming it in errors (`label`, the file, or "ONNX model")."""
+    if isinstance(source, bytes):
+        data = source
+        label = label or "ONNX model"
+    else:
+        path = Path(source)
+        label = label or str(path)
+        base_dir = path.parent if base_dir is None else base_dir
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise FrontendError(f"{label}: {error.strerror}") from None
+    model = parse_model(data, label)
+    load_external_data(model, None if base_dir is None else Path(base_dir), label)
+    check_model(model, label)
+    return model, label
