@@ -8,16 +8,16 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters import register_implementations
 from xdsl.ir import Dialect, Operation
 
 from bitfold.dialects.evaluation import NumpyEvaluable, numpy_dtype_of
+from bitfold.dialects.onnx.base import ONNX_NAME
 from bitfold.registry import get_all_dialects
 
-OUTPUT_NAME = "onnx.name"
-"""Result attribute of a function holding the model output's name (set by the importer)."""
+
 
 
 class InterpretationInputError(ValueError):
@@ -61,20 +61,26 @@ def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
     return functions[0]
 
 
+def _onnx_names(attrs: ArrayAttr[DictionaryAttr] | None, count: int) -> list[str | None]:
+    """The `onnx.name` entry (the model's exact value name) of each argument or result
+    attribute dictionary, None where absent."""
+    names: list[str | None] = [None] * count
+    for i, entry in enumerate(attrs or ()):
+        if isinstance(name := entry.data.get(ONNX_NAME), StringAttr):
+            names[i] = name.data
+    return names
+
+
 def input_names(function: func.FuncOp) -> list[str]:
-    """Argument names: the SSA name hints (the importer uses the model's input names)."""
-    return [arg.name_hint or f"arg{i}" for i, arg in enumerate(function.args)]
+    """Argument names: the model's input names (`onnx.name`), else SSA name hints, else `arg<i>`."""
+    names = _onnx_names(function.arg_attrs, len(function.args))
+    return [name or arg.name_hint or f"arg{i}" for i, (name, arg) in enumerate(zip(names, function.args))]
 
 
 def output_names(function: func.FuncOp) -> list[str]:
-    """Result names: the `onnx.name` result attribute where present, else `output<i>`."""
-    count = len(function.function_type.outputs)
-    names = [f"output{i}" for i in range(count)]
-    if function.res_attrs is not None:
-        for i, attrs in enumerate(function.res_attrs):
-            if isinstance(name := attrs.data.get(OUTPUT_NAME), StringAttr):
-                names[i] = name.data
-    return names
+    """Result names: the model's output names (`onnx.name`), else `output<i>`."""
+    names = _onnx_names(function.res_attrs, len(function.function_type.outputs))
+    return [name or f"output{i}" for i, name in enumerate(names)]
 
 
 def _arguments(function: func.FuncOp, inputs: Mapping[str, Any] | Sequence[Any]) -> list[np.ndarray]:
@@ -94,7 +100,7 @@ def _arguments(function: func.FuncOp, inputs: Mapping[str, Any] | Sequence[Any])
     for name, value, arg_type in zip(names, values, function.function_type.inputs, strict=True):
         array = np.asarray(value)
         expected_shape = tuple(arg_type.get_shape()) if hasattr(arg_type, "get_shape") else ()
-        if len(expected_shape) != array.ndim or any(e not in (-1, a) for e, a in zip(expected_shape, array.shape)):
+        if len(expected_shape) != array.ndim or any(e not in (DYNAMIC_INDEX, a) for e, a in zip(expected_shape, array.shape)):
             raise InterpretationInputError(f"input '{name}' has shape {array.shape}, expected {expected_shape}")
         arguments.append(array.astype(numpy_dtype_of(arg_type), copy=False))
     return arguments

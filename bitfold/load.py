@@ -19,16 +19,17 @@ def full_context() -> Context:
     return ctx
 
 
-def import_onnx(data: bytes, base_dir: str | Path | None) -> ModuleOp:
-    """Import an ONNX model (external data files are looked up in `base_dir`)."""
+def import_onnx(data: bytes, base_dir: str | Path | None, name: str | None) -> ModuleOp:
+    """Import an ONNX model (external data files are looked up in `base_dir`; `name` labels
+    the model in error messages)."""
     from bitfold.frontends.onnx import import_model
 
-    return import_model(data, base_dir=base_dir)
+    return import_model(data, base_dir=base_dir, name=name)
 
 
 def load_module(path: str) -> ModuleOp:
     """Parse `path` by its extension: `.onnx` through the ONNX frontend, anything else as MLIR."""
     source = Path(path)
     if source.suffix == ".onnx":
-        return import_onnx(source.read_bytes(), source.parent)
+        return import_onnx(source.read_bytes(), source.parent, str(source))
     return Parser(full_context(), source.read_text(), str(source)).parse_module()

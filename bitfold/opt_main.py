@@ -28,7 +28,9 @@ class BitfoldOptMain(xDSLOptMain):
 
     def register_all_frontends(self):
         super().register_all_frontends()
-        self.available_frontends["onnx"] = lambda stream: import_onnx(stream.read(), self._input_dir())
+        self.available_frontends["onnx"] = lambda stream: import_onnx(
+            stream.read(), self._input_dir(), self.args.input_file or "<stdin>"
+        )
 
     def _input_dir(self) -> Path | None:
         """Where an ONNX model's external data files are: beside the input file."""

@@ -30,6 +30,10 @@ from xdsl.irdl import IRDLOperation
 from bitfold.dialects.evaluation import NumpyEvaluable
 
 
+ONNX_NAME = "onnx.name"
+"""Function argument / result attribute: the name the value has in the ONNX model."""
+
+
 class OnnxOp(IRDLOperation, NumpyEvaluable):
     """Base of `onnx.*` ops: typed access to the ONNX attributes (always present)."""
 
@@ -67,7 +71,7 @@ class OnnxOp(IRDLOperation, NumpyEvaluable):
     def node_name(self) -> str:
         """The ONNX node's name, or the op name when the node had none."""
         location = self.location
-        return location.name.data if isinstance(location, NameLoc) else self.name
+        return location.desc.data if isinstance(location, NameLoc) else self.name
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         raise NotImplementedError(f"{self.name} has no numpy reference yet")

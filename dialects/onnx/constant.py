@@ -14,7 +14,10 @@ def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
     """The elements of a dense attribute as a numpy array of its shape and element dtype."""
     dtype = numpy_dtype_of(value.type)
     shape = tuple(value.type.get_shape())
-    return np.asarray(value.get_values(), dtype=dtype).reshape(shape)
+    storage = value.data.data
+    if len(storage) == dtype.itemsize * int(np.prod(shape, dtype=np.int64)):
+        return np.frombuffer(storage, dtype=dtype).reshape(shape).copy()
+    return np.asarray(value.get_values(), dtype=dtype).reshape(shape)  # packed or bool storage
 
 
 @irdl_op_definition
