@@ -3,10 +3,10 @@ Ops are grouped by family, one module each; `Onnx` collects them."""
 
 from xdsl.ir import Dialect
 
-from bitfold.dialects.onnx import constant, contrib, elementwise, nn, quantization, shape
+from bitfold.dialects.onnx import constant, contrib, elementwise, nn, quantization, reduction, shape
 
 Onnx = Dialect(
     "onnx",
-    [*constant.OPS, *quantization.OPS, *nn.OPS, *elementwise.OPS, *shape.OPS, *contrib.OPS],
+    [*constant.OPS, *quantization.OPS, *nn.OPS, *elementwise.OPS, *shape.OPS, *reduction.OPS, *contrib.OPS],
     [],
 )

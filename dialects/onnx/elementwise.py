@@ -18,6 +18,7 @@ from xdsl.irdl import (
     operand_def,
     opt_operand_def,
     result_def,
+    var_operand_def,
 )
 
 from bitfold.dialects.evaluation import named_operands
@@ -82,6 +83,53 @@ class DivOp(BinaryOnnxOp):
 
     name = "onnx.Div"
     apply = staticmethod(_divide)
+
+
+class VariadicOnnxOp(OnnxOp):
+    """result = fold of a binary operation over data_0, data_1, ... with multidirectional
+    broadcasting (ONNX Min, Max)."""
+
+    data_0 = var_operand_def()
+    result = result_def()
+
+    @staticmethod
+    def apply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        result = operands[0]
+        for operand in operands[1:]:
+            result = self.apply(result, operand)
+        return (np.asarray(result, dtype=operands[0].dtype),)
+
+
+@irdl_op_definition
+class MinOp(VariadicOnnxOp):
+    """min = elementwise minimum of the inputs (NaN propagates, as numpy's minimum)."""
+
+    name = "onnx.Min"
+    apply = staticmethod(np.minimum)
+
+
+@irdl_op_definition
+class MaxOp(VariadicOnnxOp):
+    """max = elementwise maximum of the inputs (NaN propagates, as numpy's maximum)."""
+
+    name = "onnx.Max"
+    apply = staticmethod(np.maximum)
+
+
+@irdl_op_definition
+class RoundOp(OnnxOp):
+    """Y = X rounded to the nearest integer, ties to even (ONNX Round)."""
+
+    name = "onnx.Round"
+    x = operand_def()
+    y = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        return (np.round(x),)
 
 
 @irdl_op_definition
@@ -203,4 +251,4 @@ class IdentityOp(OnnxOp):
         return (operands[0],)
 
 
-OPS = [AddOp, SubOp, MulOp, DivOp, ReluOp, ClipOp, SigmoidOp, TanhOp, CastOp, IdentityOp]
+OPS = [AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp, RoundOp, ReluOp, ClipOp, SigmoidOp, TanhOp, CastOp, IdentityOp]
