@@ -832,6 +832,17 @@ class QuantizeCastCanonicalization(HasCanonicalizationPatternsTrait):
         return (FoldQuantizeOfDequantize(),)
 
 
+def storage_types_match(quantized: QuantizedType, integer: IntegerType) -> bool:
+    """Whether `integer` holds `quantized`'s stored values bit for bit: the signless storage
+    type, or the same width with the quantized type's signedness."""
+    storage = quantized.storage_integer_type()
+    if integer == storage:
+        return True
+    if integer.width != storage.width or not isinstance(quantized, UniformQuantizedType):
+        return False
+    return integer.signedness.data == (Signedness.SIGNED if quantized.is_signed else Signedness.UNSIGNED)
+
+
 class StorageCastCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls):
@@ -904,8 +915,10 @@ class DequantizeCastOp(CastOpBase):
 
 @irdl_op_definition
 class StorageCastOp(CastOpBase):
-    """`quant.scast`: reinterpret quantized values as their signless storage integers or
-    back; no value changes."""
+    """`quant.scast`: reinterpret quantized values as their storage integers or back; no
+    value changes. The integer type is upstream's signless `iN`, or (a bitfold extension, for
+    IR imported from ONNX, whose uint8 is `ui8`) the `uiN` of an unsigned or `siN` of a
+    signed quantized type of the same width."""
 
     name = "quant.scast"
     traits = traits_def(Pure(), StorageCastCanonicalization())
@@ -926,7 +939,7 @@ class StorageCastOp(CastOpBase):
                 "'quant.scast' converts between a quantized type and an integer type, got "
                 f"'{source}' to '{target}'"
             )
-        if quantized.storage_integer_type() != integer:
+        if not storage_types_match(quantized, integer):
             raise VerifyException("storage type in quantized type expected to match integer type")
         verify_quantized_container(quantized, quantized_container)
 

@@ -161,3 +161,11 @@ func.func @f(%a: tensor<4xf32>) {
   func.return
 }
 // CHECK: operand #0 must be scalar or tensor of uniform quantized type, but got 'tensor<4xf32>'
+
+// -----
+
+func.func @f(%a: tensor<4xsi8>) {
+  %0 = quant.scast %a : tensor<4xsi8> to tensor<4x!quant.uniform<u8:f32, 1.0>>
+  func.return
+}
+// CHECK: storage type in quantized type expected to match integer type

@@ -60,3 +60,15 @@ func.func @requant(%acc: tensor<4x!quant.uniform<i32:f32, 0.001>>, %t: tensor<4x
 // CHECK-LABEL: func.func @requant
 // CHECK-NEXT:    %r = quant.requant %acc : tensor<4x!quant.uniform<i32:f32, 1.000000e-03>> to tensor<4x!quant.uniform<i8:f32, 5.000000e-02:-2>>
 // CHECK-NEXT:    %u = quant.requant %t {rounding = "floor", zero_point_first} : tensor<4x!quant.uniform<i16:f32, 2.500000e-01>> to tensor<4x!quant.uniform<i8<-8:7>:f32, 4.000000e+00>>
+
+// quant.scast also takes the signed / unsigned integer type of the storage's signedness
+// (ONNX imports uint8 as ui8).
+func.func @signed_storage(%u: tensor<4xui8>, %s: tensor<4xsi4>) {
+  %q = quant.scast %u : tensor<4xui8> to tensor<4x!quant.uniform<u8:f32, 0.5:128>>
+  %t = quant.scast %s : tensor<4xsi4> to tensor<4x!quant.uniform<i4:f32, 0.5>>
+  func.return
+}
+
+// CHECK-LABEL: func.func @signed_storage
+// CHECK-NEXT:    %q = quant.scast %u : tensor<4xui8> to tensor<4x!quant.uniform<u8:f32, 5.000000e-01:128>>
+// CHECK-NEXT:    %t = quant.scast %s : tensor<4xsi4> to tensor<4x!quant.uniform<i4:f32, 5.000000e-01>>
