@@ -2,6 +2,7 @@
 (so that `xdsl-opt` start-up does not pay for what a run does not use)."""
 
 from collections.abc import Callable
+from importlib import import_module
 
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
@@ -31,11 +32,27 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     return {"quant": _quant, "onnx": _onnx, "qonnx": _qonnx}
 
 
+def _lazy(module: str, name: str) -> Callable[[], type]:
+    """A factory importing `name` from `bitfold.<module>` when first called."""
+
+    def load() -> type:
+        return getattr(import_module(f"bitfold.{module}"), name)
+
+    return load
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """bitfold's passes by name (none yet; `canonicalize` applies the quant patterns)."""
-    return {}
+    """bitfold's passes by name (`canonicalize` also applies the quant dialect's patterns)."""
+    return {
+        "onnx-to-quant": _lazy("passes.onnx_to_quant", "OnnxToQuantPass"),
+        "canonicalize-quant": _lazy("passes.canonicalize_quant", "CanonicalizeQuantPass"),
+        "verify-quant": _lazy("passes.verify_quant", "VerifyQuantPass"),
+    }
 
 
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
-    """bitfold's output targets by name."""
-    return {}
+    """bitfold's output targets by name: ONNX in each quantization form."""
+    return {
+        f"onnx-{form}": _lazy("backends.onnx.targets", f"Onnx{form.capitalize()}Target")
+        for form in ("qdq", "qcdq", "qonnx", "qop")
+    }
