@@ -23,7 +23,7 @@ Ops and the qonnx classes they reproduce: `qonnx.Quant` (IntQuant, also read as 
 (opset 2 and later, qonnx's Trunc_v2). `op_class_for` maps a node to its op class.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -73,6 +73,12 @@ class QOnnxOp(OnnxOp):
     ATTRIBUTE_DEFAULTS: ClassVar[dict[str, int | str]] = {}
     FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ()
     """Attributes that are 0 or 1."""
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute | None], attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """x's type (the first operand's): every QONNX op returns a float tensor like it
+        (onnx has no schemas for this domain; the importer asks the op)."""
+        return [operand_types[0]]
 
     def rounding(self) -> RoundingMode:
         """The `rounding_mode` attribute as a rounding mode."""

@@ -7,27 +7,15 @@ domain, so `op_class_for` and `attribute_defaults` are the importer's contract, 
 ops and have no class here.
 
 Semantics are onnxruntime 1.31's CPU kernels on x86-64 (MLAS), bit for bit: the formulas name
-every float32 step in onnxruntime's order. Shared notation:
-- all float arithmetic is float32 (`fl(...)` rounds one step to float32), scales are float32;
-- `cvt(v)` is x86 `cvtps2dq`: round half to even to int32, and INT32_MIN for NaN and for
-  |v| >= 2^31 (an overflow saturates low, not high);
-- `sat(v)` clamps to the result's integer range ([0, 255] for ui8, [-128, 127] for i8);
-- `dq(x) = fl(x_scale * float(x - x_zero_point))` (the difference is an exact integer);
-- `quantize(v) = sat(cvt(clamp(fl(v / y_scale), low - y_zp, high - y_zp)) + y_zp)`
-  (MLAS `MlasQuantizeLinear`, ONNX QuantizeLinear's rounding: half to even before the zero
-  point is added);
-- `requantize(acc, scale) = cvt(clamp(fl(float(acc) * scale), low - y_zp, high - y_zp)) + y_zp`
-  (MLAS `MlasRequantizeOutput`; `float(acc)` rounds an int32 above 2^24 to nearest even);
-- a missing zero point is 0.
-Other CPUs (ARM NEON, POWER) run other MLAS kernels (fixed-point QLinearAdd, ...) whose results
-differ in the last bit; bitfold follows x86-64.
+every float32 step in onnxruntime's order, in the notation of `bitfold.dialects.onnx.mlas`
+(`fl`, `cvt`, `sat`, `dq`, `quantize`, `requantize`).
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import I64, DenseArrayBase, FloatAttr, IntegerAttr, StringAttr, f32
+from xdsl.dialects.builtin import DYNAMIC_INDEX, I64, DenseArrayBase, FloatAttr, IntegerAttr, StringAttr, TensorType, UnrankedTensorType, f32
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -42,72 +30,23 @@ from xdsl.irdl import (
 
 from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
 from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.mlas import (
+    F32,
+    dequantize,
+    float_scalar,
+    fused_multiply_add,
+    integer_zero_point,
+    mlas_quantize,
+    mlas_requantize,
+    x86_round,
+)
 from bitfold.dialects.onnx.nn import SlidingWindow
-from bitfold.dialects.onnx.quantization import saturation_range
+from bitfold.dialects.onnx.quantization import element_type_of, saturation_range, with_element_type
 
 DOMAIN = "com.microsoft"
 
-F32 = np.float32
-
-INT32_MIN = -(2**31)
-"""What x86 `cvtps2dq` returns for NaN and out-of-range values (the "integer indefinite")."""
-
-# ----------------------------------------------------------------------------------------
-# Shared arithmetic (MLAS on x86-64); candidates for `quant_semantics` if other ops need them
-# ----------------------------------------------------------------------------------------
-
-
-def x86_round(values: np.ndarray) -> np.ndarray:
-    """`cvt(values)` of the module docstring, as int64: round half to even, INT32_MIN for NaN
-    and for magnitudes of 2^31 and above."""
-    wide = np.asarray(values, dtype=np.float64)
-    in_range = np.abs(wide) < 2.0**31
-    return np.where(in_range, np.rint(np.where(in_range, wide, 0.0)), INT32_MIN).astype(np.int64)
-
-
-def integer_zero_point(zero_point: np.ndarray | None) -> int:
-    """A per-tensor zero point as a Python int (0 when absent)."""
-    return 0 if zero_point is None else int(zero_point.reshape(-1)[0])
-
-
-def float_scalar(value: np.ndarray) -> np.float32:
-    """A per-tensor scale as a float32 scalar."""
-    return F32(value.reshape(-1)[0])
-
-
-def dequantize(x: np.ndarray, scale: np.float32, zero_point: int) -> np.ndarray:
-    """`dq(x) = fl(scale * float(x - zero_point))`, float32."""
-    return (x.astype(np.int64) - zero_point).astype(F32) * scale
-
-
-def mlas_quantize(values: np.ndarray, scale: np.float32, zero_point: int, low: int, high: int) -> np.ndarray:
-    """`quantize(values)` (MlasQuantizeLinear), as int64 in [low, high]."""
-    quotient = np.asarray(values, dtype=F32) / scale
-    clamped = np.minimum(np.maximum(quotient, F32(low - zero_point)), F32(high - zero_point))
-    return np.clip(x86_round(clamped) + zero_point, low, high)
-
-
-def mlas_requantize(accumulator: np.ndarray, scale: np.ndarray, zero_point: int, low: int, high: int) -> np.ndarray:
-    """`requantize(accumulator, scale)` (MlasRequantizeOutput), as int64 in [low, high];
-    `scale` (float32) broadcasts against the int32 accumulator."""
-    product = accumulator.astype(np.int32).astype(F32) * np.asarray(scale, dtype=F32)
-    clamped = np.minimum(np.maximum(product, F32(low - zero_point)), F32(high - zero_point))
-    return np.clip(x86_round(clamped) + zero_point, low, high)
-
-
-def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """float32 `fma(a, b, c)`: a * b + c rounded once to float32 (x86 `vfmadd`), exactly.
-    a * b is exact in float64; the float64 sum's error is recovered (TwoSum), and where that sum
-    lies exactly halfway between two float32 values the error decides the side."""
-    product = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
-    addend = np.asarray(c, dtype=np.float64)
-    total = product + addend
-    virtual = total - product
-    error = (product - (total - virtual)) + (addend - virtual)
-    rounded = total.astype(F32)
-    toward = np.nextafter(rounded, np.where(total > rounded, np.inf, -np.inf).astype(F32))
-    tie = (total != rounded) & (total == (rounded.astype(np.float64) + toward.astype(np.float64)) / 2)
-    return np.where(tie & (error * (total - rounded) > 0), toward, rounded)
+OperandTypes = Sequence[Attribute | None]
+"""The types of a node's inputs, in order (None: an absent optional input)."""
 
 
 def lookup_table(op: OnnxOp, values: dict[str, np.ndarray | None], transform: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
@@ -123,11 +62,46 @@ def lookup_table(op: OnnxOp, values: dict[str, np.ndarray | None], transform: Ca
     return table[x.astype(np.int64) - low].astype(numpy_dtype_of(op.y.type))
 
 
+def shape_of(value_type: Attribute | None) -> tuple[int, ...] | None:
+    """A ranked tensor type's shape (DYNAMIC_INDEX for unknown dimensions), else None."""
+    return value_type.get_shape() if isinstance(value_type, TensorType) else None
+
+
+def tensor_type(element: Attribute, shape: Sequence[int] | None) -> Attribute:
+    """A tensor type of `element`s: ranked with `shape`, unranked for None."""
+    return TensorType(element, shape) if shape is not None else UnrankedTensorType(element)
+
+
+def broadcast_shape(a: Sequence[int] | None, b: Sequence[int] | None) -> tuple[int, ...] | None:
+    """numpy's broadcast of two valid shapes (None: unknown rank); a dimension is dynamic
+    where both are dynamic, or one is and the other is 1."""
+    if a is None or b is None:
+        return None
+    rank = max(len(a), len(b))
+    a, b = (1,) * (rank - len(a)) + tuple(a), (1,) * (rank - len(b)) + tuple(b)
+    return tuple(y if x == 1 else x if y in (1, x) else max(x, y) for x, y in zip(a, b))  # DYNAMIC_INDEX is -1
+
+
+def _flag(attributes: Mapping[str, Attribute], name: str) -> int:
+    """An INT attribute's value."""
+    attribute = attributes[name]
+    assert isinstance(attribute, IntegerAttr)
+    return attribute.value.data
+
+
 class ContribOp(OnnxOp):
     """Base of the com.microsoft ops: the contrib schema's attribute defaults, encoded as
-    `base.py` says (the importer fills them, `attribute_defaults`)."""
+    `base.py` says (the importer fills them, `attribute_defaults`), and the contrib schema's
+    type inference (`infer_result_types`, which onnx cannot run for this domain)."""
 
     ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {}
+
+    @classmethod
+    def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """The result types of a node with inputs of `operand_types` and these attributes
+        (defaults filled), as onnxruntime's schema infers them; dimensions it cannot know are
+        dynamic."""
+        raise NotImplementedError(f"{cls.name} states no result types")
 
     def result_array(self, values: np.ndarray) -> np.ndarray:
         """Integer `values` as the result's element type."""
@@ -175,6 +149,16 @@ class QGemmOp(ContribOp):
         "transB": IntegerAttr(0, 64),
     }
 
+    @classmethod
+    def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """M x N (from A' and B'), of y_zero_point's element type, else float32."""
+        a, b = shape_of(operand_types[0]), shape_of(operand_types[3])
+        rows = None if a is None else a[_flag(attributes, "transA")]
+        columns = None if b is None else b[1 - _flag(attributes, "transB")]
+        y_zero_point = operand_types[8] if len(operand_types) > 8 else None
+        element = f32 if y_zero_point is None else element_type_of(y_zero_point)
+        return [TensorType(element, [DYNAMIC_INDEX if d is None else d for d in (rows, columns)])]
+
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         values = named_operands(self, operands)
         a = values["a"].T if self.int_attr("transA") else values["a"]
@@ -215,6 +199,12 @@ class QLinearBinaryOp(ContribOp):
     c_zero_point = opt_operand_def()
     c = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """A's element type, the broadcast shape of A and B."""
+        a, b = operand_types[0], operand_types[3]
+        return [tensor_type(element_type_of(a), broadcast_shape(shape_of(a), shape_of(b)))]
 
     def parameters(self, operands: Sequence[np.ndarray]):
         """(a, sa, za, b, sb, zb, sc, zc): arrays, float32 scales, int zero points."""
@@ -322,6 +312,16 @@ class QLinearGlobalAveragePoolOp(ContribOp):
 
     ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {"channels_last": IntegerAttr(0, 64)}
 
+    @classmethod
+    def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """X's element type and shape with every spatial dimension 1."""
+        x = operand_types[0]
+        shape = shape_of(x)
+        if shape is not None:
+            spatial = range(1, len(shape) - 1) if _flag(attributes, "channels_last") else range(2, len(shape))
+            shape = tuple(1 if axis in spatial else d for axis, d in enumerate(shape))
+        return [tensor_type(element_type_of(x), shape)]
+
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         values = named_operands(self, operands)
         last = bool(self.int_attr("channels_last"))
@@ -362,6 +362,25 @@ class QLinearAveragePoolOp(ContribOp):
         "channels_last": IntegerAttr(0, 64),
         "count_include_pad": IntegerAttr(0, 64),
     }
+
+    @classmethod
+    def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """X's element type; N, C and the `SlidingWindow`'s output shape (spatial dimensions
+        dynamic where one of X's is)."""
+        x = operand_types[0]
+        shape = shape_of(x)
+        if shape is not None:
+            last = _flag(attributes, "channels_last")
+            batch, channels, spatial = shape[0], shape[-1 if last else 1], shape[1:-1] if last else shape[2:]
+            kernel = attributes["kernel_shape"]
+            assert isinstance(kernel, DenseArrayBase)
+            if DYNAMIC_INDEX in spatial:
+                pooled = (DYNAMIC_INDEX,) * len(spatial)
+            else:
+                window = SlidingWindow.from_attributes(attributes, spatial, kernel.get_values(), bool(_flag(attributes, "ceil_mode")))
+                pooled = window.output_shape
+            shape = (batch, *pooled, channels) if last else (batch, channels, *pooled)
+        return [tensor_type(element_type_of(x), shape)]
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         values = named_operands(self, operands)
@@ -409,6 +428,19 @@ class QLinearConcatOp(ContribOp):
     y = result_def()
     axis = attr_def(IntegerAttr[I64])
 
+    @classmethod
+    def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """y_zero_point's element type; the tensors' shape with their `axis` dimensions summed
+        (dynamic where one is)."""
+        shapes = [shape_of(t) for t in operand_types[2::3]]
+        element = element_type_of(operand_types[1])
+        if any(shape is None for shape in shapes):
+            return [UnrankedTensorType(element)]
+        axis = _flag(attributes, "axis") % len(shapes[0])
+        sizes = [shape[axis] for shape in shapes]
+        joined = DYNAMIC_INDEX if DYNAMIC_INDEX in sizes else sum(sizes)
+        return [TensorType(element, [*shapes[0][:axis], joined, *shapes[0][axis + 1:]])]
+
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         y_scale, y_zero_point, *inputs = operands
         scale, zero_point = float_scalar(y_scale), integer_zero_point(y_zero_point)
@@ -435,6 +467,11 @@ class QLinearUnaryOp(ContribOp):
     y_zero_point = opt_operand_def()
     y = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """X's type."""
+        return [operand_types[0]]
 
 
 LOGISTIC_RANGE = (F32(-18.0), F32(18.0))

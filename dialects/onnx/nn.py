@@ -14,12 +14,13 @@ explicit padding that ONNX's `auto_pad`, `pads`, `strides`, `dilations` and `cei
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from xdsl.dialects.builtin import I64, DenseArrayBase, FloatAttr, Float32Type, IntegerAttr, StringAttr
+from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     AttrSizedResultSegments,
@@ -65,7 +66,14 @@ class SlidingWindow:
     def from_op(
         op: OnnxOp, input_shape: Sequence[int], kernel: Sequence[int], ceil_mode: bool = False
     ) -> "SlidingWindow":
-        """The window of `op`'s `auto_pad`, `pads`, `strides` and `dilations` attributes (absent
+        """The window of `op`'s attributes (`from_attributes`)."""
+        return SlidingWindow.from_attributes(op.attributes, input_shape, kernel, ceil_mode)
+
+    @staticmethod
+    def from_attributes(
+        attributes: Mapping[str, Attribute], input_shape: Sequence[int], kernel: Sequence[int], ceil_mode: bool = False
+    ) -> "SlidingWindow":
+        """The window of the `auto_pad`, `pads`, `strides` and `dilations` attributes (absent
         ones are ONNX's defaults: no padding, stride 1, dilation 1) over `input_shape` (the
         spatial dimensions). Output sizes, with `extent = (kernel - 1) * dilation + 1`:
         - `SAME_UPPER` / `SAME_LOWER`: `ceil(in / stride)`, padded by
@@ -77,24 +85,26 @@ class SlidingWindow:
           is dropped.
         """
         rank = len(input_shape)
-        strides = _ints_or(op, "strides", (1,) * rank)
-        dilations = _ints_or(op, "dilations", (1,) * rank)
+        strides = _ints_or(attributes, "strides", (1,) * rank)
+        dilations = _ints_or(attributes, "dilations", (1,) * rank)
         extents = _extents(kernel, dilations)
-        auto_pad = op.string_attr("auto_pad")
+        auto_pad = attributes["auto_pad"]
+        assert isinstance(auto_pad, StringAttr)
+        auto_pad = auto_pad.data
         if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
             output = [-(-size // s) for size, s in zip(input_shape, strides)]
             totals = [max(0, (o - 1) * s + e - size) for o, s, e, size in zip(output, strides, extents, input_shape)]
             begin = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in totals]
             end = [t - b for t, b in zip(totals, begin)]
         elif auto_pad in ("VALID", "NOTSET"):
-            pads = (0,) * 2 * rank if auto_pad == "VALID" else _ints_or(op, "pads", (0,) * 2 * rank)
+            pads = (0,) * 2 * rank if auto_pad == "VALID" else _ints_or(attributes, "pads", (0,) * 2 * rank)
             begin, end = list(pads[:rank]), list(pads[rank:])
             output = [
                 _pooled_size(size, e, s, b, p, ceil_mode)
                 for size, e, s, b, p in zip(input_shape, extents, strides, begin, end)
             ]
         else:
-            raise ValueError(f"{op.name}: unknown auto_pad '{auto_pad}'")
+            raise ValueError(f"unknown auto_pad '{auto_pad}'")
         return SlidingWindow(
             tuple(input_shape), tuple(kernel), strides, dilations, tuple(begin), tuple(end), tuple(output)
         )
@@ -152,25 +162,18 @@ def _pooled_size(size: int, extent: int, stride: int, begin: int, end: int, ceil
     return count
 
 
-def _ints_or(op: OnnxOp, name: str, default: tuple[int, ...]) -> tuple[int, ...]:
-    """An optional INTS attribute of `op`, or `default` where it is absent."""
-    return op.ints_attr(name) if name in op.attributes else default
+def _ints_or(attributes: Mapping[str, Attribute], name: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """An optional INTS attribute, or `default` where it is absent."""
+    attribute = attributes.get(name)
+    if attribute is None:
+        return default
+    assert isinstance(attribute, DenseArrayBase)
+    return tuple(attribute.get_values())
 
 
-@irdl_op_definition
-class ConvOp(OnnxOp):
-    """Y[n, m, o...] = B[m] + sum over k < C/group and taps j... of
-    X[n, g * C/group + k, o * strides - pads_begin + j * dilations] * W[m, k, j...], where
-    g = m // (M/group) is m's group and X is zero outside the input (see `SlidingWindow`):
-    X is N x C x D1..Dn, W is M x C/group x K1..Kn (kernel_shape, when given, equals K1..Kn),
-    B (optional) has M elements. `group == C` is a depthwise convolution. Float64
-    accumulation, rounded once (module docstring)."""
-
-    name = "onnx.Conv"
-    x = operand_def()
-    w = operand_def()
-    b = opt_operand_def()
-    y = result_def()
+class ConvolutionOp(OnnxOp):
+    """The attributes of ONNX's convolutions (Conv, ConvInteger, QLinearConv) and the
+    convolution they define (`convolve`)."""
 
     auto_pad = attr_def(StringAttr)
     dilations = opt_attr_def(DenseArrayBase[I64])
@@ -179,25 +182,46 @@ class ConvOp(OnnxOp):
     pads = opt_attr_def(DenseArrayBase[I64])
     strides = opt_attr_def(DenseArrayBase[I64])
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
-        values = named_operands(self, operands)
-        x, w, b = values["x"], values["w"], values["b"]
-        window = SlidingWindow.from_op(self, x.shape[2:], _ints_or(self, "kernel_shape", w.shape[2:]))
+    def convolve(self, x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+        """y[n, m, o...] = b[m] + sum over k < C/group and taps j... of
+        x[n, g * C/group + k, o * strides - pads_begin + j * dilations] * w[m, k, j...], where
+        g = m // (M/group) is m's group and x is zero outside the input (`SlidingWindow` of the
+        attributes; kernel_shape, when given, equals K1..Kn): x is N x C x D1..Dn, w is
+        M x C/group x K1..Kn, b (optional) has M elements. Computed in the arrays' common
+        dtype (an im2col matrix product), which the caller chooses to be exact or wide enough."""
+        window = SlidingWindow.from_op(self, x.shape[2:], _ints_or(self.attributes, "kernel_shape", w.shape[2:]))
         groups = self.int_attr("group")
         batch, channels = x.shape[:2]
         out_channels = w.shape[0]
         # im2col: (N, group, positions, C/group * taps) @ (group, C/group * taps, M/group)
-        columns = window.windows(x.astype(ACCUMULATOR), 0.0).reshape(
+        columns = window.windows(x, 0).reshape(
             batch, groups, channels // groups, math.prod(window.output_shape), window.taps
         )
         columns = columns.transpose(0, 1, 3, 2, 4).reshape(batch, groups, -1, channels // groups * window.taps)
-        kernels = w.astype(ACCUMULATOR).reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
+        kernels = w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
         y = np.matmul(columns, kernels).transpose(0, 1, 3, 2).reshape(batch, out_channels, *window.output_shape)
         if b is not None:
-            y = y + b.astype(ACCUMULATOR).reshape(out_channels, *(1,) * len(window.output_shape))
-        return (_round_to(y, x.dtype),)
+            y = y + b.reshape(out_channels, *(1,) * len(window.output_shape))
+        return y
+
+
+@irdl_op_definition
+class ConvOp(ConvolutionOp):
+    """Y = `ConvolutionOp.convolve(X, W, B)`: `group == C` is a depthwise convolution. Float64
+    accumulation, rounded once (module docstring)."""
+
+    name = "onnx.Conv"
+    x = operand_def()
+    w = operand_def()
+    b = opt_operand_def()
+    y = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        x, w, b = (None if values[n] is None else values[n].astype(ACCUMULATOR) for n in ("x", "w", "b"))
+        return (_round_to(self.convolve(x, w, b), values["x"].dtype),)
 
 
 @irdl_op_definition

@@ -4,7 +4,9 @@ QuantizeLinear and DequantizeLinear have opset 25's signature (the importer upgr
 10 to 24; `precision` of opset 23+ is kept); the QLinear and Integer ops have their only (or
 newest) signature. The formulas below are the ONNX specification's, with the float arithmetic
 of onnx's reference implementation where the specification leaves it open, so that results
-match onnx's node tests bit for bit.
+match onnx's node tests bit for bit; except QLinearConv and QLinearMatMul, which requantize
+in float32 as onnxruntime does (`bitfold.dialects.onnx.mlas`; their docstrings say where
+onnx's reference differs).
 
 Shared notation:
 - `round` is round half to even; `saturate(v)` clamps to the range of the result's integer
@@ -21,18 +23,19 @@ Values of type bf16 are held in float32 (see `bitfold.dialects.evaluation`), so 
 arithmetic here is float32 arithmetic.
 """
 
-import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import (
     I64,
+    ContainerType,
     DenseArrayBase,
     IntegerAttr,
     IntegerType,
     Signedness,
     StringAttr,
     TensorType,
+    UnrankedTensorType,
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -48,7 +51,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
 from bitfold.dialects.onnx.base import OnnxOp
-from bitfold.dialects.onnx.nn import SlidingWindow
+from bitfold.dialects.onnx.mlas import integer_zero_point, mlas_requantize, requantization_scale
+from bitfold.dialects.onnx.nn import ConvolutionOp
 from bitfold.dialects.quant import integer_range
 
 PRECISION_DTYPES = {1: np.float32, 10: np.float16, 11: np.float64, 16: np.float32}
@@ -69,6 +73,19 @@ def integer_element(value_type: Attribute) -> IntegerType:
     element = value_type.element_type if isinstance(value_type, TensorType) else value_type
     assert isinstance(element, IntegerType)
     return element
+
+
+def with_element_type(value_type: Attribute, element: Attribute) -> TensorType | UnrankedTensorType:
+    """A tensor type of `value_type`'s shape (ranked or unranked) with `element` elements."""
+    if isinstance(value_type, TensorType):
+        return TensorType(element, value_type.get_shape())
+    return UnrankedTensorType(element)
+
+
+def element_type_of(value_type: Attribute) -> Attribute:
+    """The element type of a tensor type."""
+    assert isinstance(value_type, ContainerType)
+    return value_type.get_element_type()
 
 
 def saturation_range(value_type: Attribute) -> tuple[int, int]:
@@ -96,16 +113,6 @@ def saturate_round(values: np.ndarray, low: int, high: int, dtype: np.dtype) -> 
     return np.clip(rounded, low, high).astype(dtype)
 
 
-def requantize(accumulator: np.ndarray, multiplier: np.ndarray, zero_point: np.ndarray | None,
-               low: int, high: int, dtype: np.dtype) -> np.ndarray:
-    """`saturate(round(float64(accumulator) * multiplier + zero_point))`, the output stage of
-    QLinearMatMul and QLinearConv (the multiplier is already computed in the scales' type)."""
-    scaled = accumulator.astype(np.float64) * multiplier.astype(np.float64)
-    if zero_point is not None:
-        scaled = scaled + zero_point.astype(np.float64)
-    return saturate_round(scaled, low, high, dtype)
-
-
 def minus_zero_point(values: np.ndarray, zero_point: np.ndarray | None) -> np.ndarray:
     """`values - zero_point` in int64 (exact), a missing zero point being 0."""
     wide = values.astype(np.int64)
@@ -122,36 +129,10 @@ def matmul_integer(a: np.ndarray, a_zero_point: np.ndarray | None,
     return np.matmul(minus_zero_point(a, a_zero_point), minus_zero_point(b, b_zero_point)).astype(ACCUMULATOR)
 
 
-class ConvolutionAttributes(OnnxOp):
-    """The attributes of ONNX's convolutions (as `onnx.Conv`) and their integer evaluation."""
-
-    auto_pad = attr_def(StringAttr)
-    dilations = opt_attr_def(DenseArrayBase[I64])
-    group = attr_def(IntegerAttr[I64])
-    kernel_shape = opt_attr_def(DenseArrayBase[I64])
-    pads = opt_attr_def(DenseArrayBase[I64])
-    strides = opt_attr_def(DenseArrayBase[I64])
-
-    def convolve(self, x: np.ndarray, w: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
-        """ONNX Conv in exact integer arithmetic (int64), returned in int32 (wrapping):
-        y[n, m, o...] = bias[m] + sum over c in m's group and j... of
-        x[n, c, o * strides - pads_begin + j * dilations] * w[m, c - g * C / group, j...],
-        zero padding (`SlidingWindow` of `onnx.Conv`). x is N x C x D1..., w M x C/group x K1...."""
-        kernel = self.ints_attr("kernel_shape") if "kernel_shape" in self.attributes else w.shape[2:]
-        window = SlidingWindow.from_op(self, x.shape[2:], kernel)
-        groups = self.int_attr("group")
-        batch, channels = x.shape[:2]
-        out_channels = w.shape[0]
-        # im2col: (N, group, positions, C/group * taps) @ (group, C/group * taps, M/group)
-        columns = window.windows(x.astype(np.int64), 0).reshape(
-            batch, groups, channels // groups, math.prod(window.output_shape), window.taps
-        )
-        columns = columns.transpose(0, 1, 3, 2, 4).reshape(batch, groups, -1, channels // groups * window.taps)
-        kernels = w.astype(np.int64).reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
-        y = np.matmul(columns, kernels).transpose(0, 1, 3, 2).reshape(batch, out_channels, *window.output_shape)
-        if bias is not None:
-            y = y + bias.astype(np.int64).reshape(out_channels, *(1,) * len(window.output_shape))
-        return y.astype(ACCUMULATOR)
+def convolve_integers(op: ConvolutionOp, x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """`op.convolve(x, w, b)` (`ConvolutionOp.convolve`: zero padding) in exact int64
+    arithmetic, returned in int32 (wrapping)."""
+    return op.convolve(x.astype(np.int64), w.astype(np.int64), None if b is None else b.astype(np.int64)).astype(ACCUMULATOR)
 
 
 def per_output_channel(parameter: np.ndarray | None, rank: int) -> np.ndarray | None:
@@ -197,6 +178,14 @@ class QuantizeLinearOp(OnnxOp):
     def verify_(self) -> None:
         _verify_integer_result(self.y.type, "result 'y'")
 
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute | None], attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """For com.microsoft QuantizeLinear (onnx types the standard one): x's shape,
+        y_zero_point's element type, else uint8 (that domain has no `output_dtype`)."""
+        x, _, *zero_point = operand_types
+        element = element_type_of(zero_point[0]) if zero_point and zero_point[0] is not None else IntegerType(8, Signedness.UNSIGNED)
+        return [with_element_type(x, element)]
+
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         values = named_operands(self, operands)
         x, scale, zero_point = values["x"], values["y_scale"], values["y_zero_point"]
@@ -225,6 +214,12 @@ class DequantizeLinearOp(OnnxOp):
     block_size = attr_def(IntegerAttr[I64])
     output_dtype = attr_def(IntegerAttr[I64])
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def infer_result_types(cls, operand_types: Sequence[Attribute | None], attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """For com.microsoft DequantizeLinear (onnx types the standard one): x's shape,
+        x_scale's element type."""
+        return [with_element_type(operand_types[0], element_type_of(operand_types[1]))]
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         values = named_operands(self, operands)
@@ -284,9 +279,9 @@ class MatMulIntegerOp(OnnxOp):
 
 
 @irdl_op_definition
-class ConvIntegerOp(ConvolutionAttributes):
+class ConvIntegerOp(ConvolutionOp):
     """y = Conv(x - x_zero_point, w - w_zero_point) in int32, zero padding after the zero
-    point is subtracted (see `ConvolutionAttributes.convolve`); `x_zero_point` is per tensor,
+    point is subtracted (`convolve_integers`); `x_zero_point` is per tensor,
     `w_zero_point` per tensor or per output channel."""
 
     name = "onnx.ConvInteger"
@@ -303,15 +298,26 @@ class ConvIntegerOp(ConvolutionAttributes):
         x_zero_point = values["x_zero_point"]
         x_shifted = minus_zero_point(x, None if x_zero_point is None else x_zero_point.reshape(()))
         w_shifted = minus_zero_point(w, per_output_channel(values["w_zero_point"], w.ndim))
-        return (self.convolve(x_shifted, w_shifted),)
+        return (convolve_integers(self, x_shifted, w_shifted),)
+
+
+def requantize_output(op: OnnxOp, accumulator: np.ndarray, scale: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
+    """`sat(requantize(accumulator, scale))` (`bitfold.dialects.onnx.mlas`) as the type of
+    `op`'s result `y`, with y's per-tensor `zero_point`."""
+    low, high = saturation_range(op.y.type)
+    requantized = mlas_requantize(accumulator, scale, integer_zero_point(zero_point), low, high)
+    return requantized.astype(numpy_dtype_of(op.y.type))
 
 
 @irdl_op_definition
 class QLinearMatMulOp(OnnxOp):
-    """y = saturate(round(float64(acc) * M + y_zero_point)) with
-    acc = (a - a_zero_point) @ (b - b_zero_point) in int32 (see `matmul_integer`) and
-    M = a_scale * b_scale / y_scale computed in the scales' type, left to right.
-    The result type is y_zero_point's."""
+    """y = sat(requantize(acc, scale)) as onnxruntime computes it (MLAS on x86-64, notation of
+    `bitfold.dialects.onnx.mlas`): acc = (a - a_zero_point) @ (b - b_zero_point) in int32
+    (see `matmul_integer`), scale = fl(fl(a_scale * b_scale) / y_scale) in float32 (per
+    column of b where b_scale is, per row of a where a_scale is), rounded half to even before
+    y_zero_point is added. onnx's reference instead rounds float64(acc) * scale + y_zero_point:
+    the two differ where that sum is a tie and y_zero_point odd, or where float32 rounding of
+    the product moves it across a rounding boundary. The result type is y_zero_point's."""
 
     name = "onnx.QLinearMatMul"
     a = operand_def()
@@ -332,18 +338,17 @@ class QLinearMatMulOp(OnnxOp):
         accumulator = matmul_integer(a, a_zero_point, b, b_zero_point)
         if a_scale.size > 1:  # per row of a
             a_scale = a_scale.reshape(-1, 1)
-        multiplier = a_scale * b_scale / y_scale
-        low, high = saturation_range(self.y.type)
-        return (requantize(accumulator, multiplier, y_zero_point, low, high, numpy_dtype_of(self.y.type)),)
+        return (requantize_output(self, accumulator, requantization_scale(a_scale, b_scale, y_scale), y_zero_point),)
 
 
 @irdl_op_definition
-class QLinearConvOp(ConvolutionAttributes):
-    """y = saturate(round(float64(acc) * M + y_zero_point)) with
-    acc = Conv(x - x_zero_point, w - w_zero_point) + b in int32 (see
-    `ConvolutionAttributes.convolve`: zero padding after the zero point is subtracted) and
-    M = x_scale * w_scale / y_scale computed in float32, left to right, per output channel
-    where `w_scale` is. The result type is y_zero_point's."""
+class QLinearConvOp(ConvolutionOp):
+    """y = sat(requantize(acc, scale)) as onnxruntime computes it (MLAS on x86-64, notation of
+    `bitfold.dialects.onnx.mlas`): acc = Conv(x - x_zero_point, w - w_zero_point) + b in int32
+    (`convolve_integers`: zero padding after the zero point is subtracted),
+    scale = fl(fl(x_scale * w_scale) / y_scale) in float32, per output channel where w_scale
+    is; rounded half to even before y_zero_point is added (onnx's reference differs as
+    QLinearMatMul's does). The result type is y_zero_point's."""
 
     name = "onnx.QLinearConv"
     x = operand_def()
@@ -366,11 +371,9 @@ class QLinearConvOp(ConvolutionAttributes):
         x, w = values["x"], values["w"]
         x_shifted = minus_zero_point(x, values["x_zero_point"].reshape(()))
         w_shifted = minus_zero_point(w, per_output_channel(values["w_zero_point"], w.ndim))
-        accumulator = self.convolve(x_shifted, w_shifted, values["b"])
-        w_scale = per_output_channel(values["w_scale"], x.ndim - 1)
-        multiplier = values["x_scale"].astype(np.float32) * w_scale.astype(np.float32) / values["y_scale"].astype(np.float32)
-        low, high = saturation_range(self.y.type)
-        return (requantize(accumulator, multiplier, values["y_zero_point"], low, high, numpy_dtype_of(self.y.type)),)
+        accumulator = convolve_integers(self, x_shifted, w_shifted, values["b"])
+        scale = requantization_scale(values["x_scale"], per_output_channel(values["w_scale"], x.ndim - 1), values["y_scale"])
+        return (requantize_output(self, accumulator, scale, values["y_zero_point"]),)
 
 
 OPS = [

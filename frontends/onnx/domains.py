@@ -9,7 +9,7 @@ import onnx
 from xdsl.ir import Attribute, Operation
 
 from bitfold.frontends import FrontendError
-from bitfold.frontends.onnx.attributes import schema_defaults
+from bitfold.frontends.onnx.attributes import convert_attribute, schema_defaults
 
 ONNX_DOMAIN = "ai.onnx"
 """The standard domain (`""` in a model is the same domain)."""
@@ -123,3 +123,17 @@ def resolve_op(node: onnx.NodeProto, opsets: Opsets, onnx_opset: int) -> tuple[t
     if domain == CONTRIB_DOMAIN:
         return _contrib_op(node, opsets)
     raise _unsupported(node)
+
+
+def node_attributes(node: onnx.NodeProto, op_class: type[Operation], defaults: dict[str, Attribute], label: str) -> dict[str, Attribute]:
+    """The node's attributes (converted) and the `defaults` of the others, in the op class's
+    declaration order; an attribute the class does not declare is an error."""
+    where = f"at {node_label(node)}"
+    declared = declared_attributes(op_class)
+    given = {}
+    for attribute in node.attribute:
+        if attribute.name not in declared:
+            raise FrontendError(f"{label}: unsupported attribute '{attribute.name}' of '{node.op_type}' {where}")
+        given[attribute.name] = convert_attribute(attribute, where)
+    values = {**defaults, **given}
+    return {name: values[name] for name in declared if name in values}

@@ -21,8 +21,7 @@ from xdsl.irdl import OptionalDef, VariadicDef
 from bitfold.dialects.evaluation import numpy_dtype_of
 from bitfold.dialects.onnx.constant import ConstantOp
 from bitfold.frontends import FrontendError
-from bitfold.frontends.onnx.attributes import convert_attribute
-from bitfold.frontends.onnx.domains import Opsets, declared_attributes, node_label, resolve_op
+from bitfold.frontends.onnx.domains import Opsets, node_attributes, node_label, resolve_op
 from bitfold.frontends.onnx.types import dense_attr, element_type, tensor_attr, value_type
 from bitfold.frontends.onnx.upgrades import upgrade
 
@@ -98,18 +97,6 @@ class GraphImporter:
             raise FrontendError(f"{self.label}: value '{name}' used by {node_label(node)} is not defined before it")
         return self.values[name]
 
-    def _attributes(self, node: onnx.NodeProto, op_class: type[Operation], defaults: dict[str, Attribute]) -> dict[str, Attribute]:
-        """The node's attributes and the defaults of the others, in declaration order."""
-        where = f"at {node_label(node)}"
-        declared = declared_attributes(op_class)
-        given = {}
-        for attribute in node.attribute:
-            if attribute.name not in declared:
-                raise FrontendError(f"{self.label}: unsupported attribute '{attribute.name}' of '{node.op_type}' {where}")
-            given[attribute.name] = convert_attribute(attribute, where)
-        values = {**defaults, **given}
-        return {name: values[name] for name in declared if name in values}
-
     def _add_node(self, original: onnx.NodeProto) -> None:
         upgraded = upgrade(original, self.opsets.onnx, self._numpy_dtype_of)
         for name, array in upgraded.constants.items():
@@ -127,7 +114,7 @@ class GraphImporter:
             else self._type_of(group, f"output of {node_label(node)}")
             for group in outputs
         ]
-        op = op_class.build(operands=operands, result_types=result_types, attributes=self._attributes(node, op_class, defaults))
+        op = op_class.build(operands=operands, result_types=result_types, attributes=node_attributes(node, op_class, defaults, self.label))
         op.location = NameLoc(StringAttr(node.name), NoneAttr())
         self.block.add_op(op)
         names = [name for group in outputs for name in (group if isinstance(group, list) else [group])]

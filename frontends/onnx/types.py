@@ -2,7 +2,7 @@
 
 import numpy as np
 import onnx
-from onnx import TensorProto, numpy_helper
+from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BytesAttr,
@@ -63,6 +63,17 @@ def value_type(type_proto: onnx.TypeProto, what: str) -> Attribute:
         return UnrankedTensorType(element)
     shape = [d.dim_value if d.HasField("dim_value") else DYNAMIC_INDEX for d in tensor.shape.dim]
     return TensorType(element, shape)
+
+
+def type_proto(value_type: Attribute) -> onnx.TypeProto:
+    """The inverse of `value_type`: a tensor type as an ONNX tensor type (dynamic dimensions
+    unknown)."""
+    assert isinstance(value_type, TensorType | UnrankedTensorType)
+    code = next(c for c, element in ELEMENT_TYPES.items() if element == value_type.element_type)
+    if isinstance(value_type, UnrankedTensorType):
+        return helper.make_tensor_type_proto(code, None)
+    shape = [None if d == DYNAMIC_INDEX else d for d in value_type.get_shape()]
+    return helper.make_tensor_type_proto(code, shape)
 
 
 def dense_attr(array: np.ndarray, element: Attribute) -> DenseIntOrFPElementsAttr:
