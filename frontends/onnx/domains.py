@@ -57,6 +57,20 @@ class Opsets:
         return self.versions.get(ONNX_DOMAIN, 0)
 
 
+QONNX_DEFAULT_VERSION = 1
+"""The qonnx domain version qonnx assumes when a model does not import the domain
+(`qonnx.util.basic.get_preferred_qonnx_opset`); the models qonnx ships rely on it."""
+
+
+def import_missing_qonnx_domains(model: onnx.ModelProto) -> None:
+    """Add an opset import of version 1 for each QONNX domain a node uses but the model does
+    not import, as qonnx's executor assumes (onnx's checker rejects such a model)."""
+    imported = {canonical_domain(o.domain) for o in model.opset_import}
+    used = {node.domain for node in model.graph.node if node.domain in QONNX_DOMAINS}
+    for domain in sorted(used - imported):
+        model.opset_import.append(onnx.helper.make_opsetid(domain, QONNX_DEFAULT_VERSION))
+
+
 def _unsupported(node: onnx.NodeProto) -> FrontendError:
     domain = canonical_domain(node.domain)
     return FrontendError(f"unsupported op '{node.op_type}' (domain '{domain}') at {node_label(node)}")

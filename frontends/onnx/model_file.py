@@ -7,6 +7,7 @@ from google.protobuf.message import DecodeError
 from onnx import external_data_helper
 
 from bitfold.frontends import FrontendError
+from bitfold.frontends.onnx.domains import import_missing_qonnx_domains
 
 
 def _first_line(error: Exception) -> str:
@@ -72,5 +73,6 @@ def read_model(source: bytes | str | Path, base_dir: str | Path | None, label: s
             raise FrontendError(f"{label}: {error.strerror}") from None
     model = parse_model(data, label)
     load_external_data(model, None if base_dir is None else Path(base_dir), label)
+    import_missing_qonnx_domains(model)
     check_model(model, label)
     return model, label
