@@ -8,6 +8,7 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import NoReturn
 
+from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -35,6 +36,21 @@ class BitfoldOptMain(xDSLOptMain):
     def _input_dir(self) -> Path | None:
         """Where an ONNX model's external data files are: beside the input file."""
         return Path(self.args.input_file).parent if self.args.input_file else None
+
+    def register_all_arguments(self, arg_parser):
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--verify-quant",
+            action="store_true",
+            help="report on the quantization after the passes (verify-quant, to stderr)",
+        )
+
+    def setup_pipeline(self):
+        """The `-p` pipeline, then `verify-quant` with `--verify-quant`."""
+        super().setup_pipeline()
+        if self.args.verify_quant:
+            verify_quant = get_all_passes()["verify-quant"]()()
+            self.pipeline = PassPipeline((*self.pipeline.passes, verify_quant), self.pipeline.callback)
 
     def register_all_passes(self):
         super().register_all_passes()

@@ -1,14 +1,28 @@
 // RUN: bitfold-opt %s -p canonicalize --split-input-file | filecheck %s
 
 // qcast(dcast(y)) with the same type on both ends returns y: every stored value survives the
-// round trip through f32 exactly.
+// round trip through f32 exactly under a round-to-nearest mode.
 func.func @requantize_same_type(%y: tensor<4x!quant.uniform<i8:f32, 0.1:-3>>) -> tensor<4x!quant.uniform<i8:f32, 0.1:-3>> {
   %x = quant.dcast %y : tensor<4x!quant.uniform<i8:f32, 0.1:-3>> to tensor<4xf32>
-  %z = quant.qcast %x {rounding = "ceil", zero_point_first} : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.1:-3>>
+  %z = quant.qcast %x {rounding = "half_away_from_zero", zero_point_first} : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.1:-3>>
   func.return %z : tensor<4x!quant.uniform<i8:f32, 0.1:-3>>
 }
 // CHECK-LABEL: func.func @requantize_same_type
 // CHECK-NEXT:    func.return %y
+
+// -----
+
+// Under ceil, fl(fl(n * 0.1) / 0.1) lands an ulp above some integers n, which ceil moves to
+// n + 1: not an identity, kept.
+func.func @requantize_same_type_ceil(%y: tensor<4x!quant.uniform<i8:f32, 0.1:-3>>) -> tensor<4x!quant.uniform<i8:f32, 0.1:-3>> {
+  %x = quant.dcast %y : tensor<4x!quant.uniform<i8:f32, 0.1:-3>> to tensor<4xf32>
+  %z = quant.qcast %x {rounding = "ceil"} : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.1:-3>>
+  func.return %z : tensor<4x!quant.uniform<i8:f32, 0.1:-3>>
+}
+// CHECK-LABEL: func.func @requantize_same_type_ceil
+// CHECK-NEXT:    %x = quant.dcast %y
+// CHECK-NEXT:    %z = quant.qcast %x
+// CHECK-NEXT:    func.return %z
 
 // -----
 

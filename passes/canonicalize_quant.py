@@ -1,0 +1,52 @@
+"""`canonicalize-quant`: the quant dialect's canonicalization plus the quant-level rewrites
+that leave every float compute op between dcasts and qcasts."""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.traits import HasCanonicalizationPatternsTrait
+from xdsl.transforms.dead_code_elimination import region_dce
+
+from bitfold.dialects.quant import Quant
+from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
+
+
+def quant_canonicalization_patterns() -> list:
+    """The canonicalization patterns the quant dialect's ops declare (their traits)."""
+    return [
+        pattern
+        for op_type in Quant.operations
+        for trait in op_type.get_traits_of_type(HasCanonicalizationPatternsTrait)
+        for pattern in trait.get_patterns(op_type)
+    ]
+
+
+@dataclass(frozen=True)
+class CanonicalizeQuantPass(ModulePass):
+    """Rewrite to a fixpoint, then remove dead pure ops; every rewrite is exact (the IR
+    computes bit-identical results):
+
+    - `qcast(dcast(y)) -> y` when the round trip is exact, `scast(scast(x)) -> x` (the quant
+      dialect's canonicalization); this collapses two identical back-to-back fake
+      quantizations into one. `dcast(qcast(x))` itself is never folded.
+    - Dequantization moves down through data-movement ops, `op(dcast(q)) -> dcast(op'(q))`,
+      for Reshape, Flatten, Squeeze, Unsqueeze, Transpose, MaxPool, Pad, Resize (nearest),
+      DepthToSpace and Concat (`quant_propagation.sink_dequantize`: the conditions and why
+      each is exact). `op'` runs on the stored integers.
+
+    Direction: dcast moves down, qcast never moves up. Moving dcast down needs nothing but the
+    dcast (no single-use condition, no change to values other users read), and it leaves a
+    data-movement op between Q and DQ fully integer: `qcast(dcast(op'(q)))` folds when the
+    types agree. Float compute ops (Conv, Gemm, Add, ...) then read dcast results directly
+    and, in QDQ / QCDQ / QONNX form, feed the qcast of their output: the dcast -> op -> qcast
+    regions `quant-to-integer` matches. A data-movement op between a compute op and its qcast
+    (compute -> Reshape -> qcast) is left where it is."""
+
+    name = "canonicalize-quant"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = [*quant_canonicalization_patterns(), *SINK_DEQUANTIZE_PATTERNS]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce).rewrite_module(op)
