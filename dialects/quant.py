@@ -949,7 +949,7 @@ class StorageCastOp(CastOpBase):
         (value,) = operands
         source, target = element_type(self.input.type), element_type(self.result.type)
         if isinstance(source, QuantizedType):
-            return (to_storage(value, source),)
+            return (to_storage(value, source, target),)
         return (from_storage(value, target),)
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
-from xdsl.dialects.builtin import BFloat16Type
+from xdsl.dialects.builtin import BFloat16Type, IntegerType, Signedness
 
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.quant import (
@@ -223,14 +223,16 @@ def _wrap(values: np.ndarray, width: int, signed: bool) -> np.ndarray:
     return np.where(bits >= 1 << (width - 1), bits - (1 << width), bits) if signed else bits
 
 
-def to_storage(q: np.ndarray, qtype: QuantizedType) -> np.ndarray:
-    """`quant.scast` to the signless storage integers: the stored value's bit pattern.
-    Uniform: the low N bits of q, read as signless iN (numpy: signed, and for i1 a bool
-    whose set bit is -1). Bipolar: the bit b = (q + 1) / 2."""
-    storage = qtype.storage_integer_type()
+def to_storage(q: np.ndarray, qtype: QuantizedType, integer: IntegerType | None = None) -> np.ndarray:
+    """`quant.scast` to the storage integers: the stored value's bit pattern, read as
+    `integer` (default: the signless storage type). Uniform: the low N bits of q, read as
+    uiN for an unsigned `integer`, else as a signed N-bit value (numpy: for i1 a bool whose
+    set bit is -1). Bipolar: the bit b = (q + 1) / 2."""
+    storage = integer or qtype.storage_integer_type()
     if isinstance(qtype, BipolarQuantizedType):
         return ((q.astype(np.int64) + 1) // 2).astype(numpy_dtype(storage))
-    return _wrap(q, storage.width.data, signed=True).astype(numpy_dtype(storage))
+    unsigned = storage.signedness.data == Signedness.UNSIGNED
+    return _wrap(q, storage.width.data, signed=not unsigned).astype(numpy_dtype(storage))
 
 
 def from_storage(bits: np.ndarray, qtype: QuantizedType) -> np.ndarray:

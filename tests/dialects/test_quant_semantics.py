@@ -355,3 +355,14 @@ def test_quant_casts_run_in_the_interpreter():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     (reference,) = ReferenceEvaluator(model).run(None, {"x": x})
     np.testing.assert_array_equal(ours, reference)
+
+
+def test_scast_to_unsigned_integers_reads_the_bits_unsigned():
+    """u8 storage 200 through `quant.scast` to ui8 stays 200 (to signless i8 it is -56)."""
+    from bitfold.dialects.quant_semantics import to_storage
+    from xdsl.dialects.builtin import IntegerType, Signedness
+
+    u8 = UniformQuantizedType.get(8, False, Float32Type(), 0.5, 128)
+    q = np.array([0, 127, 128, 200, 255], dtype=np.uint8)
+    np.testing.assert_array_equal(to_storage(q, u8, IntegerType(8, Signedness.UNSIGNED)), q)
+    np.testing.assert_array_equal(to_storage(q, u8), q.astype(np.int8))
