@@ -18,8 +18,6 @@ from bitfold.dialects.onnx.base import ONNX_NAME
 from bitfold.registry import get_all_dialects
 
 
-
-
 class InterpretationInputError(ValueError):
     """The inputs given do not fit the function's signature."""
 

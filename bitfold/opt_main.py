@@ -2,13 +2,16 @@
 bitfold's. Same flags as `xdsl-opt`. A failure prints one line (`file:line:col: error: ...`
 for parse errors, `error: ...` otherwise) and exits with status 1, never a traceback."""
 
+import inspect
 import re
 import sys
-from pathlib import Path
 from collections.abc import Sequence
-from typing import NoReturn
+from pathlib import Path
+from typing import IO, NoReturn
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
+from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -51,6 +54,22 @@ class BitfoldOptMain(xDSLOptMain):
         if self.args.verify_quant:
             verify_quant = get_all_passes()["verify-quant"]()()
             self.pipeline = PassPipeline((*self.pipeline.passes, verify_quant), self.pipeline.callback)
+
+    def prepare_output(self) -> IO[str]:
+        self._output_stream = super().prepare_output()
+        return self._output_stream
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        """Binary targets (`BINARY = True`: the ONNX exporters) write their bytes straight to the
+        output file or stdout; xDSL's driver hands text targets a string buffer."""
+        spec = parse_spec(self.args.target)
+        factory = self.available_targets[spec.name]
+        if not inspect.signature(factory).parameters:
+            target_class = factory()
+            if getattr(target_class, "BINARY", False):
+                target_class.from_spec(spec).emit(self.ctx, prog, self._output_stream)
+                return ""
+        return super().output_resulting_program(prog)
 
     def register_all_passes(self):
         super().register_all_passes()

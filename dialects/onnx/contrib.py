@@ -41,7 +41,7 @@ from bitfold.dialects.onnx.mlas import (
     x86_round,
 )
 from bitfold.dialects.onnx.nn import SlidingWindow
-from bitfold.dialects.onnx.quantization import element_type_of, saturation_range, with_element_type
+from bitfold.dialects.onnx.quantization import element_type_of, saturation_range
 
 DOMAIN = "com.microsoft"
 

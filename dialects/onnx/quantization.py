@@ -29,11 +29,9 @@ import numpy as np
 from xdsl.dialects.builtin import (
     I64,
     ContainerType,
-    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     Signedness,
-    StringAttr,
     TensorType,
     UnrankedTensorType,
 )
@@ -43,7 +41,6 @@ from xdsl.irdl import (
     attr_def,
     irdl_op_definition,
     operand_def,
-    opt_attr_def,
     opt_operand_def,
     result_def,
 )

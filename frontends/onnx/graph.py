@@ -14,20 +14,30 @@ import numpy as np
 import onnx
 from onnx import helper
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, NameLoc, NoneAttr, StringAttr
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    ModuleOp,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import OptionalDef, VariadicDef
 
 from bitfold.dialects.evaluation import numpy_dtype_of
+from bitfold.dialects.onnx.base import ONNX_NAME
 from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.frontends import FrontendError
-from bitfold.frontends.onnx.domains import Opsets, node_attributes, node_label, resolve_op
-from bitfold.frontends.onnx.types import dense_attr, element_type, tensor_attr, value_type
+from bitfold.frontends.onnx.domains import (
+    Opsets,
+    node_attributes,
+    node_label,
+    resolve_op,
+)
+from bitfold.frontends.onnx.types import element_type, tensor_attr, value_type
 from bitfold.frontends.onnx.upgrades import upgrade
-
-ONNX_NAME = "onnx.name"
-"""Argument and result attribute holding the model's input and output names (the interpreter
-reads it)."""
 
 _INVALID_NAME_CHARACTERS = re.compile(r"[^\w$.-]")
 

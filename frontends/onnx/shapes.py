@@ -13,9 +13,16 @@ import onnx
 from onnx import helper, shape_inference
 from xdsl.ir import Attribute
 
+from bitfold.dialects.onnx.encoding import type_proto
 from bitfold.frontends import FrontendError
-from bitfold.frontends.onnx.domains import ONNX_DOMAIN, Opsets, canonical_domain, node_attributes, resolve_op
-from bitfold.frontends.onnx.types import type_proto, value_type
+from bitfold.frontends.onnx.domains import (
+    ONNX_DOMAIN,
+    Opsets,
+    canonical_domain,
+    node_attributes,
+    resolve_op,
+)
+from bitfold.frontends.onnx.types import value_type
 
 
 def _onnx_inference(model: onnx.ModelProto, label: str) -> dict[str, onnx.TypeProto]:

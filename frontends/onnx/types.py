@@ -1,47 +1,17 @@
 """ONNX element types, value types and tensors as xDSL types and attributes."""
 
-import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, numpy_helper
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    BytesAttr,
     DenseIntOrFPElementsAttr,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IntegerType,
-    Signedness,
     TensorType,
     UnrankedTensorType,
 )
 from xdsl.ir import Attribute
 
-from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.onnx.encoding import ELEMENT_TYPES, dense_attr
 from bitfold.frontends import FrontendError
-
-_SIGNLESS, _UNSIGNED = Signedness.SIGNLESS, Signedness.UNSIGNED
-
-ELEMENT_TYPES: dict[int, Attribute] = {
-    TensorProto.FLOAT: Float32Type(),
-    TensorProto.FLOAT16: Float16Type(),
-    TensorProto.DOUBLE: Float64Type(),
-    TensorProto.BOOL: IntegerType(1),
-    TensorProto.INT2: IntegerType(2, _SIGNLESS),
-    TensorProto.UINT2: IntegerType(2, _UNSIGNED),
-    TensorProto.INT4: IntegerType(4, _SIGNLESS),
-    TensorProto.UINT4: IntegerType(4, _UNSIGNED),
-    TensorProto.INT8: IntegerType(8, _SIGNLESS),
-    TensorProto.UINT8: IntegerType(8, _UNSIGNED),
-    TensorProto.INT16: IntegerType(16, _SIGNLESS),
-    TensorProto.UINT16: IntegerType(16, _UNSIGNED),
-    TensorProto.INT32: IntegerType(32, _SIGNLESS),
-    TensorProto.UINT32: IntegerType(32, _UNSIGNED),
-    TensorProto.INT64: IntegerType(64, _SIGNLESS),
-    TensorProto.UINT64: IntegerType(64, _UNSIGNED),
-}
-"""ONNX element types bitfold holds. Signed integers are signless `iN`, as in MLIR's onnx
-dialects; unsigned ones `uiN`. BFLOAT16 is left out: xDSL 0.74 cannot store bf16 constants."""
 
 
 def element_type(code: int, what: str) -> Attribute:
@@ -63,25 +33,6 @@ def value_type(type_proto: onnx.TypeProto, what: str) -> Attribute:
         return UnrankedTensorType(element)
     shape = [d.dim_value if d.HasField("dim_value") else DYNAMIC_INDEX for d in tensor.shape.dim]
     return TensorType(element, shape)
-
-
-def type_proto(value_type: Attribute) -> onnx.TypeProto:
-    """The inverse of `value_type`: a tensor type as an ONNX tensor type (dynamic dimensions
-    unknown)."""
-    assert isinstance(value_type, TensorType | UnrankedTensorType)
-    code = next(c for c, element in ELEMENT_TYPES.items() if element == value_type.element_type)
-    if isinstance(value_type, UnrankedTensorType):
-        return helper.make_tensor_type_proto(code, None)
-    shape = [None if d == DYNAMIC_INDEX else d for d in value_type.get_shape()]
-    return helper.make_tensor_type_proto(code, shape)
-
-
-def dense_attr(array: np.ndarray, element: Attribute) -> DenseIntOrFPElementsAttr:
-    """A dense attribute of `element` type from the array's bytes (no Python lists: constants
-    of millions of elements import in milliseconds)."""
-    storage = numpy_dtype(element).newbyteorder("<")
-    data = np.ascontiguousarray(array, dtype=storage).tobytes()
-    return DenseIntOrFPElementsAttr(TensorType(element, array.shape), BytesAttr(data))
 
 
 def tensor_attr(tensor: TensorProto, what: str) -> DenseIntOrFPElementsAttr:

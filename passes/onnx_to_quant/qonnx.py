@@ -22,7 +22,6 @@ from bitfold.passes.onnx_to_quant.parameters import (
     bit_width,
     broadcast_parameters,
     constant_array,
-    fail,
     float_element,
     integer_array,
     same_float_type,

@@ -10,7 +10,7 @@ and their inputs already are ONNX integers (scast of quantized values)."""
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType, f32
+from xdsl.dialects.builtin import FloatAttr, TensorType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern

@@ -1,0 +1,233 @@
+"""The QDQ form: every quantization point as ONNX QuantizeLinear / DequantizeLinear on the
+native integer type its range is.
+
+- `qcast x` -> `QuantizeLinear(x, scale, zero_point)`, the quantized value being its integer
+  output. QuantizeLinear computes `saturate(round_half_even(x / scale) + zero_point)`, so the
+  qcast must round half to even in ONNX order (`zero_point_first` only with zero points 0).
+- `dcast q` -> `DequantizeLinear(q, scale, zero_point)`.
+- `scast` of an integer constant -> an initializer of the container type holding the stored
+  values (`from_storage`: a signless constant holds their bit patterns); other
+  `scast`s name the same ONNX tensor (the integer type must be the container's).
+- `requant` -> DequantizeLinear then QuantizeLinear, where that float path gives the exact
+  requantization for every stored input value (checked by enumeration).
+The container of a uniform type is the ONNX integer type whose full range is the storage
+range: int8/uint8, int16/uint16 and int32 (DequantizeLinear only) at opset 13, int4/uint4
+(opset 21), int2/uint2 (opset 25). A narrower range (`i4<-7:7>`, `u8<0:63>`) has none: QCDQ
+(Clip) or QONNX (bit width, `narrow`) hold it. Per-axis types write a 1-D scale and zero
+point with `axis`; sub-channel types with one blocked axis write ONNX blocked quantization
+(opset 21: `axis`, `block_size`). Bipolar types and other rounding modes are QONNX's."""
+
+import numpy as np
+import onnx
+from onnx import helper
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+
+from bitfold.backends.onnx.errors import ExportError
+from bitfold.backends.onnx.graph import GraphEmitter, QuantForm, op_label
+from bitfold.backends.onnx.types import integer_code, tensor_code
+from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
+from bitfold.dialects.quant import (
+    BipolarQuantizedType,
+    DequantizeCastOp,
+    Granularity,
+    QuantizeCastOp,
+    QuantizedType,
+    RequantizeOp,
+    RoundingMode,
+    StorageCastOp,
+    UniformQuantizedType,
+    element_type,
+    integer_range,
+)
+from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize, requantize
+
+NATIVE_WIDTHS = (2, 4, 8, 16, 32)
+"""Bit widths of ONNX integer types QuantizeLinear / DequantizeLinear take (32: DQ only)."""
+
+ENUMERABLE_VALUES = 1 << 16
+"""Largest input range whose requantization is checked value by value."""
+
+
+def rounding_of(op: Operation) -> RoundingMode:
+    """A qcast's or requant's rounding mode (half to even when absent)."""
+    rounding = op.attributes.get("rounding")
+    return RoundingMode.HALF_TO_EVEN if rounding is None else RoundingMode(rounding.data)
+
+
+def onnx_order_equivalent(op: Operation, qtype: UniformQuantizedType) -> bool:
+    """Whether a qcast or requant computes what ONNX's QuantizeLinear order computes: half
+    to even, and zero point first only where every zero point is 0."""
+    zero_point_first = op.attributes.get("zero_point_first") is not None
+    return rounding_of(op) == RoundingMode.HALF_TO_EVEN and (not zero_point_first or qtype.is_symmetric)
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+class QdqForm(QuantForm):
+    """See the module docstring."""
+
+    name = "QDQ"
+    alternatives = "QCDQ (Clip) or QONNX (bit width, narrow)"
+    """The forms that hold a range without a native container."""
+
+    # -- what each quantized type is stored as ----------------------------------------
+
+    def container(self, qtype: QuantizedType, op: Operation) -> tuple[int, bool]:
+        """(bits, signed) of the ONNX integer type holding `qtype`'s values."""
+        if isinstance(qtype, BipolarQuantizedType):
+            raise ExportError(f"{self.name} cannot express the bipolar type {qtype} at {op_label(op)}; QONNX (BipolarQuant) can")
+        assert isinstance(qtype, UniformQuantizedType)
+        for bits in NATIVE_WIDTHS:
+            for signed in (True, False):
+                if qtype.value_range() == integer_range(bits, signed):
+                    return bits, signed
+        raise ExportError(f"{self.name} cannot express the range [{qtype.value_range()[0]}, {qtype.value_range()[1]}] "
+                          f"of {qtype} at {op_label(op)} (no ONNX integer type has it); {self.alternatives} can")
+
+    def narrow(self, emitter: GraphEmitter, name: str, qtype: UniformQuantizedType, op: Operation) -> str:
+        """The container tensor `name` restricted to `qtype`'s range (QDQ: already is)."""
+        return name
+
+    # -- parameters ---------------------------------------------------------------------
+
+    def parameters(self, emitter: GraphEmitter, qtype: UniformQuantizedType, shape: tuple[int, ...],
+                   op: Operation, hint: str) -> tuple[list[str], list[onnx.AttributeProto]]:
+        """[scale, zero point] initializers and the `axis` / `block_size` attributes of a
+        QuantizeLinear / DequantizeLinear of `qtype` on a tensor of `shape`."""
+        bits, signed = self.container(qtype, op)
+        scale_code = tensor_code(qtype.expressed_type, op_label(op))
+        scales = np.array(qtype.scale_values(), dtype=numpy_dtype(qtype.expressed_type))
+        zero_points = np.array(qtype.zero_point_values(), dtype=np.int64)
+        attributes: list[onnx.AttributeProto] = []
+        if qtype.kind == Granularity.PER_TENSOR:
+            scales, zero_points = scales.reshape(()), zero_points.reshape(())
+        elif qtype.kind == Granularity.PER_AXIS:
+            attributes.append(helper.make_attribute("axis", qtype.axis))
+        else:
+            scale_table, zero_table, axis, block = self._blocked(qtype, shape, op)
+            scales, zero_points = scale_table.astype(scales.dtype), zero_table
+            attributes += [helper.make_attribute("axis", axis), helper.make_attribute("block_size", block)]
+        builder = emitter.builder
+        return [builder.initializer(f"{hint}_scale", scales, scale_code),
+                builder.initializer(f"{hint}_zero_point", zero_points, integer_code(bits, signed))], attributes
+
+    def _blocked(self, qtype: UniformQuantizedType, shape: tuple[int, ...], op: Operation):
+        """ONNX blocked parameters of a sub-channel type: the table with every axis but the
+        blocked one at full size (repeated), the blocked axis and its block size."""
+        blocks = {axis: size for axis, size in qtype.block_size_info().items() if size > 1}
+        if len(blocks) > 1:
+            raise ExportError(f"{self.name} cannot express {qtype} at {op_label(op)}: ONNX blocks one axis, "
+                              f"this type blocks {len(blocks)}; no ONNX form holds it")
+        axis, block = next(iter(blocks.items())) if blocks else (0, 1)
+        scales, zero_points = qtype.parameter_arrays(shape)
+        keep = [slice(None, None, block) if dim == axis else slice(None) for dim in range(len(shape))]
+        return scales[tuple(keep)], zero_points[tuple(keep)], axis, block
+
+    # -- the casts ----------------------------------------------------------------------
+
+    def emit(self, emitter: GraphEmitter, op: Operation) -> None:
+        if isinstance(op, QuantizeCastOp):
+            emitter.define(op.result, self.quantize(emitter, op, emitter.name(op.input), op.input))
+        elif isinstance(op, DequantizeCastOp):
+            emitter.define(op.result, self.dequantize(emitter, op, emitter.name(op.input), element_type(op.input.type)))
+        elif isinstance(op, StorageCastOp):
+            emitter.define(op.result, self.storage_cast(emitter, op))
+        elif isinstance(op, RequantizeOp):
+            emitter.define(op.result, self.requantize(emitter, op))
+        else:
+            emitter.emit_op(op)
+
+    def check_rounding(self, op: Operation, qtype: UniformQuantizedType) -> None:
+        """Refuse a qcast / requant that QuantizeLinear's rounding does not compute."""
+        if not onnx_order_equivalent(op, qtype):
+            what = f"rounding '{rounding_of(op)}'" if rounding_of(op) != RoundingMode.HALF_TO_EVEN else \
+                "the zero point added before rounding (QONNX order) with a non-zero zero point"
+            raise ExportError(f"{self.name} cannot express {what} at {op_label(op)}; QONNX (Quant) can")
+
+    def quantize(self, emitter: GraphEmitter, op: Operation, x: str, value: SSAValue) -> str:
+        """QuantizeLinear of the float tensor `x` to `op`'s result type (then `narrow`)."""
+        qtype = element_type(op.result.type)
+        bits, signed = self.container(qtype, op)
+        assert isinstance(qtype, UniformQuantizedType)
+        if bits == 32:
+            raise ExportError(f"no ONNX form quantizes to 32 bits ({qtype} at {op_label(op)})")
+        self.check_rounding(op, qtype)
+        name = emitter.node_name(op)
+        inputs, attributes = self.parameters(emitter, qtype, shape_of(value), op, name)
+        (q,) = emitter.builder.node("QuantizeLinear", [x, *inputs], [integer_code(bits, signed)], name,
+                                    attributes=attributes, output_hints=[op.result.name_hint or name])
+        return self.narrow(emitter, q, qtype, op)
+
+    def dequantize(self, emitter: GraphEmitter, op: Operation, q: str, qtype: QuantizedType) -> str:
+        """DequantizeLinear of the container tensor `q` of `qtype` (op: the dcast, or the
+        requant it is a step of)."""
+        self.container(qtype, op)
+        assert isinstance(qtype, UniformQuantizedType)
+        result = op.results[0]
+        suffix = "" if isinstance(op, DequantizeCastOp) else "_DequantizeLinear"
+        name = emitter.node_name(op, suffix)
+        inputs, attributes = self.parameters(emitter, qtype, shape_of(result), op, name)
+        (x,) = emitter.builder.node("DequantizeLinear", [q, *inputs], [tensor_code(qtype.expressed_type, op_label(op))],
+                                    name, attributes=attributes, output_hints=[(result.name_hint or name) + suffix])
+        return x
+
+    def storage_cast(self, emitter: GraphEmitter, op: StorageCastOp) -> str:
+        """The ONNX tensor of an scast's result: its operand's, or for an integer constant
+        a new initializer of the container type (see `constant`)."""
+        quantized, integer = op.quantized_and_integer()
+        qtype = element_type(quantized)
+        bits, signed = self.container(qtype, op)
+        if isinstance(op.input.owner, ConstantOp) and quantized is op.result.type:
+            return self.constant(emitter, op, from_storage(dense_to_numpy(op.input.owner.value), qtype), qtype)
+        source = emitter.name(op.input)
+        if emitter.builder.codes[source] != integer_code(bits, signed):
+            raise ExportError(f"{self.name} holds {qtype} as {integer_code_name(bits, signed)}, but "
+                              f"{op_label(op)} reinterprets it as {element_type(integer)}")
+        return source
+
+    def constant(self, emitter: GraphEmitter, op: StorageCastOp, values: np.ndarray, qtype: QuantizedType) -> str:
+        """An integer constant of `qtype` as an initializer of its container type (values
+        outside the type's range are an error)."""
+        bits, signed = self.container(qtype, op)
+        low, high = qtype.value_range()
+        if values.size and not (low <= values.min() and values.max() <= high):
+            raise ExportError(f"constant of {op_label(op)} holds values outside the range [{low}, {high}] of {qtype}")
+        owner = op.input.owner
+        assert isinstance(owner, ConstantOp)
+        name = emitter.constant(owner, values, integer_code(bits, signed))
+        return self.narrow(emitter, name, qtype, op)
+
+    def requantize(self, emitter: GraphEmitter, op: RequantizeOp) -> str:
+        """DequantizeLinear then QuantizeLinear, where that is the exact requantization."""
+        in_type, out_type = element_type(op.input.type), element_type(op.result.type)
+        if not float_requantization_is_exact(op, in_type, out_type):
+            raise ExportError(f"{self.name} cannot express the requantization {in_type} -> {out_type} at {op_label(op)} "
+                              "(DequantizeLinear then QuantizeLinear rounds differently); QONNX (Trunc) can where the "
+                              "scales differ by a power of two")
+        x = self.dequantize(emitter, op, emitter.name(op.input), in_type)
+        return self.quantize(emitter, op, x, op.result)
+
+
+def integer_code_name(bits: int, signed: bool) -> str:
+    return f"{'' if signed else 'u'}int{bits}"
+
+
+def float_requantization_is_exact(op: RequantizeOp, in_type: QuantizedType, out_type: QuantizedType) -> bool:
+    """Whether QuantizeLinear(DequantizeLinear(q)) equals `op`'s exact requantization for
+    every stored value q of a per-tensor `in_type` (at most `ENUMERABLE_VALUES` of them)."""
+    if not (isinstance(in_type, UniformQuantizedType) and isinstance(out_type, UniformQuantizedType)):
+        return False
+    if in_type.kind != Granularity.PER_TENSOR or out_type.kind != Granularity.PER_TENSOR:
+        return False
+    low, high = in_type.value_range()
+    if high - low >= ENUMERABLE_VALUES or not onnx_order_equivalent(op, out_type):
+        return False
+    stored = np.arange(low, high + 1).astype(numpy_dtype(in_type))
+    through_float = quantize(dequantize(stored, in_type), out_type)
+    zero_point_first = op.zero_point_first is not None
+    return bool(np.array_equal(through_float, requantize(stored, in_type, out_type, rounding_of(op), zero_point_first)))
