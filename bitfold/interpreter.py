@@ -15,6 +15,7 @@ from xdsl.ir import Dialect, Operation
 
 from bitfold.dialects.evaluation import NumpyEvaluable, numpy_dtype_of
 from bitfold.dialects.onnx.base import ONNX_NAME
+from bitfold.interpreters import register_numpy_implementations
 from bitfold.registry import get_all_dialects
 
 
@@ -37,10 +38,12 @@ def _numpy_functions(op_types: Sequence[type[Operation]]) -> InterpreterFunction
 
 
 def make_interpreter(module: ModuleOp) -> Interpreter:
-    """An interpreter for `module` that knows xDSL's dialects and bitfold's."""
+    """An interpreter for `module` that knows xDSL's dialects and bitfold's, with numpy
+    implementations (`bitfold.interpreters`) for arith, math, linalg.generic and tensor.empty."""
     ctx = Context()
     interpreter = Interpreter(module)
     register_implementations(interpreter, ctx)
+    register_numpy_implementations(interpreter)
     dialects = [factory() for factory in get_all_dialects().values()]
     interpreter.register_implementations(_numpy_functions(_evaluable_ops(dialects)))
     return interpreter

@@ -47,6 +47,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "onnx-to-quant": _lazy("passes.onnx_to_quant", "OnnxToQuantPass"),
         "canonicalize-quant": _lazy("passes.canonicalize_quant", "CanonicalizeQuantPass"),
         "verify-quant": _lazy("passes.verify_quant", "VerifyQuantPass"),
+        "lower-quant": _lazy("passes.lower_quant", "LowerQuantPass"),
     }
 
 

@@ -1,0 +1,35 @@
+"""`math` rounding and sign ops on numpy values (xDSL 0.74 has no interpreter for them),
+each exact in its operand's float type: floor, ceil, trunc, roundeven (half to even),
+absf, copysign."""
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import math
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+from xdsl.ir import Operation
+
+_ELEMENTWISE = {
+    math.FloorOp: np.floor,
+    math.CeilOp: np.ceil,
+    math.TruncOp: np.trunc,
+    math.RoundEvenOp: np.rint,  # round to nearest, ties to even (numpy's only mode)
+    math.AbsFOp: np.abs,
+    math.CopySignOp: np.copysign,
+}
+
+
+def _run(function):
+    def run(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
+        return (np.asarray(function(*args)),)
+
+    return run
+
+
+NumpyMathFunctions = register_impls(
+    type(
+        "NumpyMathFunctions",
+        (InterpreterFunctions,),
+        {f"run_{op.__name__}": impl(op)(_run(function)) for op, function in _ELEMENTWISE.items()},
+    )
+)

@@ -1,0 +1,167 @@
+"""`quant.qcast`, `quant.dcast`, `quant.scast` on tensors become integer / float arith in a
+`linalg.generic` (`elementwise`), bit-exact to `quant_semantics.quantize`, `dequantize`,
+`to_storage` / `from_storage`. N is the storage width, W the working integer width: 32 when
+N <= 16 (every |q - zp| < 2^17 fits), else 64.
+
+qcast, x of float type F (uniform):
+    v = x / s                                        (divf, in F, as the reference)
+    ONNX order:        r = clamp_F(R(v), L - zp, H - zp); i = fptosi_W(r) + zp
+    zero_point_first:  r = R(clamp_F(v + zp, L, H));      i = fptosi_W(r)
+    q = trunci_N(clamp(i, L, H))
+  [L, H] is the storage range. The float clamp (maximumf / minimumf with the bounds rounded
+  to F) keeps fptosi defined; the integer clamp (maxsi / minsi) is emitted only when a bound
+  is not exact in F (i32 storage in f32), and then makes the result exact.
+qcast to bipolar: q = (x >= 0) as an i1 (cmpf oge: NaN gives 0, which stands for -1).
+dcast: x = sitofp_F(ext_W(q) - zp) * s (extsi for signed storage, extui for unsigned);
+  bipolar: x = select(q, s, -s).
+scast: the value itself (storage is already the signless iN); to or from `uiN` / `siN`, a
+  `builtin.unrealized_conversion_cast`.
+"""
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType, TensorType, UnrealizedConversionCastOp
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.utils.exceptions import PassFailedException
+
+from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.quant import (
+    BipolarQuantizedType,
+    DequantizeCastOp,
+    QuantizeCastOp,
+    QuantizedType,
+    RoundingMode,
+    StorageCastOp,
+    element_type,
+)
+from bitfold.passes.lower_quant.elementwise import Body, Parameter, build_elementwise, parameter_table
+from bitfold.passes.lower_quant.rounding import emit_float_rounding
+
+
+def storage_tensor(container: TensorType) -> TensorType:
+    """The tensor type a quantized tensor lowers to: its signless storage integers."""
+    return TensorType(container.element_type.storage_integer_type(), container.get_shape())
+
+
+def working_type(qtype: QuantizedType) -> IntegerType:
+    """iW holding q - zp and the qcast grid without overflow."""
+    return IntegerType(32 if qtype.storage_integer_type().width.data <= 16 else 64)
+
+
+def checked_tensor(op, container) -> TensorType:
+    if not isinstance(container, TensorType):
+        raise PassFailedException(f"lower-quant: '{op.name}' on a scalar is not supported, only tensors")
+    return container
+
+
+def _float_bounds(low: np.ndarray, high: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The bounds in the float type (within its finite range) and whether both are exact."""
+    finite = float(np.finfo(dtype).max)
+    low_f = np.maximum(low, -finite).astype(dtype)
+    high_f = np.minimum(high, finite).astype(dtype)
+    exact = bool(np.all(low_f.astype(np.float64) == low) and np.all(high_f.astype(np.float64) == high))
+    return low_f, high_f, exact
+
+
+def _emit_clamp(body: Body, value, low, high, max_op, min_op):
+    return body.emit(min_op(body.emit(max_op(value, low)), high))
+
+
+class LowerQuantizeCast(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: QuantizeCastOp, rewriter: PatternRewriter):
+        result = checked_tensor(op, op.result.type)
+        qtype, float_type = result.element_type, element_type(op.input.type)
+        storage = qtype.storage_integer_type()
+        if isinstance(qtype, BipolarQuantizedType):
+            zero = Parameter(np.zeros(()), float_type)
+            build = lambda body: body.emit(arith.CmpfOp(body.values["input"], body.values["zero"], "oge"))
+            lowered = build_elementwise(rewriter, op.input, float_type, qtype, {"zero": zero}, storage_tensor(result), build)
+            rewriter.replace(op, [], [lowered])
+            return
+        rounding = RoundingMode(op.rounding.data) if op.rounding else RoundingMode.HALF_TO_EVEN
+        first = op.zero_point_first is not None
+        dtype, wide = numpy_dtype(float_type), working_type(qtype)
+        scales = parameter_table(qtype, qtype.scale_values())
+        zero_points = parameter_table(qtype, qtype.zero_point_values())
+        low, high = qtype.value_range()
+        offset = 0 if first else zero_points
+        low_f, high_f, exact = _float_bounds(low - offset, high - offset, dtype)
+        parameters = {
+            "scale": Parameter(scales.astype(dtype), float_type),
+            "low_f": Parameter(low_f, float_type),
+            "high_f": Parameter(high_f, float_type),
+            "low": Parameter(np.asarray(low), wide),
+            "high": Parameter(np.asarray(high), wide),
+        }
+        if np.any(zero_points != 0):
+            parameters["zero_point"] = Parameter(zero_points.astype(dtype) if first else zero_points, float_type if first else wide)
+
+        def build(body: Body):
+            v = body.emit(arith.DivfOp(body.values["input"], body.values["scale"]))
+            if first and "zero_point" in body.values:
+                v = body.emit(arith.AddfOp(v, body.values["zero_point"]))
+            if first:
+                v = _emit_clamp(body, v, body.values["low_f"], body.values["high_f"], arith.MaximumfOp, arith.MinimumfOp)
+            v = emit_float_rounding(body, v, rounding)
+            if not first:
+                v = _emit_clamp(body, v, body.values["low_f"], body.values["high_f"], arith.MaximumfOp, arith.MinimumfOp)
+            i = body.emit(arith.FPToSIOp(v, wide))
+            if not first and "zero_point" in body.values:
+                i = body.emit(arith.AddiOp(i, body.values["zero_point"]))
+            if not exact:
+                i = _emit_clamp(body, i, body.values["low"], body.values["high"], arith.MaxSIOp, arith.MinSIOp)
+            return body.emit(arith.TruncIOp(i, storage)) if storage.width != wide.width else i
+
+        if exact:
+            del parameters["low"], parameters["high"]
+        lowered = build_elementwise(rewriter, op.input, float_type, qtype, parameters, storage_tensor(result), build)
+        rewriter.replace(op, [], [lowered])
+
+
+class LowerDequantizeCast(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DequantizeCastOp, rewriter: PatternRewriter):
+        source = checked_tensor(op, op.input.type)
+        qtype, float_type = source.element_type, element_type(op.result.type)
+        storage, dtype = qtype.storage_integer_type(), numpy_dtype(float_type)
+        scales = parameter_table(qtype, qtype.scale_values()).astype(dtype)
+        parameters = {"scale": Parameter(scales, float_type)}
+        if isinstance(qtype, BipolarQuantizedType):
+            parameters["negated_scale"] = Parameter(-scales, float_type)
+            build = lambda body: body.emit(
+                arith.SelectOp(body.values["input"], body.values["scale"], body.values["negated_scale"])
+            )
+        else:
+            wide = working_type(qtype)
+            zero_points = parameter_table(qtype, qtype.zero_point_values())
+            if np.any(zero_points != 0):
+                parameters["zero_point"] = Parameter(zero_points, wide)
+            extend = arith.ExtSIOp if qtype.is_signed else arith.ExtUIOp
+
+            def build(body: Body):
+                i = body.values["input"]
+                if storage.width != wide.width:
+                    i = body.emit(extend(i, wide))
+                if "zero_point" in body.values:
+                    i = body.emit(arith.SubiOp(i, body.values["zero_point"]))
+                return body.emit(arith.MulfOp(body.emit(arith.SIToFPOp(i, float_type)), body.values["scale"]))
+
+        result = TensorType(float_type, source.get_shape())
+        lowered = build_elementwise(rewriter, op.input, storage, qtype, parameters, result, build)
+        rewriter.replace(op, [], [lowered])
+
+
+class LowerStorageCast(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StorageCastOp, rewriter: PatternRewriter):
+        quantized, integer = op.quantized_and_integer()
+        if element_type(integer) == element_type(quantized).storage_integer_type():
+            rewriter.replace(op, [], [op.input])
+            return
+        lowered_type = storage_tensor(quantized) if isinstance(quantized, TensorType) else quantized.storage_integer_type()
+        result_type = lowered_type if quantized is op.result.type else op.result.type
+        rewriter.replace(op, UnrealizedConversionCastOp.get([op.input], [result_type]))
+
+
+LOWER_CAST_PATTERNS = (LowerQuantizeCast(), LowerDequantizeCast(), LowerStorageCast())
