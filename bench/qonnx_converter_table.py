@@ -1,12 +1,14 @@
 """Which form conversions qonnx's own converters accept, and whether their result computes the
 source model's numbers, against bitfold's exporters: a markdown table for the README.
 
-Models: the test catalogue's QDQ, QCDQ and QONNX models and qonnx's shipped non-FloatQuant
-models. qonnx: `QuantToQCDQ` on QONNX models, `QCDQToQuant` on QDQ / QCDQ models (from
-`qonnx.transformation.qonnx_to_qcdq` / `qcdq_to_qonnx`). bitfold: import, `onnx-to-quant`,
-`canonicalize`, then each target form. A cell is `-` (the converter does not apply), `refused`
-(an error; bitfold's is the one-line reason), `changed` (it ran, but the result's outputs
-differ from the source's under the oracles, for seed 0), or `same` (bit for bit).
+Models: the test catalogue's QDQ, QCDQ, QONNX and QOp models and qonnx's shipped
+non-FloatQuant models. qonnx: `QuantToQCDQ` on QONNX models, `QCDQToQuant` on QDQ / QCDQ / QOp
+models (from `qonnx.transformation.qonnx_to_qcdq` / `qcdq_to_qonnx`), seed 0: `-` (the
+converter does not apply), `refused`, `not converted`, `broken`, `changed` or `same`. bitfold:
+import, `onnx-to-quant`, `canonicalize`, then each target form, judged as the round-trip test
+judges it on seeds 0 and 1 (`tests/backends/onnx_round_trip_cells.py`): `same` (bit for bit),
+`rounding` (float outputs after the last quantizer differ by float rounding only), `1 step`,
+`changed`, or `refused: <the exporter's one-line reason>`.
 
     python bench/qonnx_converter_table.py [--limit N]
 """
@@ -20,9 +22,9 @@ import numpy as np
 import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "backends"))
 
-from models.qonnx_models import SHIPPED_QONNX_MODELS  # noqa: E402
-from models.recipes import ModelCatalogue, form_of, names  # noqa: E402
+from models.recipes import ModelCatalogue, names  # noqa: E402
 from models.runners import run_onnxruntime, run_qonnx  # noqa: E402
 
 TARGETS = ("qdq", "qcdq", "qonnx", "qop")
@@ -64,61 +66,25 @@ def qonnx_cell(model: onnx.ModelProto, form: str, expected, inputs) -> tuple[str
     return (verdict, "-") if form == "qonnx" else ("-", verdict)
 
 
-def bitfold_cells(path: Path, form: str, expected, inputs) -> list[str]:
-    """One verdict per target form."""
-    from bitfold.backends.onnx import export_model
-    from bitfold.backends.onnx.targets import OnnxQcdqTarget, OnnxQdqTarget, OnnxQonnxTarget, OnnxQopTarget
-    from bitfold.frontends.onnx import import_model
-    from bitfold.load import full_context
-    from bitfold.registry import get_all_passes
-
-    try:
-        to_quant = get_all_passes()["onnx-to-quant"]()
-    except (ImportError, AttributeError):
-        return ["n/a (no onnx-to-quant yet)"] * len(TARGETS)
-    from xdsl.transforms.canonicalize import CanonicalizePass
-
-    cells = []
-    for target, target_class in zip(TARGETS, (OnnxQdqTarget, OnnxQcdqTarget, OnnxQonnxTarget, OnnxQopTarget), strict=True):
-        try:
-            module = import_model(path)
-            ctx = full_context()
-            to_quant().apply(ctx, module)
-            CanonicalizePass().apply(ctx, module)
-            converted = export_model(module, target_class.FORM())
-            cells.append(_verdict(converted, target, expected, inputs))
-        except Exception as error:
-            cells.append(f"refused: {str(error).splitlines()[0][:80]}")
-    return cells
-
-
-def rows(limit: int | None):
-    catalogue = ModelCatalogue(tempfile.mkdtemp(prefix="bitfold-bench-"))
-    chosen = names("qdq") + names("qcdq") + names("qonnx")
-    for name in chosen[:limit]:
-        form = form_of(name)
-        yield name, form, catalogue.path(name), catalogue.inputs(name, 0)
-    for shipped in SHIPPED_QONNX_MODELS[:limit]:
-        if "FloatQuant" in shipped.ops:
-            continue
-        model = onnx.load(shipped.path) if shipped.runs else shipped.cleaned_model()
-        feeds = shipped.feeds() if shipped.runs else shipped.cleaned_feeds(model)
-        path = Path(tempfile.mkdtemp()) / "model.onnx"
-        onnx.save(model, path)
-        yield f"qonnx:{shipped.relpath}", "qonnx", path, feeds
+def bitfold_cells(trips, name: str) -> list[str]:
+    """One verdict per target form (the round-trip test's)."""
+    return [trips.cell(name, target).verdict[:100] for target in TARGETS]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="models of each set (default: all)")
     limit = parser.parse_args().limit
+    from onnx_round_trip_cells import SHIPPED, SOURCE_FORMS, RoundTrips, source_form
+
+    trips = RoundTrips(ModelCatalogue(tempfile.mkdtemp(prefix="bitfold-bench-")))
+    chosen = [n for form in SOURCE_FORMS for n in names(form)[:limit]] + [f"qonnx:{m.relpath}" for m in SHIPPED[:limit]]
     print("| model | form | qonnx QuantToQCDQ | qonnx QCDQToQuant | " + " | ".join(f"bitfold -> {t}" for t in TARGETS) + " |")
     print("| --- " * (4 + len(TARGETS)) + "|")
-    for name, form, path, inputs in rows(limit):
-        model = onnx.load(path)
-        expected = _outputs(model, form, inputs)
-        quant_to_qcdq, qcdq_to_quant = qonnx_cell(model, form, expected, inputs)
-        cells = bitfold_cells(path, form, expected, inputs)
+    for name in chosen:
+        form, model, inputs = source_form(name), onnx.load(trips.path(name)), trips.inputs(name, 0)
+        quant_to_qcdq, qcdq_to_quant = qonnx_cell(model, form, trips.expected(name, 0), inputs)
+        cells = bitfold_cells(trips, name)
         print(f"| {name} | {form} | {quant_to_qcdq} | {qcdq_to_quant} | " + " | ".join(cells) + " |", flush=True)
 
 

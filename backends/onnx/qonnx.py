@@ -24,8 +24,21 @@ so `dcast` writes nothing and integers never appear.
   integers q with t = s_out / s_in; written when t is a power of two exactly, the output zero
   point is zp_in / t, the range is a QONNX range and the requant's order agrees (zero point
   first, or output zero point 0, or a rounding that commutes with adding it: q / t is exact).
-- an `scast` to integers (an integer graph output, an integer op) is refused: QONNX holds
-  no integer tensors (QDQ and QCDQ do)."""
+  Trunc rounds its float input itself (`q = round_half_even(x / s_in + zp_in)`, no clamp), so
+  a requant of a `qcast x` that rounds so, to a range no Quant holds, is `Trunc(x)`, no Quant
+  before it, wherever the qcast's clamp to [lo_in, hi_in] cannot change the result (lo_in / t <= lo and
+  hi_in / t >= hi: the output clamp covers it). That is how `onnx-to-quant` writes Trunc's
+  input: a type holding every `in_bits`-bit integer, signed or unsigned (`i8<-32:63>` for 6
+  bits), which no QONNX Quant range is.
+- Trunc v1 (the requant followed by an `scast` pair that reads its integers with the input's
+  scale and zero point, as `onnx-to-quant` writes v1): `Trunc` v1 of x, t = 2^(in - out
+  bits), then a float `Clip` to the requant's range (v1 does not clamp; the IR does). A model
+  holds Trunc of one version only (the QONNX domain's opset picks it).
+- `scast(Flatten / Reshape / Transpose / Squeeze / Unsqueeze / Identity / MaxPool(scast q))` back to
+  q's per-tensor type (a QOp model moving uint8 data, as `onnx-to-quant` keeps it): the
+  same node on q's fake-quantized float tensor (moving data commutes with dequantizing).
+- any other `scast` to integers (an integer graph output, an integer op) is refused: QONNX
+  holds no integer tensors (QDQ and QCDQ do)."""
 
 import math
 
@@ -39,6 +52,9 @@ from bitfold.backends.onnx.qdq import rounding_of, shape_of
 from bitfold.backends.onnx.types import tensor_code
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
+from bitfold.dialects.onnx.elementwise import IdentityOp
+from bitfold.dialects.onnx.nn import MaxPoolOp
+from bitfold.dialects.onnx.shape import FlattenOp, ReshapeOp, SqueezeOp, TransposeOp, UnsqueezeOp
 from bitfold.dialects.qonnx import ROUNDING_MODES, qonnx_int_range
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
@@ -56,6 +72,10 @@ from bitfold.dialects.quant_semantics import bipolar_sign, dequantize, from_stor
 
 QONNX_ROUNDING = {mode: name for name, mode in reversed(ROUNDING_MODES.items()) if name != "ROUND_TO_ZERO"}
 """Each rounding mode's QONNX name (ROUND for half to even, DOWN for toward zero)."""
+
+DATA_MOVEMENT = (FlattenOp, ReshapeOp, TransposeOp, SqueezeOp, UnsqueezeOp, IdentityOp, MaxPoolOp)
+"""Ops that move (or, MaxPool, select) elements without computing: they commute with
+dequantization, whose scale is positive."""
 
 SHIFT_INVARIANT = (RoundingMode.FLOOR, RoundingMode.CEIL)
 """Modes with R(v + k) = R(v) + k for every integer k (half to even: for even k only)."""
@@ -81,6 +101,9 @@ class QonnxForm(QuantForm):
     """See the module docstring."""
 
     name = "QONNX"
+
+    def __init__(self) -> None:
+        self.trunc_versions: set[int] = set()
 
     def emit(self, emitter: GraphEmitter, op: Operation) -> None:
         if isinstance(op, QuantizeCastOp):
@@ -151,6 +174,10 @@ class QonnxForm(QuantForm):
     def storage_cast(self, emitter: GraphEmitter, op: StorageCastOp) -> str:
         """An integer constant as the float grid values and their Quant; nothing else."""
         quantized, integer = op.quantized_and_integer()
+        if quantized is op.result.type and (written := self.truncate_v1(emitter, op)) is not None:
+            return written
+        if quantized is op.result.type and (written := self.float_data_movement(emitter, op)) is not None:
+            return written
         if quantized is not op.result.type or not isinstance(op.input.owner, ConstantOp):
             raise ExportError(f"QONNX holds no integer tensors: {op_label(op)} reinterprets quantized values as "
                               f"{element_type(integer)}; QDQ or QCDQ can")
@@ -163,6 +190,24 @@ class QonnxForm(QuantForm):
                               "quantize back to themselves in float arithmetic; QDQ or QCDQ can")
         return self.quantize(emitter, op, x, qtype, constant=True)
 
+    def float_data_movement(self, emitter: GraphEmitter, op: StorageCastOp) -> str | None:
+        """The data-movement op between `scast q` to integers and `op` (scast back to q's
+        per-tensor type) written on q's float tensor; None where that is not the pattern."""
+        move = op.input.owner
+        if not isinstance(move, DATA_MOVEMENT) or not move.results[0].has_one_use():
+            return None
+        inner = move.operands[0].owner
+        qtype = element_type(op.result.type)
+        if not (isinstance(inner, StorageCastOp) and element_type(inner.input.type) == qtype
+                and isinstance(qtype, UniformQuantizedType) and qtype.kind == Granularity.PER_TENSOR
+                and all(use.operation is move for use in inner.result.uses)):
+            return None
+        emitter.define(inner.result, emitter.name(inner.input))
+        emitter.emit_op(move)
+        moved = emitter.name(move.results[0])
+        emitter.builder.codes[moved] = tensor_code(qtype.expressed_type, op_label(op))
+        return moved
+
     def _fake_quantize(self, values: np.ndarray, qtype: QuantizedType) -> np.ndarray:
         """QONNX's Quant / BipolarQuant of grid values `values` of `qtype` (as written)."""
         scale, zero_point = qtype.parameter_arrays(values.shape)
@@ -174,8 +219,42 @@ class QonnxForm(QuantForm):
         grid = scale_and_round(values, scale, zero_point, low, high, RoundingMode.HALF_TO_EVEN, True)
         return (grid - zero_point) * scale
 
+    @staticmethod
+    def _trunc_input(op: RequantizeOp, t: float, out_range: tuple[int, int]) -> QuantizeCastOp | None:
+        """The `qcast x` whose requant by t is `Trunc(x)` (see the module docstring), or None."""
+        qcast = op.input.owner
+        if not isinstance(qcast, QuantizeCastOp):
+            return None
+        qtype = element_type(qcast.result.type)
+        if not isinstance(qtype, UniformQuantizedType) or qtype.kind != Granularity.PER_TENSOR:
+            return None
+        zero_point_first = qcast.attributes.get("zero_point_first") is not None or qtype.zero_point == 0
+        low, high = qtype.value_range()
+        clamp_is_redundant = low / t <= out_range[0] and high / t >= out_range[1]
+        # A range a Quant holds keeps its Quant (Trunc re-rounds its grid values exactly).
+        needed = qonnx_range(low, high) is None
+        return qcast if needed and rounding_of(qcast) == RoundingMode.HALF_TO_EVEN and zero_point_first and clamp_is_redundant else None
+
+    @staticmethod
+    def _input_bits(qtype: UniformQuantizedType) -> int:
+        """Fewest bits n whose signed or unsigned range, [-2^(n-1), 2^n - 1] together, holds
+        `qtype`'s range (Trunc's input bit width: 6 for `i8<-32:63>`, 4 for `u4`)."""
+        low, high = qtype.value_range()
+        bits = 1
+        while not (-(2 ** (bits - 1)) <= low and high <= 2**bits - 1):
+            bits += 1
+        return bits
+
+    def _require_trunc(self, emitter: GraphEmitter, version: int, op: Operation) -> None:
+        if self.trunc_versions - {version}:
+            raise ExportError(f"QONNX: Trunc v{version} at {op_label(op)} in a model that also needs Trunc "
+                              f"v{min(self.trunc_versions - {version})} (one QONNX opset holds one Trunc version)")
+        self.trunc_versions.add(version)
+        emitter.require_domain(QONNX_DOMAIN, version, op)
+
     def truncate(self, emitter: GraphEmitter, op: RequantizeOp) -> str:
-        """`Trunc` (v2) of the input's fake-quantized tensor (see the module docstring)."""
+        """`Trunc` (v2) of the input's fake-quantized tensor, or of the float input of the
+        qcast it requantizes (see the module docstring)."""
         in_type, out_type = element_type(op.input.type), element_type(op.result.type)
         refusal = f"QONNX cannot express the requantization {in_type} -> {out_type} at {op_label(op)}"
         if in_type.kind != Granularity.PER_TENSOR or out_type.kind != Granularity.PER_TENSOR:
@@ -190,17 +269,63 @@ class QonnxForm(QuantForm):
                               "a QONNX range and QONNX's order of zero point and rounding")
         bits, signed, narrow = quant_range
         name = emitter.node_name(op)
-        emitter.require_domain(QONNX_DOMAIN, 2, op)
+        self._require_trunc(emitter, 2, op)
         float_code = tensor_code(in_type.expressed_type, op_label(op))
         dtype = numpy_dtype(in_type.expressed_type)
         builder = emitter.builder
-        inputs = [emitter.name(op.input),
+        qcast = self._trunc_input(op, factor, out_type.value_range())
+        inputs = [emitter.name(qcast.input if qcast is not None else op.input),
                   builder.initializer(f"{name}_scale", np.array(in_type.scale, dtype=dtype), float_code),
                   builder.initializer(f"{name}_zeropt", np.array(in_type.zero_point, dtype=dtype), float_code),
-                  builder.initializer(f"{name}_in_bitwidth", np.array(in_type.bit_width, dtype=np.float32), TensorProto.FLOAT),
+                  builder.initializer(f"{name}_in_bitwidth", np.array(self._input_bits(in_type), dtype=np.float32), TensorProto.FLOAT),
                   builder.initializer(f"{name}_out_scale", np.array(out_type.scale, dtype=dtype), float_code),
                   builder.initializer(f"{name}_out_bitwidth", np.array(bits, dtype=np.float32), TensorProto.FLOAT)]
         attributes = [helper.make_attribute("rounding_mode", QONNX_ROUNDING[mode]),
                       helper.make_attribute("signed", int(signed)), helper.make_attribute("narrow", int(narrow))]
         return builder.node("Trunc", inputs, [float_code], name, QONNX_DOMAIN, attributes,
+                            output_hints=[op.result.name_hint or name])[0]
+
+    def truncate_v1(self, emitter: GraphEmitter, op: StorageCastOp) -> str | None:
+        """`Trunc` v1 and a float `Clip` for `scast(scast(requant(qcast x)))` reading the
+        requant's integers with the qcast's scale and zero point (Trunc v1's meaning), where
+        t = s_out / s_in is 2^k and the requant's zero point is zp / t; else None."""
+        inner = op.input.owner
+        if not isinstance(inner, StorageCastOp) or not isinstance(requant := inner.input.owner, RequantizeOp):
+            return None
+        in_type, grid_type = element_type(requant.input.type), element_type(requant.result.type)
+        out_type = element_type(op.result.type)
+        if not all(isinstance(t, UniformQuantizedType) and t.kind == Granularity.PER_TENSOR
+                   for t in (in_type, grid_type, out_type)):
+            return None
+        mantissa, exponent = math.frexp(grid_type.scale / in_type.scale)
+        t = 2.0 ** (exponent - 1)
+        low, high = grid_type.value_range()
+        if (mantissa != 0.5 or exponent - 1 < 0 or out_type.scale != in_type.scale
+                or out_type.zero_point != in_type.zero_point or in_type.zero_point != grid_type.zero_point * t
+                or out_type.value_range() != (low, high)
+                or not (requant.zero_point_first is not None or commutes_with_shift(rounding_of(requant), grid_type.zero_point))):
+            return None
+        qcast = self._trunc_input(requant, t, (low, high))
+        if qcast is None:
+            return None
+        name = emitter.node_name(requant)
+        self._require_trunc(emitter, 1, requant)
+        float_code = tensor_code(in_type.expressed_type, op_label(op))
+        dtype = numpy_dtype(in_type.expressed_type)
+        builder = emitter.builder
+        in_bits = self._input_bits(in_type)
+        inputs = [emitter.name(qcast.input),
+                  builder.initializer(f"{name}_scale", np.array(in_type.scale, dtype=dtype), float_code),
+                  builder.initializer(f"{name}_zeropt", np.array(in_type.zero_point, dtype=dtype), float_code),
+                  builder.initializer(f"{name}_in_bitwidth", np.array(in_bits, dtype=np.float32), TensorProto.FLOAT),
+                  builder.initializer(f"{name}_out_bitwidth", np.array(in_bits - (exponent - 1), dtype=np.float32), TensorProto.FLOAT)]
+        attributes = [helper.make_attribute("rounding_mode", QONNX_ROUNDING[rounding_of(requant)])]
+        (truncated,) = builder.node("Trunc", inputs, [float_code], name, QONNX_DOMAIN, attributes,
+                                    output_hints=[(op.result.name_hint or name) + "_unclipped"])
+        builder.shapes[truncated] = shape_of(op.result)
+        # (g - zp) * s is monotone in g: clipping at the float values of the range ends is
+        # the requant's clamp of g.
+        bounds = [builder.initializer(f"{name}_Clip_{which}", np.array(value - in_type.zero_point, dtype=dtype) * np.array(in_type.scale, dtype=dtype), float_code)
+                  for which, value in (("min", low), ("max", high))]
+        return builder.node("Clip", [truncated, *bounds], [float_code], f"{name}_Clip",
                             output_hints=[op.result.name_hint or name])[0]
