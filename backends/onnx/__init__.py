@@ -12,11 +12,12 @@ the node and the form that can hold it. `targets` registers the four forms with 
 import onnx
 from onnx import helper
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 
 from bitfold.backends.onnx.errors import ExportError
 from bitfold.backends.onnx.graph import CONTRIB_DOMAIN, GraphEmitter, QuantForm
 from bitfold.backends.onnx.opsets import drop_absent_attributes, ir_version, select_opset
+from bitfold.dialects.onnx.base import ONNX_OPSET
 
 PRODUCER = "bitfold"
 
@@ -42,7 +43,9 @@ def export_model(module: ModuleOp, form: QuantForm) -> onnx.ModelProto:
         raise ExportError(f"ONNX export takes a module of one function, got {len(functions)}")
     emitter = GraphEmitter(functions[0], form)
     graph = emitter.emit()
-    opset = select_opset(graph.node, emitter.builder.codes, form.minimum_opset)
+    source_opset = module.attributes.get(ONNX_OPSET)
+    minimum = max(form.minimum_opset, source_opset.value.data if isinstance(source_opset, IntegerAttr) else 0)
+    opset = select_opset(graph.node, emitter.builder.codes, minimum)
     drop_absent_attributes(graph.node, opset)
     imports = [helper.make_opsetid("", opset)]
     imports += [helper.make_opsetid(domain, version) for domain, version in sorted(emitter.builder.domains.items())]

@@ -33,6 +33,10 @@ from bitfold.dialects.evaluation import NumpyEvaluable
 ONNX_NAME = "onnx.name"
 """Function argument / result attribute: the name the value has in the ONNX model."""
 
+ONNX_OPSET = "onnx.opset"
+"""Module attribute: the ai.onnx opset the imported model was written for (onnxruntime's
+kernels change across opsets, e.g. AveragePool at 19; the exporters keep at least it)."""
+
 
 class OnnxOp(IRDLOperation, NumpyEvaluable):
     """Base of `onnx.*` ops: typed access to the ONNX attributes (always present)."""

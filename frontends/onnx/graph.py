@@ -17,6 +17,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
+    IntegerAttr,
     ModuleOp,
     NameLoc,
     NoneAttr,
@@ -26,7 +27,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import OptionalDef, VariadicDef
 
 from bitfold.dialects.evaluation import numpy_dtype_of
-from bitfold.dialects.onnx.base import ONNX_NAME
+from bitfold.dialects.onnx.base import ONNX_NAME, ONNX_OPSET
 from bitfold.dialects.onnx.constant import ConstantOp
 from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.frontends import FrontendError
@@ -155,5 +156,9 @@ class GraphImporter:
 
 
 def import_graph(model: onnx.ModelProto, value_types: dict[str, onnx.TypeProto], label: str) -> ModuleOp:
-    """The module holding the function of the model's graph."""
-    return ModuleOp([GraphImporter(model, value_types, label).build()])
+    """The module holding the function of the model's graph, with the model's ai.onnx opset
+    as its `onnx.opset` attribute."""
+    module = ModuleOp([GraphImporter(model, value_types, label).build()])
+    if opset := Opsets.of(model, label).onnx:
+        module.attributes[ONNX_OPSET] = IntegerAttr(opset, 64)
+    return module

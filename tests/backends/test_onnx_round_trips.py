@@ -209,13 +209,13 @@ EXPECTED: dict[str, dict[str, str]] = {
     },
     'pooling-qdq-u8s4-perchannel': {
         'qdq': 'same',
-        'qcdq': 'changed',  # onnxruntime's AveragePool-19 kernel (source: opset 21) rounds differently from AveragePool-11 (export: opset 13); needs the importer to record the source opset
+        'qcdq': 'same',  # exported at the source's opset 21: onnxruntime's AveragePool-19 kernel rounds unlike AveragePool-11
         'qonnx': "refused: QONNX cannot express the range [-127, 128] (the ONNX-order qcast's range shifted by its zero point) of !quant.uniform<u8:f32, 0.03007827140390873:127> at 'quant.qcast' computing '%input_QuantizeLinear_Output'; QCDQ or QDQ can",
         'qop': 'same',
     },
     'pooling-qdq-u8u4': {
         'qdq': 'same',
-        'qcdq': 'changed',  # as above
+        'qcdq': 'same',  # as above
         'qonnx': "refused: QONNX cannot express the range [-127, 128] (the ONNX-order qcast's range shifted by its zero point) of !quant.uniform<u8:f32, 0.03007827140390873:127> at 'quant.qcast' computing '%input_QuantizeLinear_Output'; QCDQ or QDQ can",
         'qop': 'same',
     },
