@@ -71,6 +71,25 @@ def bitfold_cells(trips, name: str) -> list[str]:
     return [trips.cell(name, target).verdict[:100] for target in TARGETS]
 
 
+def _kind(verdict: str) -> str:
+    """A cell's verdict without its detail: same, rounding, refused, changed, broken, ..."""
+    return verdict.split(":")[0].split(" (")[0]
+
+
+def print_summary(rows: list[tuple[str, list[str]]]) -> None:
+    """Per source form and converter, how many models end in each verdict."""
+    columns = ["qonnx QuantToQCDQ", "qonnx QCDQToQuant"] + [f"bitfold -> {t}" for t in TARGETS]
+    print("\n| source form (models) | " + " | ".join(columns) + " |")
+    print("| --- " * (1 + len(columns)) + "|")
+    for form in sorted({form for form, _ in rows}):
+        cells = [verdicts for f, verdicts in rows if f == form]
+        counts = []
+        for column in range(len(columns)):
+            kinds = [_kind(c[column]) for c in cells if c[column] != "-"]
+            counts.append(", ".join(f"{kinds.count(k)} {k}" for k in sorted(set(kinds))) or "-")
+        print(f"| {form} ({len(cells)}) | " + " | ".join(counts) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="models of each set (default: all)")
@@ -81,11 +100,14 @@ def main() -> None:
     chosen = [n for form in SOURCE_FORMS for n in names(form)[:limit]] + [f"qonnx:{m.relpath}" for m in SHIPPED[:limit]]
     print("| model | form | qonnx QuantToQCDQ | qonnx QCDQToQuant | " + " | ".join(f"bitfold -> {t}" for t in TARGETS) + " |")
     print("| --- " * (4 + len(TARGETS)) + "|")
+    rows = []
     for name in chosen:
         form, model, inputs = source_form(name), onnx.load(trips.path(name)), trips.inputs(name, 0)
         quant_to_qcdq, qcdq_to_quant = qonnx_cell(model, form, trips.expected(name, 0), inputs)
         cells = bitfold_cells(trips, name)
+        rows.append((form if not name.startswith("qonnx:") else "qonnx (shipped)", [quant_to_qcdq, qcdq_to_quant, *cells]))
         print(f"| {name} | {form} | {quant_to_qcdq} | {qcdq_to_quant} | " + " | ".join(cells) + " |", flush=True)
+    print_summary(rows)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,12 @@ so `dcast` writes nothing and integers never appear.
   in exact arithmetic, but `fl(x / s + zp)` rounds the sum (f32: x / s = -1e-9, zp = 1 gives
   1.0, floor 1 against floor(-1e-9) + 1 = 0). What does hold is the ONNX qcast's own identity
   `dcast(qcast(x)) = clamp(R(x / s), lo - zp, hi - zp) * s`: a Quant with zero point 0 and
-  range [lo - zp, hi - zp], written when that is a QONNX range (u8 with zp 128 is int8).
-  Else the qcast is refused (QDQ and QCDQ hold it). Per axis: scale and zero point shaped to
-  broadcast along the axis. Sub-channel types are refused (QDQ holds them).
+  range [lo - zp, hi - zp]. Where a range [lo, hi] (either order) is no QONNX range (u8 with
+  zp 149 gives [-149, 106]; Trunc's `i8<-32:63>`), the Quant takes the narrowest QONNX range
+  holding it and `Min`/`Max` clamp its float output to the grid values `(lo - zp) * s`,
+  `(hi - zp) * s`: exact, since the float grid is monotone in the integer. Per axis: scale,
+  zero point and grid bounds shaped to broadcast along the axis. Sub-channel types are refused
+  (QDQ holds them).
 - `qcast` to `!quant.bipolar` -> `BipolarQuant(x, scale)` (both take the sign of x).
 - an integer constant (`dcast(scast(c))`) -> its dequantized float values as an initializer
   and the `Quant` (or `BipolarQuant`) of its type, checked to give those values back.
@@ -92,6 +95,16 @@ def qonnx_range(low: int, high: int) -> tuple[int, bool, bool] | None:
     return None
 
 
+def enclosing_qonnx_range(low: int, high: int) -> tuple[int, bool, bool]:
+    """(bit width, signed, narrow = False) of the narrowest QONNX range holding [low, high]
+    (signed 1-bit is bipolar, so signed starts at 2 bits)."""
+    signed = low < 0
+    bits = 2 if signed else 1
+    while not (qonnx_int_range(bits, signed, False)[0] <= low and high <= qonnx_int_range(bits, signed, False)[1]):
+        bits += 1
+    return bits, signed, False
+
+
 def commutes_with_shift(mode: RoundingMode, shift: int) -> bool:
     """R(v + shift) = R(v) + shift for every real v (exact arithmetic)."""
     return shift == 0 or mode in SHIFT_INVARIANT or (mode == RoundingMode.HALF_TO_EVEN and shift % 2 == 0)
@@ -152,16 +165,35 @@ class QonnxForm(QuantForm):
             zero_points = np.zeros_like(zero_points)
         quant_range = qonnx_range(low, high) if not constant else self._enclosing_range(qtype)
         if quant_range is None:
-            why = "" if zero_point_first else " (the ONNX-order qcast's range shifted by its zero point)"
-            raise ExportError(f"QONNX cannot express the range [{low}, {high}]{why} of {qtype} at {op_label(op)}; "
-                              f"QCDQ{'' if zero_point_first else ' or QDQ'} can")
+            quant_range = enclosing_qonnx_range(low, high)
         bits, signed, narrow = quant_range
         inputs = [x, self._parameter(emitter, qtype.scale_values(), qtype, rank, f"{name}_scale"),
                   self._parameter(emitter, zero_points, qtype, rank, f"{name}_zeropt"),
                   emitter.builder.initializer(f"{name}_bitwidth", np.array(bits, dtype=np.float32), TensorProto.FLOAT)]
         attributes = [helper.make_attribute("signed", int(signed)), helper.make_attribute("narrow", int(narrow)),
                       helper.make_attribute("rounding_mode", QONNX_ROUNDING[rounding_of(op)])]
-        return emitter.builder.node("Quant", inputs, [code], name, QONNX_DOMAIN, attributes, output_hints=[hint])[0]
+        quant_hint = hint if qonnx_int_range(*quant_range) == (low, high) else f"{hint}_enclosing"
+        output = emitter.builder.node("Quant", inputs, [code], name, QONNX_DOMAIN, attributes, output_hints=[quant_hint])[0]
+        if quant_hint == hint:
+            return output
+        emitter.builder.shapes[output] = tuple(shape_of(op.results[0]))
+        return self._clamp_to_grid(emitter, op, output, qtype, zero_points, (low, high), rank, hint)
+
+    def _clamp_to_grid(self, emitter: GraphEmitter, op: Operation, x: str, qtype: UniformQuantizedType,
+                       zero_points: np.ndarray, bounds: tuple[int, int], rank: int, hint: str) -> str:
+        """Clamp a Quant's float output to the grid values of the integer range `bounds`:
+        `Max(Min(x, (hi - zp) * s), (lo - zp) * s)`, the bounds computed in the expressed type
+        as Quant computes its outputs (`(q - zp) * s`). Since `(q - zp) * s` is monotone in q,
+        clamping the floats clamps the integers: the result is exact."""
+        dtype = numpy_dtype(qtype.expressed_type)
+        scales = np.asarray(qtype.scale_values(), dtype=dtype)
+        low, high = ((np.asarray(b - zero_points, dtype=dtype) * scales) for b in bounds)
+        name, code = emitter.node_name(op), tensor_code(qtype.expressed_type, op_label(op))
+        high_name = self._parameter(emitter, high, qtype, rank, f"{name}_grid_max")
+        low_name = self._parameter(emitter, low, qtype, rank, f"{name}_grid_min")
+        capped = emitter.builder.node("Min", [x, high_name], [code], f"{name}_grid_min", output_hints=[f"{hint}_capped"])[0]
+        emitter.builder.shapes[capped] = emitter.builder.shapes[x]
+        return emitter.builder.node("Max", [capped, low_name], [code], f"{name}_grid_max", output_hints=[hint])[0]
 
     @staticmethod
     def _enclosing_range(qtype: UniformQuantizedType) -> tuple[int, bool, bool]:

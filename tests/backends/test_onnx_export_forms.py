@@ -121,6 +121,15 @@ def test_qonnx_writes_onnx_order_u8_zero_point_128_as_int8():
     assert attributes["signed"] == 1 and attributes["narrow"] == 0
 
 
+@pytest.mark.parametrize(("storage", "attributes"), [
+    ("!quant.uniform<u8:f32, 0.25:3>", ""),  # ONNX order: [-3, 252] is no QONNX range
+    ("!quant.uniform<u8<0:200>:f32, 0.25>", "{zero_point_first}"),  # [0, 200] is none either
+])
+def test_qonnx_clamps_a_range_no_quant_holds_to_its_grid(storage, attributes):
+    model = assert_exports_exactly(fake_quant(storage, attributes), QonnxForm)
+    assert [n.op_type for n in model.graph.node] == ["Quant", "Min", "Max"]
+
+
 def test_qonnx_writes_bipolar_and_trunc():
     text = """
 func.func @f(%x: tensor<2x8xf32> {onnx.name = "x"}) -> (tensor<2x8xf32> {onnx.name = "y"}, tensor<2x8xf32> {onnx.name = "b"}) {
@@ -198,8 +207,6 @@ def test_qop_falls_back_to_qdq_when_the_bias_scale_differs():
     (QdqForm, fake_quant("!quant.uniform<u8:f32, 0.25:3>", "{zero_point_first}"), r"QDQ cannot express the zero point added before rounding .* at node 'q'; QONNX"),
     (QdqForm, fake_quant("!quant.bipolar<f32, 0.25>"), r"QDQ cannot express the bipolar type .* at node 'q'; QONNX \(BipolarQuant\) can"),
     (QcdqForm, fake_quant("!quant.uniform<i32<-65536:65535>:f32, 0.25>"), r"no ONNX form quantizes to 32 bits .* at node 'q'"),
-    (QonnxForm, fake_quant("!quant.uniform<u8:f32, 0.25:3>"), r"QONNX cannot express the range \[-3, 252\] .* at node 'q'; QCDQ or QDQ can"),
-    (QonnxForm, fake_quant("!quant.uniform<u8<0:200>:f32, 0.25>", "{zero_point_first}"), r"QONNX cannot express the range \[0, 200\] .* at node 'q'; QCDQ can"),
 ])
 def test_what_a_form_cannot_express_is_one_clear_line(form, text, message):
     with pytest.raises(ExportError, match=message) as error:
