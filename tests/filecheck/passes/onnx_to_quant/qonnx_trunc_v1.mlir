@@ -1,0 +1,25 @@
+// RUN: bitfold-opt %s -p onnx-to-quant,canonicalize | filecheck %s
+
+// QONNX Trunc v1 (domain version 1): a requant by 2^(in - out bits) between the input's type and
+// an output type read back with the input's scale and zero point (v1 keeps them), between dcast
+// and qcast.
+
+builtin.module attributes {onnx.opset = 13 : i64} {
+  func.func @trunc_v1(%x: tensor<4xf32> {onnx.name = "x"}) -> (tensor<4xf32> {onnx.name = "y"}) {
+    %s = "onnx.Constant"() {value = dense<5.000000e-01> : tensor<f32>} : () -> tensor<f32>
+    %zp = "onnx.Constant"() {value = dense<0.000000e+00> : tensor<f32>} : () -> tensor<f32>
+    %ib = "onnx.Constant"() {value = dense<8.000000e+00> : tensor<f32>} : () -> tensor<f32>
+    %ob = "onnx.Constant"() {value = dense<4.000000e+00> : tensor<f32>} : () -> tensor<f32>
+    %y = "qonnx.Trunc_v1"(%x, %s, %zp, %ib, %ob) {rounding_mode = "FLOOR"} : (tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+    func.return %y : tensor<4xf32>
+  }
+}
+
+// CHECK:      func.func @trunc_v1(%x: tensor<4xf32> {onnx.name = "x"}) -> (tensor<4xf32> {onnx.name = "y"}) {
+// CHECK-NEXT: %y = quant.qcast %x : tensor<4xf32> to tensor<4x!quant.uniform<i16<-128:255>:f32, 5.000000e-01>>
+// CHECK-NEXT: %y_1 = quant.requant %y {rounding = "floor"} : tensor<4x!quant.uniform<i16<-128:255>:f32, 5.000000e-01>> to tensor<4x!quant.uniform<i8<-8:15>:f32, 8.000000e+00>>
+// CHECK-NEXT: %y_2 = quant.scast %y_1 : tensor<4x!quant.uniform<i8<-8:15>:f32, 8.000000e+00>> to tensor<4xi8>
+// CHECK-NEXT: %y_3 = quant.scast %y_2 : tensor<4xi8> to tensor<4x!quant.uniform<i8<-8:15>:f32, 5.000000e-01>>
+// CHECK-NEXT: %y_4 = quant.dcast %y_3 : tensor<4x!quant.uniform<i8<-8:15>:f32, 5.000000e-01>> to tensor<4xf32>
+// CHECK-NEXT: func.return %y_4 : tensor<4xf32>
+// CHECK-NEXT: }
