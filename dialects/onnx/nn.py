@@ -280,25 +280,31 @@ def _lowest(dtype: np.dtype) -> float | int:
     return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
 
 
-@irdl_op_definition
-class MaxPoolOp(OnnxOp):
-    """Y[n, c, o...] = max of X[n, c, p...] over the window positions p of output o that lie in
-    the input (`SlidingWindow`, with ceil_mode). Indices (optional, int64) is the flat index
-    of the first such maximum in window order, `(n * C + c) * D1 * ... * Dn + q`, where q is the
-    position's row-major index over D1..Dn, or column-major when storage_order is 1."""
+class PoolingOp(OnnxOp):
+    """The window attributes every pooling op shares (`SlidingWindow.from_op` reads them)."""
 
-    name = "onnx.MaxPool"
     x = operand_def()
     y = result_def()
-    indices = opt_result_def()
 
     auto_pad = attr_def(StringAttr)
     ceil_mode = attr_def(IntegerAttr[I64])
     dilations = opt_attr_def(DenseArrayBase[I64])
     kernel_shape = attr_def(DenseArrayBase[I64])
     pads = opt_attr_def(DenseArrayBase[I64])
-    storage_order = attr_def(IntegerAttr[I64])
     strides = opt_attr_def(DenseArrayBase[I64])
+
+
+@irdl_op_definition
+class MaxPoolOp(PoolingOp):
+    """Y[n, c, o...] = max of X[n, c, p...] over the window positions p of output o that lie in
+    the input (`SlidingWindow`, with ceil_mode). Indices (optional, int64) is the flat index
+    of the first such maximum in window order, `(n * C + c) * D1 * ... * Dn + q`, where q is the
+    position's row-major index over D1..Dn, or column-major when storage_order is 1."""
+
+    name = "onnx.MaxPool"
+    y = result_def()  # declared again: IRDL orders a subclass's definitions before its base's
+    indices = opt_result_def()
+    storage_order = attr_def(IntegerAttr[I64])
 
     irdl_options = (AttrSizedResultSegments(as_property=True),)
 
@@ -320,7 +326,7 @@ class MaxPoolOp(OnnxOp):
 
 
 @irdl_op_definition
-class AveragePoolOp(OnnxOp):
+class AveragePoolOp(PoolingOp):
     """Y[n, c, o...] = (sum of X[n, c, p...] over the window positions p of output o that lie
     in the input) / count (`SlidingWindow`, with ceil_mode), where count is the number of those
     positions, or with count_include_pad the number of positions inside the input extended by
@@ -328,16 +334,7 @@ class AveragePoolOp(OnnxOp):
     accumulation, rounded once (module docstring)."""
 
     name = "onnx.AveragePool"
-    x = operand_def()
-    y = result_def()
-
-    auto_pad = attr_def(StringAttr)
-    ceil_mode = attr_def(IntegerAttr[I64])
     count_include_pad = attr_def(IntegerAttr[I64])
-    dilations = opt_attr_def(DenseArrayBase[I64])
-    kernel_shape = attr_def(DenseArrayBase[I64])
-    pads = opt_attr_def(DenseArrayBase[I64])
-    strides = opt_attr_def(DenseArrayBase[I64])
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         (x,) = operands
