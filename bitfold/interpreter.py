@@ -2,7 +2,8 @@
 reference (`NumpyEvaluable.evaluate`). Tensor values are numpy arrays; values of quantized
 types are their stored integers."""
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,6 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters import register_implementations
-from xdsl.ir import Dialect, Operation
 
 from bitfold.dialects.evaluation import NumpyEvaluable, numpy_dtype_of
 from bitfold.dialects.onnx.base import ONNX_NAME
@@ -23,16 +23,16 @@ class InterpretationInputError(ValueError):
     """The inputs given do not fit the function's signature."""
 
 
-def _evaluable_ops(dialects: Iterable[Dialect]) -> list[type[Operation]]:
-    return [op for dialect in dialects for op in dialect.operations if issubclass(op, NumpyEvaluable)]
-
-
-def _numpy_functions(op_types: Sequence[type[Operation]]) -> InterpreterFunctions:
-    """One InterpreterFunctions whose implementation of each op type calls `op.evaluate`."""
+@cache
+def _numpy_reference_functions() -> InterpreterFunctions:
+    """One InterpreterFunctions (built once) whose implementation of each evaluable op type
+    of bitfold's dialects calls `op.evaluate`."""
 
     def run(self: InterpreterFunctions, interpreter: Interpreter, op: NumpyEvaluable, args: tuple[Any, ...]):
         return op.evaluate(tuple(np.asarray(a) for a in args))
 
+    dialects = [factory() for factory in get_all_dialects().values()]
+    op_types = [op for dialect in dialects for op in dialect.operations if issubclass(op, NumpyEvaluable)]
     namespace = {f"run_{op_type.__name__}": impl(op_type)(run) for op_type in op_types}
     return register_impls(type("NumpyReferenceFunctions", (InterpreterFunctions,), namespace))()
 
@@ -40,12 +40,10 @@ def _numpy_functions(op_types: Sequence[type[Operation]]) -> InterpreterFunction
 def make_interpreter(module: ModuleOp) -> Interpreter:
     """An interpreter for `module` that knows xDSL's dialects and bitfold's, with numpy
     implementations (`bitfold.interpreters`) for arith, math, linalg.generic and tensor.empty."""
-    ctx = Context()
     interpreter = Interpreter(module)
-    register_implementations(interpreter, ctx)
+    register_implementations(interpreter, Context())
     register_numpy_implementations(interpreter)
-    dialects = [factory() for factory in get_all_dialects().values()]
-    interpreter.register_implementations(_numpy_functions(_evaluable_ops(dialects)))
+    interpreter.register_implementations(_numpy_reference_functions())
     return interpreter
 
 

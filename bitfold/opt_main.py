@@ -1,23 +1,22 @@
 """`bitfold-opt`: xDSL's opt driver with every upstream dialect, pass and target plus
-bitfold's. Same flags as `xdsl-opt`. A failure prints one line (`file:line:col: error: ...`
-for parse errors, `error: ...` otherwise) and exits with status 1, never a traceback."""
+bitfold's. Same flags as `xdsl-opt`. Bad input is one error line and exit status 1
+(`bitfold.diagnostics`)."""
 
 import inspect
-import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, NoReturn
+from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from bitfold.frontends import FrontendError
+from bitfold import register_into
+from bitfold.diagnostics import fail, one_line_errors
 from bitfold.load import import_onnx
-from bitfold.registry import get_all_dialects, get_all_passes, get_all_targets
+from bitfold.registry import get_all_passes, get_all_targets
 
 
 class BitfoldOptMain(xDSLOptMain):
@@ -26,9 +25,7 @@ class BitfoldOptMain(xDSLOptMain):
 
     def register_all_dialects(self):
         super().register_all_dialects()
-        for name, factory in get_all_dialects().items():
-            if name not in self.ctx.registered_dialect_names:
-                self.ctx.register_dialect(name, factory)
+        register_into(self.ctx)
 
     def register_all_frontends(self):
         super().register_all_frontends()
@@ -83,40 +80,10 @@ class BitfoldOptMain(xDSLOptMain):
             self.available_targets.setdefault(name, factory)
 
 
-_OP_NAME = re.compile(r'^\s*(?:%[^=]*=\s*)?"([\w.$-]+)"')
-"""The op name at the start of a generically printed op line (`%0 = "quant.qcast"(...`)."""
-
-
-def one_line_error(error: Exception) -> str:
-    """The line a user needs: where and what, without xDSL's source excerpt.
-
-    Parse errors give `file:line:col: error: message`; verifier errors name the op as MLIR
-    does (`error: 'quant.qcast' op message`), found on the line xDSL underlines."""
-    if isinstance(error, ParseError):
-        return f"{error.span.get_location()}: error: {error.msg}"
-    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    lines = "\n".join(getattr(error, "__notes__", [])).splitlines()
-    for previous, line in zip(lines, lines[1:]):
-        if re.fullmatch(r"\s*\^+-*", line) and (match := _OP_NAME.match(previous)):
-            return f"error: '{match.group(1)}' op {message}"
-    return f"error: {message}"
-
-
-def _fail(message: str) -> NoReturn:
-    print(message, file=sys.stderr)
-    sys.exit(1)
-
-
 def main(args: Sequence[str] | None = None) -> None:
     try:
         driver = BitfoldOptMain(args=args)
     except (ValueError, ArgSpecParseError) as error:  # an unknown pass or a bad pipeline spec
-        _fail(f"error: {str(error).strip().splitlines()[-1].strip()}")
-    try:
+        fail(f"error: {str(error).strip().splitlines()[-1].strip()}")
+    with one_line_errors():
         driver.run()
-    except (ParseError, DiagnosticException) as error:
-        _fail(one_line_error(error))
-    except FrontendError as error:
-        _fail(f"error: {error}")
-    except OSError as error:
-        _fail(f"error: {error.strerror}: {error.filename}")

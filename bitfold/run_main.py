@@ -9,12 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from bitfold.frontends import FrontendError
+from bitfold.diagnostics import one_line_errors
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
-from bitfold.opt_main import one_line_error
 
 
 def _parse_inputs(specs: Sequence[str]) -> dict[str, np.ndarray]:
@@ -39,15 +37,9 @@ def _arguments() -> argparse.ArgumentParser:
 
 def main(args: Sequence[str] | None = None) -> None:
     options = _arguments().parse_args(args)
-    try:
+    with one_line_errors(InterpretationInputError):
         module = load_module(options.file)
         outputs = run(module, _parse_inputs(options.input), options.function)
-    except (ParseError, DiagnosticException) as error:
-        sys.exit(_report(one_line_error(error)))
-    except (InterpretationInputError, FrontendError) as error:
-        sys.exit(_report(f"error: {error}"))
-    except OSError as error:
-        sys.exit(_report(f"error: {error.strerror}: {error.filename}"))
     if options.output_dir:
         directory = Path(options.output_dir)
         directory.mkdir(parents=True, exist_ok=True)
@@ -57,8 +49,3 @@ def main(args: Sequence[str] | None = None) -> None:
     with np.printoptions(threshold=sys.maxsize):
         for name, value in outputs.items():
             print(f"{name}: {value.dtype}{list(value.shape)}\n{value}")
-
-
-def _report(message: str) -> int:
-    print(message, file=sys.stderr)
-    return 1

@@ -797,19 +797,6 @@ def _verify_element(value_type: Attribute, role: str, constraint: str, accepted:
         raise VerifyException(f"{role} must be scalar or tensor of {constraint}, but got '{value_type}'")
 
 
-def _verify_rounding(op: IRDLOperation) -> None:
-    rounding = op.attributes.get("rounding")
-    if rounding is not None and rounding.data not in RoundingMode.__members__.values():
-        modes = ", ".join(m.value for m in RoundingMode)
-        raise VerifyException(f"unknown rounding mode '{rounding.data}' (expected one of {modes})")
-
-
-def _rounding_mode(op: IRDLOperation) -> RoundingMode:
-    """The op's `rounding` attribute, half to even when absent."""
-    rounding = op.attributes.get("rounding")
-    return RoundingMode.HALF_TO_EVEN if rounding is None else RoundingMode(rounding.data)
-
-
 class CastOpBase(IRDLOperation, NumpyEvaluable):
     """Shared shape of the quant casts: one operand, one result, upstream assembly; each
     evaluates with its function in `quant_semantics` (imported on use: it imports this
@@ -822,6 +809,27 @@ class CastOpBase(IRDLOperation, NumpyEvaluable):
 
     def __init__(self, input_value, result_type: Attribute, attributes: dict[str, Attribute] | None = None):
         super().__init__(operands=[input_value], result_types=[result_type], attributes=attributes)
+
+
+class RoundingCastOpBase(CastOpBase):
+    """The casts that round (qcast, requant): an optional `rounding` mode (half to even when
+    absent) and `zero_point_first` (QONNX's order: the zero point is added before rounding)."""
+
+    rounding = opt_attr_def(StringAttr)
+    zero_point_first = opt_attr_def(UnitAttr)
+
+    @property
+    def rounding_mode(self) -> RoundingMode:
+        return RoundingMode.HALF_TO_EVEN if self.rounding is None else RoundingMode(self.rounding.data)
+
+    @property
+    def adds_zero_point_first(self) -> bool:
+        return self.zero_point_first is not None
+
+    def _verify_rounding(self) -> None:
+        if self.rounding is not None and self.rounding.data not in RoundingMode.__members__.values():
+            modes = ", ".join(m.value for m in RoundingMode)
+            raise VerifyException(f"unknown rounding mode '{self.rounding.data}' (expected one of {modes})")
 
 
 class QuantizeCastCanonicalization(HasCanonicalizationPatternsTrait):
@@ -852,7 +860,7 @@ class StorageCastCanonicalization(HasCanonicalizationPatternsTrait):
 
 
 @irdl_op_definition
-class QuantizeCastOp(CastOpBase):
+class QuantizeCastOp(RoundingCastOpBase):
     """`quant.qcast`: float to quantized.
 
         q = clamp(R(x / scale) + zero_point, storage_min, storage_max)      (ONNX, default)
@@ -864,8 +872,6 @@ class QuantizeCastOp(CastOpBase):
     """
 
     name = "quant.qcast"
-    rounding = opt_attr_def(StringAttr)
-    zero_point_first = opt_attr_def(UnitAttr)
     traits = traits_def(Pure(), QuantizeCastCanonicalization())
 
     def verify_(self) -> None:
@@ -877,14 +883,14 @@ class QuantizeCastOp(CastOpBase):
         if quantized.expressed_type != element_type(source):
             raise VerifyException("expressed type in quantized type expected to match float type")
         verify_quantized_container(quantized, target)
-        _verify_rounding(self)
+        self._verify_rounding()
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         from bitfold.dialects.quant_semantics import quantize
 
         (x,) = operands
         quantized = element_type(self.result.type)
-        return (quantize(x, quantized, _rounding_mode(self), self.zero_point_first is not None),)
+        return (quantize(x, quantized, self.rounding_mode, self.adds_zero_point_first),)
 
 
 @irdl_op_definition
@@ -954,7 +960,7 @@ class StorageCastOp(CastOpBase):
 
 
 @irdl_op_definition
-class RequantizeOp(CastOpBase):
+class RequantizeOp(RoundingCastOpBase):
     """`quant.requant`: rescale integers from one uniform type to another, exactly:
 
         q_out = clamp(R((q_in - zp_in) * s_in / s_out) + zp_out, min_out, max_out)
@@ -966,8 +972,6 @@ class RequantizeOp(CastOpBase):
     op's output rescale is the default form. A bitfold extension; upstream MLIR lacks it."""
 
     name = "quant.requant"
-    rounding = opt_attr_def(StringAttr)
-    zero_point_first = opt_attr_def(UnitAttr)
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
@@ -979,14 +983,14 @@ class RequantizeOp(CastOpBase):
             raise VerifyException("input and result quantized types must have the same expressed type")
         verify_quantized_container(element_type(source), source)
         verify_quantized_container(element_type(target), target)
-        _verify_rounding(self)
+        self._verify_rounding()
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         from bitfold.dialects.quant_semantics import requantize
 
         (q,) = operands
         in_type, out_type = element_type(self.input.type), element_type(self.result.type)
-        return (requantize(q, in_type, out_type, _rounding_mode(self), self.zero_point_first is not None),)
+        return (requantize(q, in_type, out_type, self.rounding_mode, self.adds_zero_point_first),)
 
 
 Quant = Dialect(

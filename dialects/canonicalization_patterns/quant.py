@@ -58,11 +58,6 @@ def round_trip_is_exact(
     return bool(np.array_equal(again, stored))
 
 
-def quantize_rounding(op: quant.QuantizeCastOp) -> quant.RoundingMode:
-    """The qcast's rounding mode (its `rounding` attribute, half to even when absent)."""
-    return quant.RoundingMode.HALF_TO_EVEN if op.rounding is None else quant.RoundingMode(op.rounding.data)
-
-
 class FoldQuantizeOfDequantize(RewritePattern):
     """qcast(dcast(y)) -> y when y's type is the qcast's result type and the round trip with
     the qcast's rounding returns every stored value (`round_trip_is_exact`).
@@ -78,7 +73,7 @@ class FoldQuantizeOfDequantize(RewritePattern):
         if source.input.type != op.result.type:
             return
         quantized = quant.element_type(op.result.type)
-        if not round_trip_is_exact(quantized, quantize_rounding(op), op.zero_point_first is not None):
+        if not round_trip_is_exact(quantized, op.rounding_mode, op.adds_zero_point_first):
             return
         rewriter.replace(op, [], [source.input])
 

@@ -12,7 +12,7 @@ from onnx import numpy_helper
 
 from models.qonnx_models import QONNX_DOMAIN, SHIPPED_QONNX_MODELS, shipped_model_paths
 from models.quantized import CALIBRATION_SEED
-from models.recipes import NETWORKS, RECIPES
+from models.recipes import FORMS, NETWORKS, RECIPES, names
 from models.runners import run_qonnx
 
 
@@ -20,12 +20,14 @@ def _ops(model):
     return [(n.domain or "", n.op_type) for n in model.graph.node]
 
 
-def test_catalogue_is_partitioned_by_form(model_names):
+def test_catalogue_is_partitioned_by_form():
+    model_names = {form: names(form) for form in FORMS}
     assert sorted(sum(model_names.values(), [])) == sorted(RECIPES)
     for form, listed in model_names.items():
         assert listed, f"no {form} models"
 
 
+@pytest.mark.parametrize("catalogue_model_name", names())
 def test_model_builds_checks_and_runs(catalogue_model_name, model_catalogue):
     path = model_catalogue.path(catalogue_model_name)
     model = onnx.load(path)
@@ -41,6 +43,7 @@ def test_model_builds_checks_and_runs(catalogue_model_name, model_catalogue):
         np.testing.assert_array_equal(value, again[name])
 
 
+@pytest.mark.parametrize("catalogue_model_name", names())
 def test_form_contents(catalogue_model_name, model_catalogue):
     """Each model holds the ops that define its form, and nothing of the others."""
     form = RECIPES[catalogue_model_name].form
@@ -60,6 +63,7 @@ def test_form_contents(catalogue_model_name, model_catalogue):
         assert not types & {"QuantizeLinear", "DequantizeLinear"}
 
 
+@pytest.mark.parametrize("qcdq_model_name", names("qcdq"))
 def test_qcdq_clips_every_activation_pair(qcdq_model_name, model_catalogue):
     """Every activation QuantizeLinear feeds only a Clip, whose 4-bit bounds match the storage type."""
     model = model_catalogue.load(qcdq_model_name)
@@ -110,6 +114,7 @@ def test_shipped_qonnx_listing_is_complete():
     assert shipped_model_paths() == sorted(m.relpath for m in SHIPPED_QONNX_MODELS)
 
 
+@pytest.mark.parametrize("shipped_qonnx_model", SHIPPED_QONNX_MODELS, ids=lambda m: m.relpath)
 def test_shipped_qonnx_models_run_as_listed(shipped_qonnx_model):
     """`runs` is true: qonnx's executor runs the stored file; false: it refuses it as stored. All of
     them run after qonnx's cleanup."""
@@ -124,6 +129,7 @@ def test_shipped_qonnx_models_run_as_listed(shipped_qonnx_model):
     assert all(np.all(np.isfinite(v)) for v in outputs.values())
 
 
+@pytest.mark.parametrize("qonnx_model_name", names("qonnx"))
 def test_every_qonnx_model_runs_under_qonnx_only_executor(qonnx_model_name, model_catalogue):
     """QONNX models need qonnx's executor: onnxruntime alone does not know the custom domain."""
     import onnxruntime

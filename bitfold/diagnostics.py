@@ -1,0 +1,50 @@
+"""How bitfold's drivers report bad input: one line on stderr and exit status 1, never a
+traceback (`file:line:col: error: ...` for parse errors, `error: 'op' op ...` for verifier
+errors, `error: ...` otherwise)."""
+
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NoReturn
+
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from bitfold.frontends import FrontendError
+
+_OP_NAME = re.compile(r'^\s*(?:%[^=]*=\s*)?"([\w.$-]+)"')
+"""The op name at the start of a generically printed op line (`%0 = "quant.qcast"(...`)."""
+
+
+def one_line_error(error: Exception) -> str:
+    """The line a user needs: where and what, without xDSL's source excerpt.
+
+    Parse errors give `file:line:col: error: message`; verifier errors name the op as MLIR
+    does (`error: 'quant.qcast' op message`), found on the line xDSL underlines."""
+    if isinstance(error, ParseError):
+        return f"{error.span.get_location()}: error: {error.msg}"
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    lines = "\n".join(getattr(error, "__notes__", [])).splitlines()
+    for previous, line in zip(lines, lines[1:]):
+        if re.fullmatch(r"\s*\^+-*", line) and (match := _OP_NAME.match(previous)):
+            return f"error: '{match.group(1)}' op {message}"
+    return f"error: {message}"
+
+
+def fail(message: str) -> NoReturn:
+    print(message, file=sys.stderr)
+    sys.exit(1)
+
+
+@contextmanager
+def one_line_errors(*user_errors: type[Exception]) -> Iterator[None]:
+    """Turn the errors bad input raises (parse and verifier diagnostics, frontend errors,
+    unreadable files, and the driver's own `user_errors`) into `fail`."""
+    try:
+        yield
+    except (ParseError, DiagnosticException) as error:
+        fail(one_line_error(error))
+    except (FrontendError, *user_errors) as error:
+        fail(f"error: {error}")
+    except OSError as error:
+        fail(f"error: {error.strerror}: {error.filename}")
