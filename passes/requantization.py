@@ -78,11 +78,9 @@ def normalized(multiplier: int, shift: int) -> tuple[int, int]:
     return multiplier, shift
 
 
-def scale_ratios(in_type: UniformQuantizedType, out_type: UniformQuantizedType, shape) -> np.ndarray:
-    """s_in / s_out per element of a tensor of `shape` (broadcastable), as exact Fractions."""
-    in_scale, _ = in_type.parameter_arrays(shape)
-    out_scale, _ = out_type.parameter_arrays(shape)
-    return np.frompyfunc(lambda a, b: Fraction(a) / Fraction(b), 2, 1)(in_scale, out_scale)
+def exact_ratios(in_scales: np.ndarray, out_scales: np.ndarray) -> np.ndarray:
+    """s_in / s_out of the doubles' exact values, elementwise, as an object array of Fractions."""
+    return np.frompyfunc(lambda a, b: Fraction(a) / Fraction(b), 2, 1)(in_scales, out_scales)
 
 
 def multiplier_arrays(ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -116,9 +114,9 @@ def requantize_fixed_point(
 ) -> np.ndarray:
     """`quant.requant` as the emitted integer code computes it (module docstring), in
     Python integers: the reference the lowered IR must equal bit for bit."""
-    multipliers, shifts = multiplier_arrays(scale_ratios(in_type, out_type, q.shape))
-    _, in_zero_point = in_type.parameter_arrays(q.shape)
-    _, out_zero_point = out_type.parameter_arrays(q.shape)
+    in_scale, in_zero_point = in_type.parameter_arrays(q.shape)
+    out_scale, out_zero_point = out_type.parameter_arrays(q.shape)
+    multipliers, shifts = multiplier_arrays(exact_ratios(in_scale, out_scale))
     product = (q.astype(object) - in_zero_point.astype(object)) * multipliers.astype(object)
     divisor = np.left_shift(1, shifts.astype(object))
     out_zero_point = out_zero_point.astype(object)

@@ -38,4 +38,4 @@ def unsigned(values, width: int) -> np.ndarray:
 def wrap(values, value_type: Attribute) -> np.ndarray:
     """Integer results reduced modulo 2^N, as the interpreter's value of `value_type`."""
     with np.errstate(over="ignore"):
-        return signed(np.asarray(values).astype(np.int64), bit_width(value_type)).astype(numpy_dtype_of(value_type))
+        return signed(values, bit_width(value_type)).astype(numpy_dtype_of(value_type))

@@ -30,7 +30,6 @@ from bitfold.dialects.quant import (
     DequantizeCastOp,
     QuantizeCastOp,
     QuantizedType,
-    RoundingMode,
     StorageCastOp,
     element_type,
 )
@@ -79,8 +78,7 @@ class LowerQuantizeCast(RewritePattern):
             lowered = build_elementwise(rewriter, op.input, float_type, qtype, {"zero": zero}, storage_tensor(result), build)
             rewriter.replace(op, [], [lowered])
             return
-        rounding = RoundingMode(op.rounding.data) if op.rounding else RoundingMode.HALF_TO_EVEN
-        first = op.zero_point_first is not None
+        rounding, first = op.rounding_mode, op.adds_zero_point_first
         dtype, wide = numpy_dtype(float_type), working_type(qtype)
         scales = parameter_table(qtype, qtype.scale_values())
         zero_points = parameter_table(qtype, qtype.zero_point_values())
@@ -91,9 +89,9 @@ class LowerQuantizeCast(RewritePattern):
             "scale": Parameter(scales.astype(dtype), float_type),
             "low_f": Parameter(low_f, float_type),
             "high_f": Parameter(high_f, float_type),
-            "low": Parameter(np.asarray(low), wide),
-            "high": Parameter(np.asarray(high), wide),
         }
+        if not exact:
+            parameters["low"], parameters["high"] = Parameter(np.asarray(low), wide), Parameter(np.asarray(high), wide)
         if np.any(zero_points != 0):
             parameters["zero_point"] = Parameter(zero_points.astype(dtype) if first else zero_points, float_type if first else wide)
 
@@ -113,8 +111,6 @@ class LowerQuantizeCast(RewritePattern):
                 i = _emit_clamp(body, i, body.values["low"], body.values["high"], arith.MaxSIOp, arith.MinSIOp)
             return body.emit(arith.TruncIOp(i, storage)) if storage.width != wide.width else i
 
-        if exact:
-            del parameters["low"], parameters["high"]
         lowered = build_elementwise(rewriter, op.input, float_type, qtype, parameters, storage_tensor(result), build)
         rewriter.replace(op, [], [lowered])
 

@@ -21,7 +21,6 @@ import numpy as np
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -33,6 +32,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 
+from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.quant import Granularity, QuantizedType
 
 
@@ -108,12 +108,7 @@ def build_elementwise(
     uniform = {name: p for name, p in parameters.items() if np.all(p.table == p.table.flat[0])}
     tables = {name: p for name, p in parameters.items() if name not in uniform}
 
-    table_constants = [
-        arith.ConstantOp(
-            DenseIntOrFPElementsAttr.from_list(TensorType(p.element_type, p.table.shape), p.table.flatten().tolist())
-        )
-        for p in tables.values()
-    ]
+    table_constants = [arith.ConstantOp(dense_attr(p.table, p.element_type)) for p in tables.values()]
     empty = tensor.EmptyOp([], result_type)
     rewriter.insert([*table_constants, empty])
 

@@ -16,8 +16,6 @@ g >= 0, half modes twice > 2^n or a tie twice == 2^n with g odd (half_to_even), 
 (half_away_from_zero) or g < 0 (half_toward_zero). M, n are the normalized fixed-point pair
 (M = 1 skips the multiply, n = 0 everywhere skips the rounding)."""
 
-from fractions import Fraction
-
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i64
@@ -28,7 +26,7 @@ from xdsl.utils.exceptions import PassFailedException
 from bitfold.dialects.quant import Granularity, RequantizeOp, RoundingMode, UniformQuantizedType
 from bitfold.passes.lower_quant.casts import checked_tensor, storage_tensor
 from bitfold.passes.lower_quant.elementwise import Body, Parameter, build_elementwise, parameter_table
-from bitfold.passes.requantization import check_i64_range, multiplier_arrays
+from bitfold.passes.requantization import check_i64_range, exact_ratios, multiplier_arrays
 
 _SLT, _SGE, _EQ, _NE, _SGT = "slt", "sge", "eq", "ne", "sgt"
 
@@ -52,10 +50,10 @@ def _entries(values, count: int) -> np.ndarray:
 
 def _round_up(body: Body, g: SSAValue, mode: RoundingMode) -> SSAValue | None:
     """up(g, rem, twice, 2^n) as an i1, None for floor."""
-    v = body.values
-    zero = body.constant(0, i64)
     if mode == RoundingMode.FLOOR:
         return None
+    v = body.values
+    zero = body.constant(0, i64)
     if mode in (RoundingMode.CEIL, RoundingMode.TOWARD_ZERO, RoundingMode.AWAY_FROM_ZERO):
         inexact = body.emit(arith.CmpiOp(v["rem"], zero, _NE))
         if mode == RoundingMode.CEIL:
@@ -79,9 +77,7 @@ class LowerRequantize(RewritePattern):
         in_type, out_type = source.element_type, op.result.type.element_type
         layout = _layout(op, in_type, out_type)
         count = len(layout.scale_values())
-        ratios = np.frompyfunc(lambda a, b: Fraction(a) / Fraction(b), 2, 1)(
-            _entries(in_type.scale_values(), count), _entries(out_type.scale_values(), count)
-        )
+        ratios = exact_ratios(_entries(in_type.scale_values(), count), _entries(out_type.scale_values(), count))
         multipliers, shifts = multiplier_arrays(ratios)
         if (problem := check_i64_range(in_type, multipliers, shifts)) is not None:
             raise PassFailedException(f"lower-quant: '{op.name}' from {in_type} to {out_type}: {problem}")
@@ -99,8 +95,7 @@ class LowerRequantize(RewritePattern):
         }
         parameters |= {name: values for name, (values, needed) in optional.items() if needed}
         tables = {name: Parameter(parameter_table(layout, values), i64) for name, values in parameters.items()}
-        rounding = RoundingMode(op.rounding.data) if op.rounding else RoundingMode.HALF_TO_EVEN
-        first = op.zero_point_first is not None
+        rounding, first = op.rounding_mode, op.adds_zero_point_first
         storage_in = in_type.storage_integer_type()
         storage_out = out_type.storage_integer_type()
 

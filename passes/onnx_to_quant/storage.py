@@ -3,9 +3,10 @@ i32 (u2.. when the range has no negatives) holding a quantized value's range, an
 constants holding stored values."""
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerType, Signedness, TensorType
+from xdsl.dialects.builtin import IntAttr, IntegerType, Signedness
 
 from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.quant import QuantizedType, UniformQuantizedType, integer_range
 from bitfold.dialects.quant_semantics import to_storage
 
@@ -34,11 +35,5 @@ def with_value_range(qtype: UniformQuantizedType, low: int, high: int) -> Unifor
 def storage_constant(stored: np.ndarray, qtype: QuantizedType) -> ConstantOp:
     """An `onnx.Constant` of the signless storage integers (`quant.scast`'s integer type)
     holding the stored values `stored` of `qtype`."""
-    storage = qtype.storage_integer_type()
-    bits = to_storage(stored, qtype)
-    value_type = TensorType(storage, bits.shape)
-    values = bits.reshape(-1).tolist()
-    return ConstantOp.create(
-        attributes={"value": DenseIntOrFPElementsAttr.from_list(value_type, values)},
-        result_types=[value_type],
-    )
+    value = dense_attr(to_storage(stored, qtype), qtype.storage_integer_type())
+    return ConstantOp.create(attributes={"value": value}, result_types=[value.type])

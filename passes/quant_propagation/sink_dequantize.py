@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr, IntAttr, IntegerType, Signedness, TensorType
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerType, Signedness, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
@@ -27,6 +27,7 @@ from bitfold.dialects import quant
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import MaxPoolOp, SlidingWindow
 from bitfold.dialects.onnx.shape import (
     ConcatOp,
@@ -225,10 +226,8 @@ class SinkDequantizeThroughPad(SinkDequantize):
             return None
         dtype = numpy_dtype(quantized)
         integer = IntegerType(8 * dtype.itemsize, Signedness.SIGNLESS if dtype.kind == "i" else Signedness.UNSIGNED)
-        constant = ConstantOp.create(
-            attributes={"value": DenseIntOrFPElementsAttr.from_list(TensorType(integer, []), [stored])},
-            result_types=[TensorType(integer, [])],
-        )
+        value = dense_attr(np.array(stored, dtype), integer)
+        constant = ConstantOp.create(attributes={"value": value}, result_types=[value.type])
         constant.results[0].name_hint = "pad_value"
         operands["constant_value"] = constant.results[0]
         return [constant]

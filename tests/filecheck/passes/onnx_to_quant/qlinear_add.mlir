@@ -16,12 +16,12 @@ builtin.module attributes {onnx.opset = 13 : i64} {
 }
 
 // CHECK:      func.func @qlinear_add(%a: tensor<2x3xui8> {onnx.name = "a"}, %b: tensor<2x3xui8> {onnx.name = "b"}) -> (tensor<2x3xui8> {onnx.name = "c"}) {
-// CHECK-NEXT: %c = quant.scast %a : tensor<2x3xui8> to tensor<2x3x!quant.uniform<u8:f32, 5.000000e-01:128>>
-// CHECK-NEXT: %c_1 = quant.dcast %c : tensor<2x3x!quant.uniform<u8:f32, 5.000000e-01:128>> to tensor<2x3xf32>
-// CHECK-NEXT: %c_2 = quant.scast %b : tensor<2x3xui8> to tensor<2x3x!quant.uniform<u8:f32, 2.500000e-01:100>>
-// CHECK-NEXT: %c_3 = quant.dcast %c_2 : tensor<2x3x!quant.uniform<u8:f32, 2.500000e-01:100>> to tensor<2x3xf32>
-// CHECK-NEXT: %c_4 = "onnx.Add"(%c_1, %c_3) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
-// CHECK-NEXT: %c_5 = quant.qcast %c_4 : tensor<2x3xf32> to tensor<2x3x!quant.uniform<u8:f32, 1.000000e+00:110>>
-// CHECK-NEXT: %c_6 = quant.scast %c_5 : tensor<2x3x!quant.uniform<u8:f32, 1.000000e+00:110>> to tensor<2x3xui8>
-// CHECK-NEXT: func.return %c_6 : tensor<2x3xui8>
+// CHECK-NEXT: %[[SCAST1:[a-z0-9_]+]] = quant.scast %a : tensor<2x3xui8> to tensor<2x3x!quant.uniform<u8:f32, 5.000000e-01:128>>
+// CHECK-NEXT: %[[DCAST1:[a-z0-9_]+]] = quant.dcast %[[SCAST1]] : tensor<2x3x!quant.uniform<u8:f32, 5.000000e-01:128>> to tensor<2x3xf32>
+// CHECK-NEXT: %[[SCAST2:[a-z0-9_]+]] = quant.scast %b : tensor<2x3xui8> to tensor<2x3x!quant.uniform<u8:f32, 2.500000e-01:100>>
+// CHECK-NEXT: %[[DCAST2:[a-z0-9_]+]] = quant.dcast %[[SCAST2]] : tensor<2x3x!quant.uniform<u8:f32, 2.500000e-01:100>> to tensor<2x3xf32>
+// CHECK-NEXT: %[[ADD1:[a-z0-9_]+]] = "onnx.Add"(%[[DCAST1]], %[[DCAST2]]) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[QCAST1:[a-z0-9_]+]] = quant.qcast %[[ADD1]] : tensor<2x3xf32> to tensor<2x3x!quant.uniform<u8:f32, 1.000000e+00:110>>
+// CHECK-NEXT: %[[SCAST3:[a-z0-9_]+]] = quant.scast %[[QCAST1]] : tensor<2x3x!quant.uniform<u8:f32, 1.000000e+00:110>> to tensor<2x3xui8>
+// CHECK-NEXT: func.return %[[SCAST3]] : tensor<2x3xui8>
 // CHECK-NEXT: }

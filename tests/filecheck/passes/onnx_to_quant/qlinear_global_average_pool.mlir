@@ -14,10 +14,10 @@ builtin.module attributes {onnx.opset = 13 : i64} {
 }
 
 // CHECK:      func.func @qlinear_gap(%x: tensor<1x2x3x3xui8> {onnx.name = "x"}) -> (tensor<1x2x1x1xui8> {onnx.name = "y"}) {
-// CHECK-NEXT: %y = quant.scast %x : tensor<1x2x3x3xui8> to tensor<1x2x3x3x!quant.uniform<u8:f32, 5.000000e-01:128>>
-// CHECK-NEXT: %y_1 = quant.dcast %y : tensor<1x2x3x3x!quant.uniform<u8:f32, 5.000000e-01:128>> to tensor<1x2x3x3xf32>
-// CHECK-NEXT: %y_2 = "onnx.GlobalAveragePool"(%y_1) : (tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32>
-// CHECK-NEXT: %y_3 = quant.qcast %y_2 : tensor<1x2x1x1xf32> to tensor<1x2x1x1x!quant.uniform<u8:f32, 2.500000e-01:100>>
-// CHECK-NEXT: %y_4 = quant.scast %y_3 : tensor<1x2x1x1x!quant.uniform<u8:f32, 2.500000e-01:100>> to tensor<1x2x1x1xui8>
-// CHECK-NEXT: func.return %y_4 : tensor<1x2x1x1xui8>
+// CHECK-NEXT: %[[SCAST1:[a-z0-9_]+]] = quant.scast %x : tensor<1x2x3x3xui8> to tensor<1x2x3x3x!quant.uniform<u8:f32, 5.000000e-01:128>>
+// CHECK-NEXT: %[[DCAST1:[a-z0-9_]+]] = quant.dcast %[[SCAST1]] : tensor<1x2x3x3x!quant.uniform<u8:f32, 5.000000e-01:128>> to tensor<1x2x3x3xf32>
+// CHECK-NEXT: %[[GLOBALAVERAGEPOOL1:[a-z0-9_]+]] = "onnx.GlobalAveragePool"(%[[DCAST1]]) : (tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32>
+// CHECK-NEXT: %[[QCAST1:[a-z0-9_]+]] = quant.qcast %[[GLOBALAVERAGEPOOL1]] : tensor<1x2x1x1xf32> to tensor<1x2x1x1x!quant.uniform<u8:f32, 2.500000e-01:100>>
+// CHECK-NEXT: %[[SCAST2:[a-z0-9_]+]] = quant.scast %[[QCAST1]] : tensor<1x2x1x1x!quant.uniform<u8:f32, 2.500000e-01:100>> to tensor<1x2x1x1xui8>
+// CHECK-NEXT: func.return %[[SCAST2]] : tensor<1x2x1x1xui8>
 // CHECK-NEXT: }

@@ -16,10 +16,10 @@ builtin.module attributes {onnx.opset = 13 : i64} {
 }
 
 // CHECK:      func.func @trunc_v1(%x: tensor<4xf32> {onnx.name = "x"}) -> (tensor<4xf32> {onnx.name = "y"}) {
-// CHECK-NEXT: %y = quant.qcast %x : tensor<4xf32> to tensor<4x!quant.uniform<i16<-128:255>:f32, 5.000000e-01>>
-// CHECK-NEXT: %y_1 = quant.requant %y {rounding = "floor"} : tensor<4x!quant.uniform<i16<-128:255>:f32, 5.000000e-01>> to tensor<4x!quant.uniform<i8<-8:15>:f32, 8.000000e+00>>
-// CHECK-NEXT: %y_2 = quant.scast %y_1 : tensor<4x!quant.uniform<i8<-8:15>:f32, 8.000000e+00>> to tensor<4xi8>
-// CHECK-NEXT: %y_3 = quant.scast %y_2 : tensor<4xi8> to tensor<4x!quant.uniform<i8<-8:15>:f32, 5.000000e-01>>
-// CHECK-NEXT: %y_4 = quant.dcast %y_3 : tensor<4x!quant.uniform<i8<-8:15>:f32, 5.000000e-01>> to tensor<4xf32>
-// CHECK-NEXT: func.return %y_4 : tensor<4xf32>
+// CHECK-NEXT: %[[QCAST1:[a-z0-9_]+]] = quant.qcast %x : tensor<4xf32> to tensor<4x!quant.uniform<i16<-128:255>:f32, 5.000000e-01>>
+// CHECK-NEXT: %[[REQUANT1:[a-z0-9_]+]] = quant.requant %[[QCAST1]] {rounding = "floor"} : tensor<4x!quant.uniform<i16<-128:255>:f32, 5.000000e-01>> to tensor<4x!quant.uniform<i8<-8:15>:f32, 8.000000e+00>>
+// CHECK-NEXT: %[[SCAST1:[a-z0-9_]+]] = quant.scast %[[REQUANT1]] : tensor<4x!quant.uniform<i8<-8:15>:f32, 8.000000e+00>> to tensor<4xi8>
+// CHECK-NEXT: %[[SCAST2:[a-z0-9_]+]] = quant.scast %[[SCAST1]] : tensor<4xi8> to tensor<4x!quant.uniform<i8<-8:15>:f32, 5.000000e-01>>
+// CHECK-NEXT: %[[DCAST1:[a-z0-9_]+]] = quant.dcast %[[SCAST2]] : tensor<4x!quant.uniform<i8<-8:15>:f32, 5.000000e-01>> to tensor<4xf32>
+// CHECK-NEXT: func.return %[[DCAST1]] : tensor<4xf32>
 // CHECK-NEXT: }
