@@ -45,6 +45,22 @@ def named_operands(op: Operation, operands: Sequence[np.ndarray]) -> dict[str, n
     return names
 
 
+def read_signed(values, width: int) -> np.ndarray:
+    """The low `width` bits of each integer read as two's complement, as int64 (MLIR's
+    signed reading of an iN pattern; width <= 64)."""
+    values = np.asarray(values).astype(np.int64)
+    if width == 64:
+        return values
+    half = np.int64(1 << (width - 1))
+    return ((values + half) & np.int64((1 << width) - 1)) - half
+
+
+def read_unsigned(values, width: int) -> np.ndarray:
+    """The low `width` bits of each integer read as unsigned, as uint64 (width <= 64)."""
+    values = np.asarray(values).astype(np.int64).astype(np.uint64)
+    return values if width == 64 else values & np.uint64((1 << width) - 1)
+
+
 def storage_dtype(bits: int, signed: bool) -> np.dtype:
     """The narrowest numpy integer dtype holding `bits`-bit signed or unsigned values."""
     for width in (8, 16, 32, 64):

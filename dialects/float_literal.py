@@ -17,6 +17,7 @@ import math
 import struct
 from typing import NamedTuple
 
+
 class FloatFormat(NamedTuple):
     """An IEEE-754 binary format: significand bits `p` (with the implicit bit) and the
     exponent `e_min` of its smallest normal number 2**e_min."""

@@ -27,7 +27,7 @@ from fractions import Fraction
 import numpy as np
 from xdsl.dialects.builtin import BFloat16Type, IntegerType, Signedness
 
-from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.evaluation import numpy_dtype, read_signed, read_unsigned
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
     QuantizedType,
@@ -216,13 +216,6 @@ def requantize(
 # ----------------------------------------------------------------------------------------
 
 
-def _wrap(values: np.ndarray, width: int, signed: bool) -> np.ndarray:
-    """The low `width` bits of each value read as a two's complement (signed) or unsigned
-    integer, as int64."""
-    bits = values.astype(np.int64) & ((1 << width) - 1)
-    return np.where(bits >= 1 << (width - 1), bits - (1 << width), bits) if signed else bits
-
-
 def to_storage(q: np.ndarray, qtype: QuantizedType, integer: IntegerType | None = None) -> np.ndarray:
     """`quant.scast` to the storage integers: the stored value's bit pattern, read as
     `integer` (default: the signless storage type). Uniform: the low N bits of q, read as
@@ -231,8 +224,8 @@ def to_storage(q: np.ndarray, qtype: QuantizedType, integer: IntegerType | None 
     storage = integer or qtype.storage_integer_type()
     if isinstance(qtype, BipolarQuantizedType):
         return ((q.astype(np.int64) + 1) // 2).astype(numpy_dtype(storage))
-    unsigned = storage.signedness.data == Signedness.UNSIGNED
-    return _wrap(q, storage.width.data, signed=not unsigned).astype(numpy_dtype(storage))
+    read = read_unsigned if storage.signedness.data == Signedness.UNSIGNED else read_signed
+    return read(q, storage.width.data).astype(numpy_dtype(storage))
 
 
 def from_storage(bits: np.ndarray, qtype: QuantizedType) -> np.ndarray:
@@ -240,4 +233,5 @@ def from_storage(bits: np.ndarray, qtype: QuantizedType) -> np.ndarray:
     Uniform: the low N bits read as iN or uN (the type's signedness). Bipolar: q = 2b - 1."""
     if isinstance(qtype, BipolarQuantizedType):
         return (2 * bits.astype(np.int64) - 1).astype(numpy_dtype(qtype))
-    return _wrap(bits, qtype.storage_width, qtype.is_signed).astype(numpy_dtype(qtype))
+    read = read_signed if qtype.is_signed else read_unsigned
+    return read(bits, qtype.storage_width).astype(numpy_dtype(qtype))

@@ -14,8 +14,8 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from bitfold.dialects.evaluation import numpy_dtype_of
-from bitfold.interpreters.integers import bit_width, signed, unsigned, wrap
+from bitfold.dialects.evaluation import numpy_dtype_of, read_signed, read_unsigned
+from bitfold.interpreters.integers import bit_width, wrap
 
 IntegerFunction = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -95,7 +95,7 @@ _FLOAT_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarr
 
 
 def _read(reading: str, values, width: int) -> np.ndarray:
-    return signed(values, width) if reading == "s" else unsigned(values, width)
+    return read_signed(values, width) if reading == "s" else read_unsigned(values, width)
 
 
 def _float_to_integer(op: Operation, value: np.ndarray, low: int, high: int) -> np.ndarray:
@@ -135,7 +135,7 @@ def _integer_binary(reading: str, function: IntegerFunction):
 def _shift(reading: str, function: IntegerFunction):
     def run(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
         width = bit_width(op.result_types[0])
-        amount = unsigned(args[1], width)
+        amount = read_unsigned(args[1], width)
         _poison_if(amount >= width, op, f"shift amount of {width} bits or more")
         value = _read(reading, args[0], width)
         return (wrap(function(value, amount.astype(value.dtype)), op.result_types[0]),)
@@ -173,11 +173,11 @@ class _ArithBase(InterpreterFunctions):
 
     @impl(arith.ExtSIOp)
     def run_extsi(self, interpreter: Interpreter, op: arith.ExtSIOp, args: tuple[Any, ...]):
-        return (wrap(signed(args[0], bit_width(op.input.type)), op.result.type),)
+        return (wrap(read_signed(args[0], bit_width(op.input.type)), op.result.type),)
 
     @impl(arith.ExtUIOp)
     def run_extui(self, interpreter: Interpreter, op: arith.ExtUIOp, args: tuple[Any, ...]):
-        return (wrap(unsigned(args[0], bit_width(op.input.type)), op.result.type),)
+        return (wrap(read_unsigned(args[0], bit_width(op.input.type)), op.result.type),)
 
     @impl(arith.TruncIOp)
     def run_trunci(self, interpreter: Interpreter, op: arith.TruncIOp, args: tuple[Any, ...]):
@@ -185,16 +185,16 @@ class _ArithBase(InterpreterFunctions):
 
     @impl(arith.IndexCastOp)
     def run_index_cast(self, interpreter: Interpreter, op: arith.IndexCastOp, args: tuple[Any, ...]):
-        return (wrap(signed(args[0], bit_width(op.input.type)), op.result.type),)
+        return (wrap(read_signed(args[0], bit_width(op.input.type)), op.result.type),)
 
     @impl(arith.SIToFPOp)
     def run_sitofp(self, interpreter: Interpreter, op: arith.SIToFPOp, args: tuple[Any, ...]):
-        value = signed(args[0], bit_width(op.input.type))
+        value = read_signed(args[0], bit_width(op.input.type))
         return (value.astype(numpy_dtype_of(op.result.type)),)
 
     @impl(arith.UIToFPOp)
     def run_uitofp(self, interpreter: Interpreter, op: arith.UIToFPOp, args: tuple[Any, ...]):
-        value = unsigned(args[0], bit_width(op.input.type))
+        value = read_unsigned(args[0], bit_width(op.input.type))
         return (value.astype(numpy_dtype_of(op.result.type)),)
 
     @impl(arith.FPToSIOp)

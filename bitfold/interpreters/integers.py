@@ -9,7 +9,7 @@ import numpy as np
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute
 
-from bitfold.dialects.evaluation import numpy_dtype_of
+from bitfold.dialects.evaluation import numpy_dtype_of, read_signed
 
 INDEX_WIDTH = 64
 
@@ -20,22 +20,7 @@ def bit_width(value_type: Attribute) -> int:
     return INDEX_WIDTH if isinstance(element, IndexType) else element.width.data
 
 
-def signed(values, width: int) -> np.ndarray:
-    """The N-bit patterns read as signed integers, as int64."""
-    values = np.asarray(values).astype(np.int64)
-    if width == 64:
-        return values
-    half = np.int64(1 << (width - 1))
-    return ((values + half) & np.int64((1 << width) - 1)) - half
-
-
-def unsigned(values, width: int) -> np.ndarray:
-    """The N-bit patterns read as unsigned integers, as uint64."""
-    values = np.asarray(values).astype(np.int64).astype(np.uint64)
-    return values if width == 64 else values & np.uint64((1 << width) - 1)
-
-
 def wrap(values, value_type: Attribute) -> np.ndarray:
     """Integer results reduced modulo 2^N, as the interpreter's value of `value_type`."""
     with np.errstate(over="ignore"):
-        return signed(values, bit_width(value_type)).astype(numpy_dtype_of(value_type))
+        return read_signed(values, bit_width(value_type)).astype(numpy_dtype_of(value_type))
