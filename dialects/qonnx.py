@@ -3,7 +3,7 @@ per node, with qonnx 1.0's reference semantics bit for bit.
 
 The ops follow the conventions of the `onnx.*` ops (`bitfold.dialects.onnx.base`): operands
 named after the node's inputs in snake_case, in order; every attribute present (the importer
-fills the defaults, `attribute_defaults`); the node's name as location; `evaluate` the numpy
+fills `ATTRIBUTE_DEFAULTS`); the node's name as location; `evaluate` the numpy
 reference. Every op computes in the float type of its operands, step by step as qonnx's
 reference functions do (float32 for float32 inputs), reusing `quant_semantics`' rounding and
 clamping; the formulas below name the float steps in that order.
@@ -32,7 +32,6 @@ from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
-from bitfold.dialects.evaluation import numpy_dtype_of
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.quant import RoundingMode, integer_range
 from bitfold.dialects.quant_semantics import bipolar_sign, clamp, round_with, scale_and_round
@@ -67,10 +66,9 @@ def _bit_width(op: OnnxOp, value: np.ndarray, name: str) -> int:
 
 
 class QOnnxOp(OnnxOp):
-    """Base of `qonnx.*` ops: QONNX's attribute defaults (`get_nodeattr_types`; the
-    importer fills them) and checks of the attributes' values."""
+    """Base of `qonnx.*` ops: checks of the attributes' values. `ATTRIBUTE_DEFAULTS` are
+    QONNX's (`get_nodeattr_types`)."""
 
-    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, int | str]] = {}
     FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ()
     """Attributes that are 0 or 1."""
 
@@ -98,10 +96,6 @@ class QOnnxOp(OnnxOp):
                     f"unknown rounding_mode '{mode}' (expected one of {', '.join(ROUNDING_MODES)})"
                 )
 
-    def result_array(self, value: np.ndarray) -> np.ndarray:
-        """`value` in the result's element type."""
-        return np.asarray(value).astype(numpy_dtype_of(self.y.type), copy=False)
-
 
 @irdl_op_definition
 class QuantOp(QOnnxOp):
@@ -128,7 +122,11 @@ class QuantOp(QOnnxOp):
     narrow = attr_def(IntegerAttr[I64])
     rounding_mode = attr_def(StringAttr)
 
-    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, int | str]] = {"signed": 1, "narrow": 0, "rounding_mode": "ROUND"}
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {
+        "signed": IntegerAttr(1, 64),
+        "narrow": IntegerAttr(0, 64),
+        "rounding_mode": StringAttr("ROUND"),
+    }
     FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ("signed", "narrow")
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -178,7 +176,7 @@ class TruncV1Op(QOnnxOp):
     y = result_def()
     rounding_mode = attr_def(StringAttr)
 
-    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, int | str]] = {"rounding_mode": "FLOOR"}
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {"rounding_mode": StringAttr("FLOOR")}
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         x, scale, zeropt, input_bit_width, output_bit_width = operands
@@ -215,7 +213,11 @@ class TruncOp(QOnnxOp):
     narrow = attr_def(IntegerAttr[I64])
     signed = attr_def(IntegerAttr[I64])
 
-    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, int | str]] = {"rounding_mode": "FLOOR", "narrow": 0, "signed": 1}
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {
+        "rounding_mode": StringAttr("FLOOR"),
+        "narrow": IntegerAttr(0, 64),
+        "signed": IntegerAttr(1, 64),
+    }
     FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ("narrow", "signed")
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -228,6 +230,10 @@ class TruncOp(QOnnxOp):
         return (self.result_array((truncated - zeropt / trunc_scale) * output_scale),)
 
 
+_OP_CLASSES: dict[str, type[QOnnxOp]] = {"Quant": QuantOp, "IntQuant": QuantOp, "BipolarQuant": BipolarQuantOp}
+"""The op types whose class does not depend on the version (Trunc does)."""
+
+
 def op_class_for(op_type: str, version: int) -> type[QOnnxOp] | None:
     """The op class of a node of the qonnx domain (`qonnx.custom_op.general`, or its aliases)
     whose opset version there is `version`, with qonnx's "since version" rule: Trunc is
@@ -237,16 +243,7 @@ def op_class_for(op_type: str, version: int) -> type[QOnnxOp] | None:
         return None
     if op_type == "Trunc":
         return TruncV1Op if version == 1 else TruncOp
-    return {"Quant": QuantOp, "IntQuant": QuantOp, "BipolarQuant": BipolarQuantOp}.get(op_type)
-
-
-def attribute_defaults(op_class: type[QOnnxOp]) -> dict[str, Attribute]:
-    """The QONNX defaults of the op's attributes, encoded as `onnx.*` attributes are: INT as
-    an i64 `IntegerAttr`, STRING as a `StringAttr`."""
-    return {
-        name: StringAttr(value) if isinstance(value, str) else IntegerAttr(value, 64)
-        for name, value in op_class.ATTRIBUTE_DEFAULTS.items()
-    }
+    return _OP_CLASSES.get(op_type)
 
 
 QOnnx = Dialect("qonnx", [QuantOp, BipolarQuantOp, TruncV1Op, TruncOp], [])

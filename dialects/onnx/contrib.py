@@ -1,8 +1,8 @@
 """onnxruntime contrib ops (domain `com.microsoft`) that its quantizer (`quantize_static`,
 QuantFormat.QOperator) emits, with the conventions of `base.py`: `onnx.<OpType>`, operands
 and results named after the contrib schema's inputs and outputs in snake_case, every
-attribute present (the importer fills `attribute_defaults`; onnx.defs has no schemas for this
-domain, so `op_class_for` and `attribute_defaults` are the importer's contract, as in
+attribute present (onnx.defs has no schemas for this domain: the importer fills each class's
+`ATTRIBUTE_DEFAULTS`, and `op_class_for` and `ATTRIBUTE_DEFAULTS` are its contract, as in
 `bitfold.dialects.qonnx`). com.microsoft QuantizeLinear / DequantizeLinear are the standard
 ops and have no class here.
 
@@ -15,7 +15,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DYNAMIC_INDEX, I64, DenseArrayBase, FloatAttr, IntegerAttr, StringAttr, TensorType, UnrankedTensorType, f32
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    I64,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    UnrankedTensorType,
+    f32,
+)
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -37,11 +47,10 @@ from bitfold.dialects.onnx.mlas import (
     fused_multiply_add,
     integer_zero_point,
     mlas_quantize,
-    mlas_requantize,
     x86_round,
 )
 from bitfold.dialects.onnx.nn import SlidingWindow
-from bitfold.dialects.onnx.quantization import element_type_of, saturation_range
+from bitfold.dialects.onnx.quantization import element_type_of, requantize_output, saturation_range
 
 DOMAIN = "com.microsoft"
 
@@ -59,7 +68,7 @@ def lookup_table(op: OnnxOp, values: dict[str, np.ndarray | None], transform: Ca
     table = mlas_quantize(
         transform(dequantized), float_scalar(values["y_scale"]), integer_zero_point(values["y_zero_point"]), low, high
     )
-    return table[x.astype(np.int64) - low].astype(numpy_dtype_of(op.y.type))
+    return op.result_array(table[x.astype(np.int64) - low])
 
 
 def shape_of(value_type: Attribute | None) -> tuple[int, ...] | None:
@@ -90,11 +99,11 @@ def _flag(attributes: Mapping[str, Attribute], name: str) -> int:
 
 
 class ContribOp(OnnxOp):
-    """Base of the com.microsoft ops: the contrib schema's attribute defaults, encoded as
-    `base.py` says (the importer fills them, `attribute_defaults`), and the contrib schema's
-    type inference (`infer_result_types`, which onnx cannot run for this domain)."""
-
-    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {}
+    """Base of the com.microsoft ops: the contrib schema's type inference
+    (`infer_result_types`, which onnx cannot run for this domain). `ATTRIBUTE_DEFAULTS` are the
+    contrib schema's defaults; attributes without one (QLinearConcat's `axis`,
+    QLinearAveragePool's `kernel_shape`) are required, and `pads` / `strides` stay absent when
+    the node omits them."""
 
     @classmethod
     def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
@@ -103,12 +112,9 @@ class ContribOp(OnnxOp):
         dynamic."""
         raise NotImplementedError(f"{cls.name} states no result types")
 
-    def result_array(self, values: np.ndarray) -> np.ndarray:
-        """Integer `values` as the result's element type."""
-        return values.astype(numpy_dtype_of(self.results[0].type))
-
-    def result_range(self) -> tuple[int, int]:
-        return saturation_range(self.results[0].type)
+    def round_and_saturate(self, values: np.ndarray) -> np.ndarray:
+        """`sat(cvt(values))` for float32 `values`, in the result's element type."""
+        return self.result_array(np.clip(x86_round(values), *saturation_range(self.results[0].type)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -175,9 +181,7 @@ class QGemmOp(ContribOp):
             scale = scale / float_scalar(values["y_scale"])
         if np.issubdtype(numpy_dtype_of(self.y.type), np.floating):
             return (accumulator.astype(F32) * scale,)
-        low, high = self.result_range()
-        zero_point = integer_zero_point(values["y_zero_point"])
-        return (self.result_array(mlas_requantize(accumulator, scale, zero_point, low, high)),)
+        return (requantize_output(self, accumulator, scale, values["y_zero_point"]),)
 
 
 # ----------------------------------------------------------------------------------------
@@ -246,8 +250,7 @@ class QLinearAddOp(QLinearBinaryOp):
         fixed = F32(zc) - (ratio_a * F32(za) + ratio_b * F32(zb))
         term_a, term_b = a.astype(F32) * ratio_a, b.astype(F32) * ratio_b
         first, second = (term_b, term_a) if b_is_span_scalar(a.shape, b.shape) else (term_a, term_b)
-        low, high = self.result_range()
-        return (self.result_array(np.clip(x86_round((fixed + first) + second), low, high)),)
+        return (self.round_and_saturate((fixed + first) + second),)
 
 
 @irdl_op_definition
@@ -261,9 +264,7 @@ class QLinearMulOp(QLinearBinaryOp):
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         a, sa, za, b, sb, zb, sc, zc = self.parameters(operands)
         product = (a.astype(np.int64) - za) * (b.astype(np.int64) - zb)
-        low, high = self.result_range()
-        scaled = product.astype(F32) * ((sa * sb) / sc) + F32(zc)
-        return (self.result_array(np.clip(x86_round(scaled), low, high)),)
+        return (self.round_and_saturate(product.astype(F32) * ((sa * sb) / sc) + F32(zc)),)
 
 
 # ----------------------------------------------------------------------------------------
@@ -282,7 +283,7 @@ def restore_layout(y: np.ndarray, channels_last: bool) -> np.ndarray:
 
 
 def global_average_pool(op: OnnxOp, x: np.ndarray, values: dict[str, np.ndarray | None]) -> np.ndarray:
-    """MLAS QLinearGlobalAveragePool of N x C x D1.. `x`, as int64 (N x C x 1..):
+    """MLAS QLinearGlobalAveragePool of N x C x D1.. `x`, in y's type (N x C x 1..):
     acc = sum(x) - x_zp * size in int32 over the `size` spatial positions,
     scale = fl(x_scale / fl(y_scale * float(size))), y = sat(requantize(acc, scale)).
     onnxruntime refuses size >= 2^24 and scale outside [2^-32, 256); so does this."""
@@ -292,8 +293,7 @@ def global_average_pool(op: OnnxOp, x: np.ndarray, values: dict[str, np.ndarray 
         raise ValueError(f"{op.node_name}: QLinearGlobalAveragePool parameter out of computation range")
     sums = x.reshape(*x.shape[:2], -1).astype(np.int64).sum(axis=-1)
     accumulator = (sums - integer_zero_point(values["x_zero_point"]) * size).reshape(*x.shape[:2], *[1] * (x.ndim - 2))
-    low, high = saturation_range(op.y.type)
-    return mlas_requantize(accumulator, scale, integer_zero_point(values["y_zero_point"]), low, high)
+    return requantize_output(op, accumulator, scale, values["y_zero_point"])
 
 
 @irdl_op_definition
@@ -325,8 +325,7 @@ class QLinearGlobalAveragePoolOp(ContribOp):
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         values = named_operands(self, operands)
         last = bool(self.int_attr("channels_last"))
-        pooled = global_average_pool(self, channels_first(values["x"], last), values)
-        return (self.result_array(restore_layout(pooled, last)),)
+        return (restore_layout(global_average_pool(self, channels_first(values["x"], last), values), last),)
 
 
 @irdl_op_definition
@@ -389,11 +388,13 @@ class QLinearAveragePoolOp(ContribOp):
         kernel = self.ints_attr("kernel_shape")
         window = SlidingWindow.from_op(self, x.shape[2:], kernel, bool(self.int_attr("ceil_mode")))
         if tuple(kernel) == x.shape[2:] and not any(window.pads_begin + window.pads_end):
-            return (self.result_array(restore_layout(global_average_pool(self, x, values), last)),)
-        return (self.result_array(restore_layout(self.float_pool(x, window, values), last)),)
+            pooled = global_average_pool(self, x, values)
+        else:
+            pooled = self.float_pool(x, window, values)
+        return (restore_layout(pooled, last),)
 
     def float_pool(self, x: np.ndarray, window: SlidingWindow, values: dict[str, np.ndarray | None]) -> np.ndarray:
-        """onnxruntime's float path (the formula of the class docstring), as int64."""
+        """onnxruntime's float path (the formula of the class docstring), in y's type."""
         dequantized = dequantize(x, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
         taps = window.windows(dequantized, 0.0).reshape(*x.shape[:2], *window.output_shape, -1)
         total = np.zeros(taps.shape[:-1], dtype=F32)
@@ -405,9 +406,7 @@ class QLinearAveragePoolOp(ContribOp):
             count = window.taps_inside([0] * len(window.kernel), list(x.shape[2:]))
         average = total / count.astype(F32)
         zero_point = integer_zero_point(values["y_zero_point"])
-        low, high = saturation_range(self.y.type)
-        shifted = average / float_scalar(values["y_scale"]) + F32(zero_point)
-        return np.clip(x86_round(shifted), low, high)
+        return self.round_and_saturate(average / float_scalar(values["y_scale"]) + F32(zero_point))
 
 
 # ----------------------------------------------------------------------------------------
@@ -546,11 +545,3 @@ def op_class_for(op_type: str, version: int) -> type[ContribOp] | None:
     exists since version 1); None for other op types (QuantizeLinear and DequantizeLinear of
     this domain are the standard ops: the importer maps them) and versions below 1."""
     return _OP_CLASSES.get(op_type) if version >= 1 else None
-
-
-def attribute_defaults(op_class: type[ContribOp]) -> dict[str, Attribute]:
-    """The contrib schema's defaults of the op's attributes in `base.py`'s encoding (INT as
-    i64 `IntegerAttr`, FLOAT as f32 `FloatAttr`, STRING as `StringAttr`); attributes without
-    a default (QLinearConcat's `axis`, QLinearAveragePool's `kernel_shape`) are required and
-    `pads` / `strides` stay absent when the node omits them."""
-    return dict(op_class.ATTRIBUTE_DEFAULTS)

@@ -48,19 +48,23 @@ def dequantize(x: np.ndarray, scale: np.float32, zero_point: int) -> np.ndarray:
     return (x.astype(np.int64) - zero_point).astype(F32) * scale
 
 
+def _round_and_shift(scaled: np.ndarray, zero_point: int, low: int, high: int) -> np.ndarray:
+    """`sat(cvt(clamp(scaled, low - zero_point, high - zero_point)) + zero_point)`, as int64:
+    the last steps of both `quantize` and `requantize`."""
+    clamped = np.minimum(np.maximum(scaled, F32(low - zero_point)), F32(high - zero_point))
+    return np.clip(x86_round(clamped) + zero_point, low, high)
+
+
 def mlas_quantize(values: np.ndarray, scale: np.float32, zero_point: int, low: int, high: int) -> np.ndarray:
     """`quantize(values)` (MlasQuantizeLinear), as int64 in [low, high]."""
-    quotient = np.asarray(values, dtype=F32) / scale
-    clamped = np.minimum(np.maximum(quotient, F32(low - zero_point)), F32(high - zero_point))
-    return np.clip(x86_round(clamped) + zero_point, low, high)
+    return _round_and_shift(np.asarray(values, dtype=F32) / scale, zero_point, low, high)
 
 
 def mlas_requantize(accumulator: np.ndarray, scale: np.ndarray, zero_point: int, low: int, high: int) -> np.ndarray:
     """`requantize(accumulator, scale)` (MlasRequantizeOutput), as int64 in [low, high];
     `scale` (float32) broadcasts against the int32 accumulator."""
     product = accumulator.astype(np.int32).astype(F32) * np.asarray(scale, dtype=F32)
-    clamped = np.minimum(np.maximum(product, F32(low - zero_point)), F32(high - zero_point))
-    return np.clip(x86_round(clamped) + zero_point, low, high)
+    return _round_and_shift(product, zero_point, low, high)
 
 
 def requantization_scale(input_scale: np.ndarray, weight_scale: np.ndarray, result_scale: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
-from xdsl.dialects.builtin import I64, DenseArrayBase, FloatAttr, Float32Type, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import I64, DenseArrayBase, Float32Type, FloatAttr, IntegerAttr, StringAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -34,7 +34,7 @@ from xdsl.irdl import (
 )
 
 from bitfold.dialects.evaluation import named_operands
-from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.base import OnnxOp, ints_or
 
 ACCUMULATOR = np.float64
 """The type float reductions accumulate in before rounding once (see the module docstring)."""
@@ -85,8 +85,8 @@ class SlidingWindow:
           is dropped.
         """
         rank = len(input_shape)
-        strides = _ints_or(attributes, "strides", (1,) * rank)
-        dilations = _ints_or(attributes, "dilations", (1,) * rank)
+        strides = ints_or(attributes, "strides", (1,) * rank)
+        dilations = ints_or(attributes, "dilations", (1,) * rank)
         extents = _extents(kernel, dilations)
         auto_pad = attributes["auto_pad"]
         assert isinstance(auto_pad, StringAttr)
@@ -97,7 +97,7 @@ class SlidingWindow:
             begin = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in totals]
             end = [t - b for t, b in zip(totals, begin)]
         elif auto_pad in ("VALID", "NOTSET"):
-            pads = (0,) * 2 * rank if auto_pad == "VALID" else _ints_or(attributes, "pads", (0,) * 2 * rank)
+            pads = (0,) * 2 * rank if auto_pad == "VALID" else ints_or(attributes, "pads", (0,) * 2 * rank)
             begin, end = list(pads[:rank]), list(pads[rank:])
             output = [
                 _pooled_size(size, e, s, b, p, ceil_mode)
@@ -154,21 +154,12 @@ def _extents(kernel: Sequence[int], dilations: Sequence[int]) -> list[int]:
 
 
 def _pooled_size(size: int, extent: int, stride: int, begin: int, end: int, ceil_mode: bool) -> int:
-    """Number of window positions along one axis (see `SlidingWindow.from_op`)."""
+    """Number of window positions along one axis (see `SlidingWindow.from_attributes`)."""
     span = size + begin + end - extent
     count = (-(-span // stride) if ceil_mode else span // stride) + 1
     if ceil_mode and (count - 1) * stride >= size + begin:
         count -= 1
     return count
-
-
-def _ints_or(attributes: Mapping[str, Attribute], name: str, default: tuple[int, ...]) -> tuple[int, ...]:
-    """An optional INTS attribute, or `default` where it is absent."""
-    attribute = attributes.get(name)
-    if attribute is None:
-        return default
-    assert isinstance(attribute, DenseArrayBase)
-    return tuple(attribute.get_values())
 
 
 class ConvolutionOp(OnnxOp):
@@ -189,7 +180,7 @@ class ConvolutionOp(OnnxOp):
         attributes; kernel_shape, when given, equals K1..Kn): x is N x C x D1..Dn, w is
         M x C/group x K1..Kn, b (optional) has M elements. Computed in the arrays' common
         dtype (an im2col matrix product), which the caller chooses to be exact or wide enough."""
-        window = SlidingWindow.from_op(self, x.shape[2:], _ints_or(self.attributes, "kernel_shape", w.shape[2:]))
+        window = SlidingWindow.from_op(self, x.shape[2:], ints_or(self.attributes, "kernel_shape", w.shape[2:]))
         groups = self.int_attr("group")
         batch, channels = x.shape[:2]
         out_channels = w.shape[0]

@@ -104,10 +104,10 @@ def expand(parameter: np.ndarray, shape: Sequence[int], axis: int, block_size: i
     return np.repeat(parameter, block_size, axis=axis).take(range(shape[axis]), axis=axis)
 
 
-def saturate_round(values: np.ndarray, low: int, high: int, dtype: np.dtype) -> np.ndarray:
-    """`saturate(round(values))` as `dtype`. NaN, which ONNX leaves unspecified, becomes 0."""
-    rounded = np.rint(np.nan_to_num(values.astype(np.float64), nan=0.0))
-    return np.clip(rounded, low, high).astype(dtype)
+def saturate_integers(values: np.ndarray, low: int, high: int, dtype: np.dtype) -> np.ndarray:
+    """`saturate(values)` of integer-valued floats (already rounded) as `dtype`. NaN, which
+    ONNX leaves unspecified, becomes 0."""
+    return np.clip(np.nan_to_num(values.astype(np.float64), nan=0.0), low, high).astype(dtype)
 
 
 def minus_zero_point(values: np.ndarray, zero_point: np.ndarray | None) -> np.ndarray:
@@ -193,7 +193,7 @@ class QuantizeLinearOp(OnnxOp):
         if zero_point is not None:
             shifted = shifted + expand(zero_point, x.shape, axis, block_size)
         low, high = saturation_range(self.y.type)
-        return (saturate_round(shifted, low, high, numpy_dtype_of(self.y.type)),)
+        return (saturate_integers(shifted, low, high, numpy_dtype_of(self.y.type)),)
 
 
 @irdl_op_definition
@@ -249,7 +249,7 @@ class DynamicQuantizeLinearOp(OnnxOp):
         x_min = np.float32(min(0.0, x.min()))
         scale = np.float32(1.0 if x_max == x_min else x_max - x_min) / np.float32(high - low)
         zero_point = np.rint(np.clip(np.float32(low) - x_min / scale, low, high))
-        y = saturate_round(np.rint(x / scale) + zero_point, low, high, np.uint8)
+        y = saturate_integers(np.rint(x / scale) + zero_point, low, high, np.uint8)
         return y, np.array(scale, dtype=np.float32), np.array(zero_point, dtype=np.uint8)
 
 
@@ -302,8 +302,7 @@ def requantize_output(op: OnnxOp, accumulator: np.ndarray, scale: np.ndarray, ze
     """`sat(requantize(accumulator, scale))` (`bitfold.dialects.onnx.mlas`) as the type of
     `op`'s result `y`, with y's per-tensor `zero_point`."""
     low, high = saturation_range(op.y.type)
-    requantized = mlas_requantize(accumulator, scale, integer_zero_point(zero_point), low, high)
-    return requantized.astype(numpy_dtype_of(op.y.type))
+    return op.result_array(mlas_requantize(accumulator, scale, integer_zero_point(zero_point), low, high))
 
 
 @irdl_op_definition

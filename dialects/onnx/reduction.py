@@ -8,6 +8,7 @@ from xdsl.irdl import AttrSizedOperandSegments, attr_def, irdl_op_definition, op
 
 from bitfold.dialects.evaluation import named_operands
 from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.shape import normalized_axes
 
 
 class ReduceOnnxOp(OnnxOp):
@@ -34,7 +35,7 @@ class ReduceOnnxOp(OnnxOp):
             if self.int_attr("noop_with_empty_axes"):
                 return (data,)
             axes = np.arange(data.ndim)
-        axis = tuple(int(a) % data.ndim for a in axes.reshape(-1))
+        axis = tuple(normalized_axes(axes.reshape(-1), data.ndim))
         return (np.asarray(self.reduce(data, axis, bool(self.int_attr("keepdims"))), dtype=data.dtype),)
 
 

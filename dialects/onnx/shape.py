@@ -5,7 +5,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import I64, DenseArrayBase, FloatAttr, Float32Type, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import I64, DenseArrayBase, Float32Type, FloatAttr, IntegerAttr, StringAttr
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     attr_def,
@@ -18,10 +18,10 @@ from xdsl.irdl import (
 )
 
 from bitfold.dialects.evaluation import named_operands
-from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.base import OnnxOp, ints_or
 
 
-def _normalized_axes(axes: Sequence[int] | np.ndarray, rank: int) -> list[int]:
+def normalized_axes(axes: Sequence[int] | np.ndarray, rank: int) -> list[int]:
     """`axes` with negative entries counted from the end of a rank-`rank` shape."""
     normalized = []
     for axis in map(int, axes):
@@ -82,8 +82,7 @@ class TransposeOp(OnnxOp):
     perm = opt_attr_def(DenseArrayBase[I64])
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
-        perm = self.ints_attr("perm") if "perm" in self.attributes else None
-        return (np.transpose(operands[0], perm),)
+        return (np.transpose(operands[0], ints_or(self.attributes, "perm", None)),)
 
 
 @irdl_op_definition
@@ -117,7 +116,7 @@ class SqueezeOp(OnnxOp):
         data, axes = values["data"], values["axes"]
         if axes is None:
             return (np.squeeze(data),)
-        return (np.squeeze(data, axis=tuple(_normalized_axes(axes, data.ndim))),)
+        return (np.squeeze(data, axis=tuple(normalized_axes(axes, data.ndim))),)
 
 
 @irdl_op_definition
@@ -132,7 +131,7 @@ class UnsqueezeOp(OnnxOp):
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         data, axes = operands
-        return (np.expand_dims(data, tuple(_normalized_axes(axes, data.ndim + len(axes)))),)
+        return (np.expand_dims(data, tuple(normalized_axes(axes, data.ndim + len(axes)))),)
 
 
 PAD_MODES = ("constant", "reflect", "edge", "wrap")
@@ -161,7 +160,7 @@ class PadOp(OnnxOp):
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         values = named_operands(self, operands)
         data, pads, axes = values["data"], values["pads"], values["axes"]
-        axes = range(data.ndim) if axes is None else _normalized_axes(axes, data.ndim)
+        axes = range(data.ndim) if axes is None else normalized_axes(axes, data.ndim)
         widths = [[0, 0] for _ in range(data.ndim)]
         for i, axis in enumerate(axes):
             widths[axis] = [int(pads[i]), int(pads[len(axes) + i])]
@@ -258,7 +257,7 @@ class ResizeOp(OnnxOp):
             raise NotImplementedError(f"{self.name}: mode '{mode}' has no reference (nearest only)")
         values = named_operands(self, operands)
         x = values["x"]
-        axes = _normalized_axes(self.ints_attr("axes"), x.ndim) if "axes" in self.attributes else range(x.ndim)
+        axes = normalized_axes(ints_or(self.attributes, "axes", range(x.ndim)), x.ndim)
         in_sizes = [x.shape[axis] for axis in axes]
         out_sizes, scales = self._output_sizes_and_scales(in_sizes, values["scales"], values["sizes"])
         transform = self.string_attr("coordinate_transformation_mode")

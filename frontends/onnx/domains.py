@@ -102,7 +102,7 @@ def _onnx_op(node: onnx.NodeProto, opset: int) -> tuple[type[Operation], dict[st
 
 
 def _qonnx_op(node: onnx.NodeProto, opsets: Opsets) -> tuple[type[Operation], dict[str, Attribute]]:
-    from bitfold.dialects.qonnx import attribute_defaults, op_class_for
+    from bitfold.dialects.qonnx import op_class_for
 
     version = opsets.versions[node.domain]
     if version < 1:
@@ -110,25 +110,25 @@ def _qonnx_op(node: onnx.NodeProto, opsets: Opsets) -> tuple[type[Operation], di
     op_class = op_class_for(node.op_type, version)
     if op_class is None:
         raise _unsupported(node)
-    return op_class, attribute_defaults(op_class)
+    return op_class, op_class.ATTRIBUTE_DEFAULTS
 
 
 def _contrib_op(node: onnx.NodeProto, opsets: Opsets) -> tuple[type[Operation], dict[str, Attribute]]:
-    from bitfold.dialects.onnx.contrib import attribute_defaults, op_class_for
+    from bitfold.dialects.onnx.contrib import op_class_for
 
     if node.op_type in CONTRIB_STANDARD_OPS:
         return _onnx_op(node, onnx.defs.onnx_opset_version())
     op_class = op_class_for(node.op_type, opsets.versions[CONTRIB_DOMAIN])
     if op_class is None:
         raise _unsupported(node)
-    return op_class, attribute_defaults(op_class)
+    return op_class, op_class.ATTRIBUTE_DEFAULTS
 
 
 def resolve_op(node: onnx.NodeProto, opsets: Opsets, onnx_opset: int) -> tuple[type[Operation], dict[str, Attribute]]:
     """The op class importing `node` and the defaults of its attributes. A standard node is
     in the form of ai.onnx opset `onnx_opset` (the model's, or the newest where the node was
     upgraded); its defaults are that opset's schema's, else (an attribute added since) the
-    newest schema's. QONNX defaults are the qonnx dialect's."""
+    newest schema's. Other domains' defaults are their op class's `ATTRIBUTE_DEFAULTS`."""
     domain = canonical_domain(node.domain)
     if domain == ONNX_DOMAIN:
         return _onnx_op(node, onnx_opset)

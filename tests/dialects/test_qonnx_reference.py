@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from onnx import helper
 from qonnx.custom_op.general.bipolar_quant import binary_quant
 from qonnx.custom_op.general.intquant import int_quant
 from qonnx.custom_op.general.trunc import trunc_v1, trunc_v2
 from qonnx.custom_op.registry import getCustomOp
-from onnx import helper
-from xdsl.dialects.builtin import Float32Type, IntegerAttr, StringAttr, TensorType
 from xdsl.dialects import test
+from xdsl.dialects.builtin import Float32Type, IntegerAttr, StringAttr, TensorType
 from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.qonnx import (
@@ -22,7 +22,6 @@ from bitfold.dialects.qonnx import (
     QuantOp,
     TruncOp,
     TruncV1Op,
-    attribute_defaults,
     op_class_for,
 )
 
@@ -203,7 +202,7 @@ def test_attribute_defaults_follow_qonnx(op_type, version):
     expected = {name: spec[2] for name, spec in qonnx_op.get_nodeattr_types().items()}
     if op_type == "IntQuant":
         expected["narrow"] = 0
-    defaults = attribute_defaults(op_class_for(op_type, version))
+    defaults = op_class_for(op_type, version).ATTRIBUTE_DEFAULTS
     assert {name: _python_value(attr) for name, attr in defaults.items()} == expected
 
 

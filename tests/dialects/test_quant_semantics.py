@@ -19,6 +19,7 @@ from xdsl.parser import Parser
 
 import bitfold
 from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.qonnx import ROUNDING_MODES, qonnx_int_range
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
     DequantizeCastOp,
@@ -29,7 +30,6 @@ from bitfold.dialects.quant import (
     UniformQuantizedType,
     integer_range,
 )
-from bitfold.dialects.qonnx import ROUNDING_MODES, qonnx_int_range
 from bitfold.load import full_context
 
 SHAPE = (4, 6)
@@ -359,8 +359,9 @@ def test_quant_casts_run_in_the_interpreter():
 
 def test_scast_to_unsigned_integers_reads_the_bits_unsigned():
     """u8 storage 200 through `quant.scast` to ui8 stays 200 (to signless i8 it is -56)."""
-    from bitfold.dialects.quant_semantics import to_storage
     from xdsl.dialects.builtin import IntegerType, Signedness
+
+    from bitfold.dialects.quant_semantics import to_storage
 
     u8 = UniformQuantizedType.get(8, False, Float32Type(), 0.5, 128)
     q = np.array([0, 127, 128, 200, 255], dtype=np.uint8)

@@ -1,8 +1,10 @@
 """The com.microsoft ops' `evaluate` against onnxruntime's CPU kernels: bit for bit."""
 
 import numpy as np
+import onnx
 import pytest
-from contrib_oracle import assert_exact
+from contrib_oracle import assert_exact, onnx_node_oracle
+from onnxruntime.capi.onnxruntime_pybind11_state import get_all_operator_schema
 
 from bitfold.dialects.onnx import contrib, mlas
 
@@ -168,6 +170,21 @@ def test_importer_contract():
     assert contrib.op_class_for("QGemm", 1) is contrib.QGemmOp
     assert contrib.op_class_for("QuantizeLinear", 1) is None
     assert contrib.op_class_for("QLinearAdd", 0) is None
-    defaults = contrib.attribute_defaults(contrib.QLinearAveragePoolOp)
+    defaults = contrib.QLinearAveragePoolOp.ATTRIBUTE_DEFAULTS
     assert set(defaults) == {"auto_pad", "ceil_mode", "channels_last", "count_include_pad"}
-    assert contrib.attribute_defaults(contrib.QLinearLeakyReluOp)["alpha"].value.data == pytest.approx(0.01)
+    assert contrib.QLinearLeakyReluOp.ATTRIBUTE_DEFAULTS["alpha"].value.data == pytest.approx(0.01)
+
+
+@pytest.mark.parametrize("op_class", contrib.OPS, ids=lambda op: op.name)
+def test_attribute_defaults_follow_onnxruntime_schema(op_class):
+    """`ATTRIBUTE_DEFAULTS` are the defaults of onnxruntime's own contrib schema, encoded as
+    `base.py` says, and every attribute the schema declares the op declares too."""
+    op_type = op_class.name.removeprefix("onnx.")
+    (schema,) = [s for s in get_all_operator_schema() if s.domain == contrib.DOMAIN and s.name == op_type]
+    expected = {}
+    for name, attribute in schema.attributes.items():
+        default = onnx.AttributeProto.FromString(attribute._default_value)
+        if default.name:
+            expected[name] = onnx_node_oracle.xdsl_attribute(default)
+    assert op_class.ATTRIBUTE_DEFAULTS == expected
+    assert set(schema.attributes) == set(op_class.get_irdl_definition().attributes)

@@ -1,9 +1,10 @@
 """Run one ONNX node through its oracle (onnxruntime, or onnx's reference evaluator where
 onnxruntime lacks a mode) and through the `evaluate` of bitfold's `onnx.<OpType>` op, built
 directly (no importer) the way the importer builds it: operands positionally in schema order,
-attributes in `base.py`'s encoding with the schema's defaults filled in."""
+attributes in `base.py`'s encoding with the defaults filled in (the schema's for ai.onnx; a
+`defaults` source for other domains, see `contrib_oracle`)."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import onnx
@@ -62,13 +63,17 @@ def xdsl_attribute(attribute: onnx.AttributeProto) -> Attribute:
     raise NotImplementedError(f"attribute type {attribute.type}")
 
 
-def attributes_with_defaults(node: onnx.NodeProto) -> dict[str, Attribute]:
-    """The node's attributes, plus the newest schema's default of every one it omits."""
-    attributes = {a.name: xdsl_attribute(a) for a in node.attribute}
-    for name, definition in onnx.defs.get_schema(node.op_type).attributes.items():
-        if name not in attributes and definition.default_value.name:
-            attributes[name] = xdsl_attribute(definition.default_value)
-    return attributes
+Defaults = Callable[[onnx.NodeProto], dict[str, Attribute]]
+"""Where a node's attribute defaults come from, in `base.py`'s encoding."""
+
+
+def schema_defaults(node: onnx.NodeProto) -> dict[str, Attribute]:
+    """The newest ai.onnx schema's default of every attribute that has one."""
+    return {
+        name: xdsl_attribute(definition.default_value)
+        for name, definition in onnx.defs.get_schema(node.op_type).attributes.items()
+        if definition.default_value.name
+    }
 
 
 def element_type(dtype: np.dtype) -> Attribute:
@@ -86,9 +91,12 @@ def tensor_type(array: np.ndarray) -> TensorType:
     return TensorType(element_type(array.dtype), array.shape)
 
 
-def build_op(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], outputs: Sequence[np.ndarray]) -> OnnxOp:
+def build_op(
+    node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], outputs: Sequence[np.ndarray], defaults: Defaults
+) -> OnnxOp:
     """The bitfold op for `node`: operand i is input i (None: absent optional input; a variadic
-    operand takes all remaining inputs), results typed like the oracle's `outputs`."""
+    operand takes all remaining inputs), results typed like the oracle's `outputs`, attributes
+    the node's and the `defaults` of those it omits."""
     op_class = OP_CLASSES[f"onnx.{node.op_type}"]
     definition = op_class.get_irdl_definition()
     operand_sizes = []
@@ -111,7 +119,7 @@ def build_op(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], outputs:
     op = op_class.create(
         operands=values,
         result_types=[tensor_type(a) for a in outputs],
-        attributes=attributes_with_defaults(node),
+        attributes=defaults(node) | {a.name: xdsl_attribute(a) for a in node.attribute},
         properties=properties,
     )
     op.verify()
@@ -119,6 +127,7 @@ def build_op(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], outputs:
 
 
 def node_model(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], opset: int) -> onnx.ModelProto:
+    """A model of the one node: ai.onnx at `opset`, and the node's own domain (if another) at 1."""
     graph_inputs = [
         onnx.helper.make_tensor_value_info(name, onnx.helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
         for name, a in zip(node.input, inputs)
@@ -126,7 +135,10 @@ def node_model(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], opset:
     ]
     graph_outputs = [onnx.helper.make_empty_tensor_value_info(name) for name in node.output]
     graph = onnx.helper.make_graph([node], node.op_type, graph_inputs, graph_outputs)
-    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", opset)], ir_version=IR_VERSION)
+    opsets = [onnx.helper.make_opsetid("", opset)]
+    if node.domain:
+        opsets.append(onnx.helper.make_opsetid(node.domain, 1))
+    return onnx.helper.make_model(graph, opset_imports=opsets, ir_version=IR_VERSION)
 
 
 def run_onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
@@ -142,22 +154,24 @@ def run_both(
     outputs: int = 1,
     opset: int = OPSET,
     oracle: str = "onnxruntime",
+    domain: str = "",
+    defaults: Defaults = schema_defaults,
     **attributes,
 ) -> tuple[OnnxOp, list[np.ndarray], list[np.ndarray]]:
-    """(bitfold's op, its results, the oracle's) for one `op_type` node with these inputs (None:
-    an absent optional input), its first `outputs` outputs and attributes."""
+    """(bitfold's op, its results, the oracle's) for one `op_type` node of `domain` with these
+    inputs (None: an absent optional input), its first `outputs` outputs and attributes."""
     inputs = [None if a is None else np.asarray(a) for a in inputs]
     names = [f"in{i}" if a is not None else "" for i, a in enumerate(inputs)]
     while names and not names[-1]:
         names.pop()  # absent trailing inputs are left out (onnxruntime's Squeeze wants that)
-    node = onnx.helper.make_node(op_type, names, [f"out{i}" for i in range(outputs)], **attributes)
+    node = onnx.helper.make_node(op_type, names, [f"out{i}" for i in range(outputs)], domain=domain, **attributes)
     model = node_model(node, inputs, opset)
     feeds = {name: a for name, a in zip(names, inputs) if a is not None}
     if oracle == "onnxruntime":
         expected = run_onnxruntime(model, feeds)
     else:
         expected = [np.asarray(v) for v in ReferenceEvaluator(model).run(None, feeds)]
-    op = build_op(node, inputs, expected)
+    op = build_op(node, inputs, expected, defaults)
     return op, list(op.evaluate(list(feeds.values()))), expected
 
 
