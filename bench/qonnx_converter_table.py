@@ -24,8 +24,8 @@ import onnx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "backends"))
 
-from models.recipes import ModelCatalogue, names  # noqa: E402
-from models.runners import run_onnxruntime, run_qonnx  # noqa: E402
+from models.recipes import ModelCatalogue, names
+from models.runners import run_onnxruntime, run_qonnx
 
 TARGETS = ("qdq", "qcdq", "qonnx", "qop")
 
@@ -45,11 +45,10 @@ def _verdict(converted: onnx.ModelProto, form: str, expected, inputs) -> str:
 
 def qonnx_cell(model: onnx.ModelProto, form: str, expected, inputs) -> tuple[str, str]:
     """(QuantToQCDQ, QCDQToQuant) verdicts."""
+    from models.runners import qonnx_ir_version_shim
     from qonnx.core.modelwrapper import ModelWrapper
     from qonnx.transformation.qcdq_to_qonnx import QCDQToQuant
     from qonnx.transformation.qonnx_to_qcdq import QuantToQCDQ
-
-    from models.runners import qonnx_ir_version_shim
 
     transformation, target = (QuantToQCDQ(), "qcdq") if form == "qonnx" else (QCDQToQuant(), "qonnx")
     try:

@@ -128,6 +128,7 @@ class GraphEmitter:
         self.output_names = [_onnx_name(function.res_attrs, i) or f"output_{i}" for i in range(len(self.returned))]
         self.builder = GraphBuilder([*self.input_names, *self.output_names])
         self.names: dict[SSAValue, str] = {}
+        self.trunc_versions: set[int] = set()
         for argument, name in zip(self.block.args, self.input_names, strict=True):
             self.names[argument] = name
             self.builder.codes[name] = tensor_code(_element(argument.type), f"input '{name}'")
@@ -171,13 +172,16 @@ class GraphEmitter:
         """`op` as one node of its op type (see the module docstring)."""
         dialect, _, op_type = op.name.partition(".")
         if dialect == "qonnx":
-            domain, version = QONNX_DOMAIN, 1 if isinstance(op, TruncV1Op) else 2 if op_type == "Trunc" else 1
+            domain = QONNX_DOMAIN
+            if isinstance(op, TruncV1Op) or op_type == "Trunc":
+                self.require_trunc(1 if isinstance(op, TruncV1Op) else 2, op)
+            else:
+                self.require_domain(domain, 1)
             op_type = op_type.removesuffix("_v1")
-            self.require_domain(domain, version, op)
         elif dialect == "onnx":
             domain = CONTRIB_DOMAIN if isinstance(op, ContribOp) else ""
             if domain:
-                self.require_domain(domain, 1, op)
+                self.require_domain(domain, 1)
         else:
             raise ExportError(f"{self.form.name}: no ONNX node for '{op.name}' at {op_label(op)}")
         definition = type(op).get_irdl_definition()
@@ -217,13 +221,18 @@ class GraphEmitter:
         """The op's ONNX attributes, encoded back (`attributes.encode_attribute`)."""
         return [encode_attribute(name, value, op_label(op)) for name, value in op.attributes.items()]
 
-    def require_domain(self, domain: str, version: int, op: Operation) -> None:
-        """Import `domain` at `version`; QONNX's Trunc v1 and v2 cannot share a model."""
-        known = self.builder.domains.setdefault(domain, version)
-        if known != version and domain == QONNX_DOMAIN and "Trunc" in op.name:
-            raise ExportError(f"{self.form.name}: Trunc of QONNX opset {version} at {op_label(op)} in a model "
-                              f"that needs opset {known} of '{domain}'")
-        self.builder.domains[domain] = max(known, version)
+    def require_domain(self, domain: str, version: int) -> None:
+        """Import `domain` at `version` at least."""
+        self.builder.domains[domain] = max(self.builder.domains.get(domain, version), version)
+
+    def require_trunc(self, version: int, op: Operation) -> None:
+        """Import the QONNX domain at `version` for a Trunc node of that version (`op` writes
+        it); the domain's opset picks Trunc's version, so v1 and v2 cannot share a model."""
+        if others := self.trunc_versions - {version}:
+            raise ExportError(f"{self.form.name}: Trunc v{version} at {op_label(op)} in a model that also needs Trunc "
+                              f"v{min(others)} (one QONNX opset holds one Trunc version)")
+        self.trunc_versions.add(version)
+        self.require_domain(QONNX_DOMAIN, version)
 
     # -- the graph ----------------------------------------------------------------------
 

@@ -11,11 +11,10 @@ visible, as Brevitas writes weights). Rounding as QDQ (`bitfold.backends.onnx.qd
 
 from xdsl.ir import Operation
 
-from bitfold.backends.onnx.errors import ExportError
-from bitfold.backends.onnx.graph import GraphEmitter, op_label
+from bitfold.backends.onnx.graph import GraphEmitter
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.types import integer_code
-from bitfold.dialects.quant import BipolarQuantizedType, QuantizedType, UniformQuantizedType, integer_range
+from bitfold.dialects.quant import UniformQuantizedType, integer_range
 
 CONTAINER_WIDTHS = (8, 16, 32)
 """Integer widths QCDQ stores in: int8/uint8, int16/uint16 (above 8 bits), int32 (bias)."""
@@ -27,16 +26,10 @@ class QcdqForm(QdqForm):
     name = "QCDQ"
     alternatives = "QONNX"
 
-    def container(self, qtype: QuantizedType, op: Operation) -> tuple[int, bool]:
-        if isinstance(qtype, BipolarQuantizedType):
-            raise ExportError(f"{self.name} cannot express the bipolar type {qtype} at {op_label(op)}; QONNX (BipolarQuant) can")
-        assert isinstance(qtype, UniformQuantizedType)
-        low, high = qtype.value_range()
-        signed = low < 0
-        bits = next((w for w in CONTAINER_WIDTHS if integer_range(w, signed)[0] <= low and high <= integer_range(w, signed)[1]), None)
-        if bits is None:
-            raise ExportError(f"{self.name} cannot express the range [{low}, {high}] of {qtype} at {op_label(op)}")
-        return bits, signed
+    def holding_type(self, qtype: UniformQuantizedType) -> tuple[int, bool] | None:
+        """The narrowest container of `qtype`'s bit width (every storage type has one)."""
+        bits = next((w for w in CONTAINER_WIDTHS if w >= qtype.bit_width), None)
+        return None if bits is None else (bits, qtype.value_range()[0] < 0)
 
     def narrow(self, emitter: GraphEmitter, name: str, qtype: UniformQuantizedType, op: Operation) -> str:
         """`Clip(name, lo, hi)` when `qtype`'s range [lo, hi] is narrower than the container's."""

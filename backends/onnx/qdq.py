@@ -35,6 +35,7 @@ from bitfold.dialects.quant import (
     QuantizeCastOp,
     QuantizedType,
     RequantizeOp,
+    RoundingCastOpBase,
     RoundingMode,
     StorageCastOp,
     UniformQuantizedType,
@@ -50,17 +51,10 @@ ENUMERABLE_VALUES = 1 << 16
 """Largest input range whose requantization is checked value by value."""
 
 
-def rounding_of(op: Operation) -> RoundingMode:
-    """A qcast's or requant's rounding mode (half to even when absent)."""
-    rounding = op.attributes.get("rounding")
-    return RoundingMode.HALF_TO_EVEN if rounding is None else RoundingMode(rounding.data)
-
-
-def onnx_order_equivalent(op: Operation, qtype: UniformQuantizedType) -> bool:
+def onnx_order_equivalent(op: RoundingCastOpBase, qtype: UniformQuantizedType) -> bool:
     """Whether a qcast or requant computes what ONNX's QuantizeLinear order computes: half
     to even, and zero point first only where every zero point is 0."""
-    zero_point_first = op.attributes.get("zero_point_first") is not None
-    return rounding_of(op) == RoundingMode.HALF_TO_EVEN and (not zero_point_first or qtype.is_symmetric)
+    return op.rounding_mode == RoundingMode.HALF_TO_EVEN and (not op.adds_zero_point_first or qtype.is_symmetric)
 
 
 def shape_of(value: SSAValue) -> tuple[int, ...]:
@@ -78,16 +72,21 @@ class QdqForm(QuantForm):
     # -- what each quantized type is stored as ----------------------------------------
 
     def container(self, qtype: QuantizedType, op: Operation) -> tuple[int, bool]:
-        """(bits, signed) of the ONNX integer type holding `qtype`'s values."""
+        """(bits, signed) of the ONNX integer type holding `qtype`'s values (`holding_type`)."""
         if isinstance(qtype, BipolarQuantizedType):
             raise ExportError(f"{self.name} cannot express the bipolar type {qtype} at {op_label(op)}; QONNX (BipolarQuant) can")
         assert isinstance(qtype, UniformQuantizedType)
-        for bits in NATIVE_WIDTHS:
-            for signed in (True, False):
-                if qtype.value_range() == integer_range(bits, signed):
-                    return bits, signed
-        raise ExportError(f"{self.name} cannot express the range [{qtype.value_range()[0]}, {qtype.value_range()[1]}] "
-                          f"of {qtype} at {op_label(op)} (no ONNX integer type has it); {self.alternatives} can")
+        found = self.holding_type(qtype)
+        if found is None:
+            low, high = qtype.value_range()
+            raise ExportError(f"{self.name} cannot express the range [{low}, {high}] of {qtype} at {op_label(op)} "
+                              f"(no ONNX integer type has it); {self.alternatives} can")
+        return found
+
+    def holding_type(self, qtype: UniformQuantizedType) -> tuple[int, bool] | None:
+        """QDQ: the native integer type whose full range is `qtype`'s, if any."""
+        native = ((bits, signed) for bits in NATIVE_WIDTHS for signed in (True, False))
+        return next((t for t in native if integer_range(*t) == qtype.value_range()), None)
 
     def narrow(self, emitter: GraphEmitter, name: str, qtype: UniformQuantizedType, op: Operation) -> str:
         """The container tensor `name` restricted to `qtype`'s range (QDQ: already is)."""
@@ -142,14 +141,14 @@ class QdqForm(QuantForm):
         else:
             emitter.emit_op(op)
 
-    def check_rounding(self, op: Operation, qtype: UniformQuantizedType) -> None:
+    def check_rounding(self, op: RoundingCastOpBase, qtype: UniformQuantizedType) -> None:
         """Refuse a qcast / requant that QuantizeLinear's rounding does not compute."""
         if not onnx_order_equivalent(op, qtype):
-            what = f"rounding '{rounding_of(op)}'" if rounding_of(op) != RoundingMode.HALF_TO_EVEN else \
+            what = f"rounding '{op.rounding_mode}'" if op.rounding_mode != RoundingMode.HALF_TO_EVEN else \
                 "the zero point added before rounding (QONNX order) with a non-zero zero point"
             raise ExportError(f"{self.name} cannot express {what} at {op_label(op)}; QONNX (Quant) can")
 
-    def quantize(self, emitter: GraphEmitter, op: Operation, x: str, value: SSAValue) -> str:
+    def quantize(self, emitter: GraphEmitter, op: RoundingCastOpBase, x: str, value: SSAValue) -> str:
         """QuantizeLinear of the float tensor `x` to `op`'s result type (then `narrow`)."""
         qtype = element_type(op.result.type)
         bits, signed = self.container(qtype, op)
@@ -229,5 +228,5 @@ def float_requantization_is_exact(op: RequantizeOp, in_type: QuantizedType, out_
         return False
     stored = np.arange(low, high + 1).astype(numpy_dtype(in_type))
     through_float = quantize(dequantize(stored, in_type), out_type)
-    zero_point_first = op.zero_point_first is not None
-    return bool(np.array_equal(through_float, requantize(stored, in_type, out_type, rounding_of(op), zero_point_first)))
+    exact = requantize(stored, in_type, out_type, op.rounding_mode, op.adds_zero_point_first)
+    return bool(np.array_equal(through_float, exact))

@@ -51,7 +51,7 @@ from xdsl.ir import Operation
 
 from bitfold.backends.onnx.errors import ExportError
 from bitfold.backends.onnx.graph import QONNX_DOMAIN, GraphEmitter, QuantForm, op_label
-from bitfold.backends.onnx.qdq import rounding_of, shape_of
+from bitfold.backends.onnx.qdq import shape_of
 from bitfold.backends.onnx.types import tensor_code
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
@@ -115,9 +115,6 @@ class QonnxForm(QuantForm):
 
     name = "QONNX"
 
-    def __init__(self) -> None:
-        self.trunc_versions: set[int] = set()
-
     def emit(self, emitter: GraphEmitter, op: Operation) -> None:
         if isinstance(op, QuantizeCastOp):
             emitter.define(op.result, self.quantize(emitter, op, emitter.name(op.input), element_type(op.result.type)))
@@ -140,12 +137,13 @@ class QonnxForm(QuantForm):
             array = array.reshape(())
         return emitter.builder.initializer(hint, array, tensor_code(qtype.expressed_type, hint))
 
-    def quantize(self, emitter: GraphEmitter, op: Operation, x: str, qtype: QuantizedType, constant: bool = False) -> str:
-        """`Quant` / `BipolarQuant` of the float tensor `x` computing `dcast(op)`; `constant`:
-        x holds grid values exactly (either order then agrees)."""
+    def quantize(self, emitter: GraphEmitter, op: QuantizeCastOp | StorageCastOp, x: str, qtype: QuantizedType) -> str:
+        """`Quant` / `BipolarQuant` of the float tensor `x` computing `dcast(op)`; for an scast
+        (an integer constant) x holds grid values exactly, so either order agrees."""
+        constant = isinstance(op, StorageCastOp)
         name = emitter.node_name(op)
         rank = len(shape_of(op.results[0]))
-        emitter.require_domain(QONNX_DOMAIN, 1, op)
+        emitter.require_domain(QONNX_DOMAIN, 1)
         code = tensor_code(qtype.expressed_type, op_label(op))
         hint = op.results[0].name_hint or name
         if isinstance(qtype, BipolarQuantizedType):
@@ -156,7 +154,8 @@ class QonnxForm(QuantForm):
             raise ExportError(f"QONNX cannot express the sub-channel type {qtype} at {op_label(op)}; QDQ can")
         zero_points = np.array(qtype.zero_point_values())
         low, high = qtype.value_range()
-        zero_point_first = constant or op.attributes.get("zero_point_first") is not None or not zero_points.any()
+        rounding = RoundingMode.HALF_TO_EVEN if constant else op.rounding_mode
+        zero_point_first = constant or op.adds_zero_point_first or not zero_points.any()
         if not zero_point_first:
             if len(set(zero_points.tolist())) != 1:
                 raise ExportError(f"QONNX cannot express the ONNX-order quantization {qtype} at {op_label(op)} "
@@ -171,12 +170,12 @@ class QonnxForm(QuantForm):
                   self._parameter(emitter, zero_points, qtype, rank, f"{name}_zeropt"),
                   emitter.builder.initializer(f"{name}_bitwidth", np.array(bits, dtype=np.float32), TensorProto.FLOAT)]
         attributes = [helper.make_attribute("signed", int(signed)), helper.make_attribute("narrow", int(narrow)),
-                      helper.make_attribute("rounding_mode", QONNX_ROUNDING[rounding_of(op)])]
+                      helper.make_attribute("rounding_mode", QONNX_ROUNDING[rounding])]
         quant_hint = hint if qonnx_int_range(*quant_range) == (low, high) else f"{hint}_enclosing"
         output = emitter.builder.node("Quant", inputs, [code], name, QONNX_DOMAIN, attributes, output_hints=[quant_hint])[0]
         if quant_hint == hint:
             return output
-        emitter.builder.shapes[output] = tuple(shape_of(op.results[0]))
+        emitter.builder.shapes[output] = shape_of(op.results[0])
         return self._clamp_to_grid(emitter, op, output, qtype, zero_points, (low, high), rank, hint)
 
     def _clamp_to_grid(self, emitter: GraphEmitter, op: Operation, x: str, qtype: UniformQuantizedType,
@@ -198,9 +197,7 @@ class QonnxForm(QuantForm):
     @staticmethod
     def _enclosing_range(qtype: UniformQuantizedType) -> tuple[int, bool, bool]:
         """The narrowest QONNX range holding `qtype`'s (for constants, whose values are known)."""
-        low, high = qtype.value_range()
-        signed = low < 0
-        bits = max(qtype.bit_width, 2 if signed else 1)
+        bits, signed, _ = enclosing_qonnx_range(*qtype.value_range())
         return bits, signed, qtype.is_narrow_range and bits == qtype.bit_width
 
     def storage_cast(self, emitter: GraphEmitter, op: StorageCastOp) -> str:
@@ -220,7 +217,7 @@ class QonnxForm(QuantForm):
         if not np.array_equal(self._fake_quantize(values, qtype), values):
             raise ExportError(f"QONNX cannot express the constant of {op_label(op)}: its dequantized values do not "
                               "quantize back to themselves in float arithmetic; QDQ or QCDQ can")
-        return self.quantize(emitter, op, x, qtype, constant=True)
+        return self.quantize(emitter, op, x, qtype)
 
     def float_data_movement(self, emitter: GraphEmitter, op: StorageCastOp) -> str | None:
         """The data-movement op between `scast q` to integers and `op` (scast back to q's
@@ -260,12 +257,12 @@ class QonnxForm(QuantForm):
         qtype = element_type(qcast.result.type)
         if not isinstance(qtype, UniformQuantizedType) or qtype.kind != Granularity.PER_TENSOR:
             return None
-        zero_point_first = qcast.attributes.get("zero_point_first") is not None or qtype.zero_point == 0
+        zero_point_first = qcast.adds_zero_point_first or qtype.zero_point == 0
         low, high = qtype.value_range()
         clamp_is_redundant = low / t <= out_range[0] and high / t >= out_range[1]
         # A range a Quant holds keeps its Quant (Trunc re-rounds its grid values exactly).
         needed = qonnx_range(low, high) is None
-        return qcast if needed and rounding_of(qcast) == RoundingMode.HALF_TO_EVEN and zero_point_first and clamp_is_redundant else None
+        return qcast if needed and qcast.rounding_mode == RoundingMode.HALF_TO_EVEN and zero_point_first and clamp_is_redundant else None
 
     @staticmethod
     def _input_bits(qtype: UniformQuantizedType) -> int:
@@ -277,12 +274,13 @@ class QonnxForm(QuantForm):
             bits += 1
         return bits
 
-    def _require_trunc(self, emitter: GraphEmitter, version: int, op: Operation) -> None:
-        if self.trunc_versions - {version}:
-            raise ExportError(f"QONNX: Trunc v{version} at {op_label(op)} in a model that also needs Trunc "
-                              f"v{min(self.trunc_versions - {version})} (one QONNX opset holds one Trunc version)")
-        self.trunc_versions.add(version)
-        emitter.require_domain(QONNX_DOMAIN, version, op)
+    def _trunc_inputs(self, emitter: GraphEmitter, x: str, in_type: UniformQuantizedType, name: str) -> list[str]:
+        """Trunc's first inputs (both versions): x, its scale, zero point and bit width."""
+        float_code, dtype = tensor_code(in_type.expressed_type, name), numpy_dtype(in_type.expressed_type)
+        builder = emitter.builder
+        return [x, builder.initializer(f"{name}_scale", np.array(in_type.scale, dtype=dtype), float_code),
+                builder.initializer(f"{name}_zeropt", np.array(in_type.zero_point, dtype=dtype), float_code),
+                builder.initializer(f"{name}_in_bitwidth", np.array(self._input_bits(in_type), dtype=np.float32), TensorProto.FLOAT)]
 
     def truncate(self, emitter: GraphEmitter, op: RequantizeOp) -> str:
         """`Trunc` (v2) of the input's fake-quantized tensor, or of the float input of the
@@ -293,23 +291,20 @@ class QonnxForm(QuantForm):
             raise ExportError(f"{refusal}: Trunc is per tensor")
         mantissa, exponent = math.frexp(out_type.scale / in_type.scale)
         factor = 2.0 ** (exponent - 1)
-        mode = rounding_of(op)
-        order_agrees = op.zero_point_first is not None or commutes_with_shift(mode, out_type.zero_point)
+        mode = op.rounding_mode
+        order_agrees = op.adds_zero_point_first or commutes_with_shift(mode, out_type.zero_point)
         quant_range = qonnx_range(*out_type.value_range())
         if mantissa != 0.5 or in_type.zero_point != out_type.zero_point * factor or not order_agrees or quant_range is None:
             raise ExportError(f"{refusal}: Trunc needs scales a power of two apart, zero points in the same ratio, "
                               "a QONNX range and QONNX's order of zero point and rounding")
         bits, signed, narrow = quant_range
         name = emitter.node_name(op)
-        self._require_trunc(emitter, 2, op)
+        emitter.require_trunc(2, op)
         float_code = tensor_code(in_type.expressed_type, op_label(op))
         dtype = numpy_dtype(in_type.expressed_type)
         builder = emitter.builder
         qcast = self._trunc_input(op, factor, out_type.value_range())
-        inputs = [emitter.name(qcast.input if qcast is not None else op.input),
-                  builder.initializer(f"{name}_scale", np.array(in_type.scale, dtype=dtype), float_code),
-                  builder.initializer(f"{name}_zeropt", np.array(in_type.zero_point, dtype=dtype), float_code),
-                  builder.initializer(f"{name}_in_bitwidth", np.array(self._input_bits(in_type), dtype=np.float32), TensorProto.FLOAT),
+        inputs = [*self._trunc_inputs(emitter, emitter.name(qcast.input if qcast is not None else op.input), in_type, name),
                   builder.initializer(f"{name}_out_scale", np.array(out_type.scale, dtype=dtype), float_code),
                   builder.initializer(f"{name}_out_bitwidth", np.array(bits, dtype=np.float32), TensorProto.FLOAT)]
         attributes = [helper.make_attribute("rounding_mode", QONNX_ROUNDING[mode]),
@@ -335,23 +330,20 @@ class QonnxForm(QuantForm):
         if (mantissa != 0.5 or exponent - 1 < 0 or out_type.scale != in_type.scale
                 or out_type.zero_point != in_type.zero_point or in_type.zero_point != grid_type.zero_point * t
                 or out_type.value_range() != (low, high)
-                or not (requant.zero_point_first is not None or commutes_with_shift(rounding_of(requant), grid_type.zero_point))):
+                or not (requant.adds_zero_point_first or commutes_with_shift(requant.rounding_mode, grid_type.zero_point))):
             return None
         qcast = self._trunc_input(requant, t, (low, high))
         if qcast is None:
             return None
         name = emitter.node_name(requant)
-        self._require_trunc(emitter, 1, requant)
+        emitter.require_trunc(1, requant)
         float_code = tensor_code(in_type.expressed_type, op_label(op))
         dtype = numpy_dtype(in_type.expressed_type)
         builder = emitter.builder
-        in_bits = self._input_bits(in_type)
-        inputs = [emitter.name(qcast.input),
-                  builder.initializer(f"{name}_scale", np.array(in_type.scale, dtype=dtype), float_code),
-                  builder.initializer(f"{name}_zeropt", np.array(in_type.zero_point, dtype=dtype), float_code),
-                  builder.initializer(f"{name}_in_bitwidth", np.array(in_bits, dtype=np.float32), TensorProto.FLOAT),
-                  builder.initializer(f"{name}_out_bitwidth", np.array(in_bits - (exponent - 1), dtype=np.float32), TensorProto.FLOAT)]
-        attributes = [helper.make_attribute("rounding_mode", QONNX_ROUNDING[rounding_of(requant)])]
+        out_bits = self._input_bits(in_type) - (exponent - 1)
+        inputs = [*self._trunc_inputs(emitter, emitter.name(qcast.input), in_type, name),
+                  builder.initializer(f"{name}_out_bitwidth", np.array(out_bits, dtype=np.float32), TensorProto.FLOAT)]
+        attributes = [helper.make_attribute("rounding_mode", QONNX_ROUNDING[requant.rounding_mode])]
         (truncated,) = builder.node("Trunc", inputs, [float_code], name, QONNX_DOMAIN, attributes,
                                     output_hints=[(op.result.name_hint or name) + "_unclipped"])
         builder.shapes[truncated] = shape_of(op.result)

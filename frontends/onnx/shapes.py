@@ -2,10 +2,15 @@
 no schemas for (QONNX's, onnxruntime's com.microsoft), from their op classes.
 
 onnx's inference (with data propagation) leaves the outputs of such a node untyped, and so
-everything computed from them. Each such node whose inputs are typed then gets the types its
-op class states (`infer_result_types(operand_types, attributes)`, attribute defaults filled);
-they are declared in the model's `value_info` and onnx's inference runs again, until no node
-gains a type. Every run types at least the outputs of one more node, so this ends."""
+everything computed from them. A walk in graph order then types each node whose inputs are
+typed: a node outside ai.onnx by its op class (`infer_result_types(operand_types,
+attributes)`, attribute defaults filled), a standard node by its schema's inference
+(`infer_node_outputs`, kept only where every dimension comes out known, else left to the
+whole-graph inference with data propagation). The types found are declared in the model's
+`value_info` and onnx's inference runs again, until a walk finds nothing new. Every run
+types at least the outputs of one more node, so this ends; since the walk types chains of
+QONNX and standard ops in one go, a model needs a run per data-propagated shape (a Reshape
+of a computed shape) behind a QONNX op, not one per QONNX op."""
 
 from collections.abc import Iterator
 
@@ -40,24 +45,50 @@ def _onnx_inference(model: onnx.ModelProto, label: str) -> dict[str, onnx.TypePr
     return types
 
 
+def _complete(value_type: onnx.TypeProto) -> bool:
+    """A tensor type of known rank whose every dimension is a number or a symbol."""
+    if value_type.WhichOneof("value") != "tensor_type" or not value_type.tensor_type.HasField("shape"):
+        return False
+    return all(d.HasField("dim_value") or d.HasField("dim_param") for d in value_type.tensor_type.shape.dim)
+
+
+def _schema_types(node: onnx.NodeProto, types: dict[str, onnx.TypeProto], model: onnx.ModelProto,
+                  opsets: Opsets, constants: dict[str, onnx.TensorProto]) -> dict[str, onnx.TypeProto]:
+    """The output types a standard node's schema infers from its inputs' types (and the
+    values of constant inputs); {} where the schema is unknown, inference fails or a type
+    is incomplete (the whole-graph inference may know more)."""
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opsets.onnx)
+        inferred = shape_inference.infer_node_outputs(
+            schema, node, {i: types[i] for i in node.input if i}, {i: constants[i] for i in node.input if i in constants},
+            opset_imports=list(model.opset_import), ir_version=model.ir_version,
+        )
+    except (onnx.defs.SchemaError, shape_inference.InferenceError, RuntimeError):
+        return {}
+    return inferred if all(_complete(t) for t in inferred.values()) else {}
+
+
 def _stated_types(model: onnx.ModelProto, types: dict[str, onnx.TypeProto], opsets: Opsets, label: str) -> Iterator[tuple[str, onnx.TypeProto]]:
-    """(name, type) of the outputs of the nodes outside ai.onnx that are untyped in `types`
-    while their inputs are typed, in graph order (each node sees the types stated before it),
-    as their op classes state them."""
+    """(name, type) of the outputs of the nodes untyped in `types` while their inputs are
+    typed, in graph order (each node sees the types stated before it): a node outside
+    ai.onnx as its op class states them, a standard node as its schema infers them."""
     types = dict(types)
+    constants = {t.name: t for t in model.graph.initializer}
     for node in model.graph.node:
-        if canonical_domain(node.domain) == ONNX_DOMAIN or all(o in types for o in node.output if o):
+        if all(o in types for o in node.output if o) or not all(i in types for i in node.input if i):
             continue
-        if not all(i in types for i in node.input if i):
-            continue
-        op_class, defaults = resolve_op(node, opsets, opsets.onnx)
-        operand_types: list[Attribute | None] = [value_type(types[i], f"value '{i}'") if i else None for i in node.input]
-        attributes = node_attributes(node, op_class, defaults, label)
-        results = op_class.infer_result_types(operand_types, attributes)  # pyright: ignore[reportAttributeAccessIssue]
-        for name, result in zip(node.output, results):
-            if name:
-                types[name] = type_proto(result)
-                yield name, types[name]
+        if canonical_domain(node.domain) == ONNX_DOMAIN:
+            stated = _schema_types(node, types, model, opsets, constants)
+        else:
+            op_class, defaults = resolve_op(node, opsets, opsets.onnx)
+            operand_types: list[Attribute | None] = [value_type(types[i], f"value '{i}'") if i else None for i in node.input]
+            attributes = node_attributes(node, op_class, defaults, label)
+            results = op_class.infer_result_types(operand_types, attributes)  # pyright: ignore[reportAttributeAccessIssue]
+            stated = {name: type_proto(result) for name, result in zip(node.output, results) if name}
+        for name, stated_type in stated.items():
+            if name and name not in types:
+                types[name] = stated_type
+                yield name, stated_type
 
 
 def infer_value_types(model: onnx.ModelProto, label: str) -> dict[str, onnx.TypeProto]:

@@ -1,14 +1,19 @@
 """Each ONNX form writes the canonical quant form so that the exported model, run by the
 form's oracle (onnxruntime for QDQ, QCDQ, QOp; qonnx's executor for QONNX), computes what
-the IR computes (`bitfold.run`, whose quant ops are bit-exact to those oracles), and refuses
-what it cannot express with one line naming the node and the form that can."""
+the IR computes, and refuses what it cannot express with one line naming the node and the
+form that can.
 
-import re
+What the IR computes is `bitfold.run`'s: its quant ops are checked bit for bit against onnx's
+reference QuantizeLinear / DequantizeLinear and qonnx's `int_quant` in
+`tests/dialects/test_quant_semantics.py`, so it stands for those oracles here. Where several
+forms hold the same IR, their models must also agree with one another under their own
+oracles, with no bitfold numbers involved (`test_forms_agree_under_their_own_oracles`)."""
+
 
 import numpy as np
 import onnx
 import pytest
-from xdsl.context import Context
+from models.runners import run_onnxruntime, run_qonnx
 from xdsl.parser import Parser
 
 import bitfold
@@ -18,7 +23,6 @@ from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.qonnx import QonnxForm
 from bitfold.backends.onnx.qop import QopForm
 from bitfold.load import full_context
-from models.runners import run_onnxruntime, run_qonnx
 
 ORACLES = {QdqForm: run_onnxruntime, QcdqForm: run_onnxruntime, QopForm: run_onnxruntime, QonnxForm: run_qonnx}
 
@@ -44,6 +48,7 @@ def assert_exports_exactly(text: str, form, shape=(2, 8), scale=0.25):
         actual = ORACLES[form](model, inputs)
         assert actual.keys() == expected.keys()
         for name, want in expected.items():
+            assert actual[name].dtype == want.dtype, name
             np.testing.assert_array_equal(actual[name], want, err_msg=name)
     return model
 
@@ -196,6 +201,26 @@ def test_qop_writes_qlinearconv_within_one_step():
 def test_qop_falls_back_to_qdq_when_the_bias_scale_differs():
     model = export_model(parse(conv_module([0.001, 0.001, 0.001])), QopForm())
     assert "QLinearConv" not in [n.op_type for n in model.graph.node]
+
+
+@pytest.mark.parametrize(("text", "shape", "holding"), [
+    (fake_quant("!quant.uniform<u8:f32, 0.25:3>"), (2, 8), [QdqForm, QcdqForm, QonnxForm, QopForm]),
+    (fake_quant("!quant.uniform<i8:f32:1, {" + ", ".join(["0.25", "0.5"] * 4) + "}>"), (2, 8), [QdqForm, QcdqForm, QonnxForm]),
+    (fake_quant("!quant.uniform<i4<-7:7>:f32, 0.25>"), (2, 8), [QcdqForm, QonnxForm]),
+    (WEIGHTED, (2, 4), [QcdqForm, QonnxForm]),
+], ids=["u8-zp3", "i8-per-axis", "i4-narrow", "weighted"])
+def test_forms_agree_under_their_own_oracles(text, shape, holding):
+    """onnxruntime on the QDQ / QCDQ / QOp models against qonnx's executor on the QONNX one."""
+    module = parse(text)
+    models = {form: export_model(module, form()) for form in holding}
+    for seed in (0, 1, 2):
+        inputs = inputs_for(shape, 0.25, seed)
+        outputs = {form: ORACLES[form](model, inputs) for form, model in models.items()}
+        reference = outputs[QonnxForm]
+        for form, actual in outputs.items():
+            assert actual.keys() == reference.keys()
+            for name, want in reference.items():
+                np.testing.assert_array_equal(actual[name], want, err_msg=f"{form.name} {name}")
 
 
 # -- refusals ----------------------------------------------------------------------------

@@ -5,13 +5,13 @@ its node names and graph input / output names."""
 import numpy as np
 import onnx
 import pytest
+from models.recipes import names
+from models.runners import run_onnxruntime
 
 from bitfold.backends.onnx import export_model
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.qonnx import QonnxForm
 from bitfold.frontends.onnx import import_model
-from models.recipes import names
-from models.runners import run_onnxruntime
 
 QDQ_MODELS = [n for n in names("qdq") + names("qcdq") if "-s8s8" in n or "u8s4" in n or "u16" in n or "qcdq4a" in n]
 """A spread of the QDQ and QCDQ catalogue: 8-bit, native int4, 16-bit, com.microsoft Q/DQ, Clip."""

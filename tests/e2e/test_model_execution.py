@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 import onnx
 import pytest
+from models.recipes import names
 
 import bitfold
 from bitfold.load import load_module
-from models.recipes import names
 
 SEEDS = (0, 1, 2, 3)
 MAX_ORDER_DEPENDENT_FRACTION = 1e-3

@@ -6,12 +6,12 @@ outside bitfold's integer scope for now and must be refused with one clear line.
 import numpy as np
 import onnx
 import pytest
+from models.qonnx_models import SHIPPED_QONNX_MODELS
+from models.runners import run_qonnx
 
 import bitfold
 from bitfold.frontends import FrontendError
 from bitfold.frontends.onnx import import_model
-from models.qonnx_models import SHIPPED_QONNX_MODELS
-from models.runners import run_qonnx
 
 MAX_ORDER_DEPENDENT_FRACTION = 1e-3
 

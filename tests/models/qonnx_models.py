@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 from .float_models import IR_VERSION, _Graph, cnn_depthwise, mlp, residual
 from .quantized import CALIBRATION_SAMPLES, CALIBRATION_SEED

@@ -17,7 +17,6 @@ from onnx import helper
 from .float_models import IR_VERSION
 
 
-
 def _load(model: str | os.PathLike | onnx.ModelProto) -> onnx.ModelProto:
     return model if isinstance(model, onnx.ModelProto) else onnx.load(os.fspath(model))
 

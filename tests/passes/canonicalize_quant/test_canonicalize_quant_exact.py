@@ -3,11 +3,10 @@ with bit-identical outputs, and the rewrite it tests did (or did not) happen."""
 
 import numpy as np
 import pytest
+from quant_ir import bits, parse, random_inputs
 
 import bitfold
 from bitfold.passes.canonicalize_quant import CanonicalizeQuantPass
-
-from quant_ir import bits, parse, random_inputs
 
 I8 = "!quant.uniform<i8:f32, 0.1:-3>"
 U8 = "!quant.uniform<u8:f32, 2.500000e-01:1>"

@@ -12,7 +12,6 @@ from xdsl.parser import Parser
 
 import bitfold
 from bitfold.dialects.evaluation import numpy_dtype
-from bitfold.dialects.quant import QuantizedType
 from bitfold.dialects.quant_semantics import to_storage
 from bitfold.passes.lower_quant import LowerQuantPass
 from bitfold.passes.requantization import requantize_fixed_point

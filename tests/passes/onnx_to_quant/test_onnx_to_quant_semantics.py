@@ -7,6 +7,8 @@ op of a source form remains."""
 import numpy as np
 import onnx
 import pytest
+from models.qonnx_models import SHIPPED_QONNX_MODELS
+from models.recipes import names
 from xdsl.context import Context
 from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -14,8 +16,6 @@ import bitfold
 from bitfold.dialects.qonnx import QOnnxOp
 from bitfold.frontends.onnx import import_model
 from bitfold.passes.onnx_to_quant import OnnxToQuantPass
-from models.qonnx_models import SHIPPED_QONNX_MODELS
-from models.recipes import names
 
 SEEDS = (0, 1, 2)
 SOURCE_FORM_OPS = ("onnx.QuantizeLinear", "onnx.DequantizeLinear", "onnx.QLinear", "onnx.QGemm")
