@@ -6,6 +6,7 @@ import onnx
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    BFloat16Type,
     BytesAttr,
     DenseIntOrFPElementsAttr,
     Float16Type,
@@ -57,7 +58,10 @@ def type_proto(value_type: Attribute) -> onnx.TypeProto:
 
 def dense_attr(array: np.ndarray, element: Attribute) -> DenseIntOrFPElementsAttr:
     """A dense attribute of `element` type from the array's bytes (no Python lists: constants
-    of millions of elements import in milliseconds)."""
+    of millions of elements import in milliseconds). bf16 is refused: numpy holds it as f32,
+    whose bytes are not bf16's."""
+    if isinstance(element, BFloat16Type):
+        raise ValueError("no byte encoding for bf16 constants (numpy holds bf16 as f32)")
     storage = numpy_dtype(element).newbyteorder("<")
     data = np.ascontiguousarray(array, dtype=storage).tobytes()
     return DenseIntOrFPElementsAttr(TensorType(element, array.shape), BytesAttr(data))
