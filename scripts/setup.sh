@@ -5,7 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_packages=(mlir-22-tools)  # mlir-opt-22: the upstream oracle for quant IR interchange
+apt_packages=(
+  mlir-22-tools                  # mlir-opt-22: the upstream oracle for quant IR interchange
+  gcc-riscv64-linux-gnu          # RV64 glibc toolchain: links the generated assembly with a C harness
+  gcc-riscv64-unknown-elf        # bare-metal RV32IM toolchain ...
+  picolibc-riscv64-unknown-elf   # ... and its C library (rv32im/ilp32 multilib)
+  qemu-user                      # qemu-riscv32 / qemu-riscv64: runs the harnesses
+  clang-19 llvm-19               # llvm-mc-19 assembles the output; clang-19 -O3 is a benchmark baseline
+)
 missing=()
 for package in "${apt_packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
