@@ -1,7 +1,10 @@
 """Interpreter implementations that xDSL 0.74 lacks or that assume Python scalars, all on
 numpy arrays: `arith` and `math` elementwise on scalars and tensors alike (MLIR's
-wraparound and poison rules), `linalg.generic` with parallel iterators evaluated in one
-vectorized step, `tensor.empty`, and reinterpreting casts between integer tensors.
+wraparound and poison rules), `linalg.generic` vectorized over its parallel iterators (one
+step, or one step per point of its reduction iterators) with `linalg.index` in its body,
+`tensor.empty`, `tensor.extract` (gathers with index arrays inside bodies), the reshapes
+`tensor.collapse_shape` / `expand_shape` / `reshape`, and reinterpreting casts between
+integer tensors.
 
 `register_numpy_implementations(interpreter)` installs them over xDSL's own: xDSL's arith
 functions take Python ints and cannot run inside a vectorized generic body."""

@@ -114,7 +114,7 @@ def _constant_value(op: arith.ConstantOp) -> Any:
     assert isinstance(value, DenseIntOrFPElementsAttr), f"arith.constant of {value}"
     shape = tuple(op.result.type.get_shape())
     values = np.asarray(value.get_values())
-    values = np.broadcast_to(values, shape) if values.size == 1 else values.reshape(shape)
+    values = np.broadcast_to(values.reshape(()), shape) if values.size == 1 else values.reshape(shape)
     return wrap(values, op.result.type) if np.issubdtype(values.dtype, np.integer) else values.astype(dtype)
 
 
@@ -139,6 +139,22 @@ def _shift(reading: str, function: IntegerFunction):
         _poison_if(amount >= width, op, f"shift amount of {width} bits or more")
         value = _read(reading, args[0], width)
         return (wrap(function(value, amount.astype(value.dtype)), op.result_types[0]),)
+
+    return run
+
+
+def _extended_product(reading: str):
+    """mulsi_extended / mului_extended: the low and the high N bits of the exact 2N-bit
+    product of the operands' signed / unsigned readings (Python ints: no overflow)."""
+
+    def run(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
+        width = bit_width(op.result_types[0])
+        lhs, rhs = (_read(reading, a, width).astype(object) for a in args)
+        product = np.asarray(lhs * rhs, dtype=object)
+        half, modulus = 1 << (width - 1), 1 << width
+        halves = (product, product >> width)
+        signed = (np.asarray((h + half) % modulus - half, dtype=object).astype(np.int64) for h in halves)
+        return tuple(wrap(h, op.result_types[0]) for h in signed)
 
     return run
 
@@ -230,6 +246,8 @@ def _with_tables(base: type[InterpreterFunctions]) -> type[InterpreterFunctions]
         namespace[f"run_{op_type.__name__}"] = impl(op_type)(_shift(reading, function))
     for op_type, function in _FLOAT_BINARY.items():
         namespace[f"run_{op_type.__name__}"] = impl(op_type)(_float_binary(function))
+    for op_type, reading in ((arith.MulSIExtendedOp, "s"), (arith.MulUIExtendedOp, "u")):
+        namespace[f"run_{op_type.__name__}"] = impl(op_type)(_extended_product(reading))
     return register_impls(type("NumpyArithFunctions", (base,), namespace))
 
 
