@@ -9,7 +9,8 @@ with n the one integer that puts r * 2^n in [2^30, 2^31) (M = 2^31 after roundin
 2^30, n - 1). A power of two r = 2^k gives M = 2^30, n = 30 - k exactly. The relative error
 is |M 2^-n - r| / r <= 2^-31 (half an ulp of a 31-bit M), and 0 for powers of two.
 
-Evaluation. With d = q_in - zp_in (an integer, |d| < 2^32) and t = d * M (|t| < 2^63, an i64):
+Evaluation. With d = q_in - zp_in (an integer, |d| < 2^32) and t = d * M (|t| < 2^63; lower-quant
+holds it in two i32 words, `passes/lower_quant/requant.py`, or an i64 where ranges need it):
 
     q_out = clamp(round_shift(t, n) + zp_out, min_out, max_out)
     q_out = clamp(round_shift(t + zp_out * 2^n, n), min_out, max_out)     (zero_point_first)
