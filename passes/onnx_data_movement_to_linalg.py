@@ -1,0 +1,440 @@
+"""`onnx-data-movement-to-linalg`: the shape-only ONNX ops left on integer tensors after the
+quant passes become the tensor and linalg ops the backend consumes (docs/integer-ir.md).
+
+- Reshapes (`onnx.Flatten`, `onnx.Reshape`, `onnx.Squeeze`, `onnx.Unsqueeze`): a row-major
+  reshape from the input's static shape to the result's. Both shapes are split into the
+  fewest groups of consecutive dims with equal element counts; the input's groups are
+  collapsed (`tensor.collapse_shape`), the collapsed dims expanded into the result's groups
+  (`tensor.expand_shape`). A pure collapse or expand is one op; a reshape that regroups
+  everything (2x3 -> 3x2) collapses to 1-D and expands. Both are free on a contiguous buffer.
+  A rank-0 input becomes a 1x...x1 result through a `linalg.generic` reading it at `()`
+  (xDSL's expand_shape verifier rejects the empty reassociation MLIR allows).
+- `onnx.Transpose`: a `linalg.generic` copying the input through the permutation map
+  (d0, ..., dn-1) -> (d_inv[0], ..., d_inv[n-1]), inv the inverse of perm.
+- `onnx.Pad` (constant pads, axes and value): a `linalg.generic` over the padded shape with
+  no inputs; along each padded axis a, src_a = linalg.index(a) - begin_a, clamped into the
+  input (`maxsi` with 0 when begin_a > 0, `minsi` with n_a - 1 when end_a > 0); the element
+  is `tensor.extract`ed at the clamped indices. Mode constant selects the pad value where any
+  src_a differs from its clamped value; mode edge uses the clamped read as it is. Negative
+  pads (removal) need no clamp on their side. Modes reflect and wrap fail the pass.
+- `onnx.Concat`: one `linalg.generic` over the result; along the axis, input k holds
+  [offset_k, offset_k + n_k): each input is read with `tensor.extract` at the index minus
+  its offset, clamped into it, and a chain of `arith.select`s on `index < offset_k` picks the
+  input the element belongs to. (A generic per input writing at an offset cannot express the
+  first input: MLIR requires a plain dim result to span its operand exactly.)
+
+Only ops whose data element type is an integer are lowered; on floats (and quantized types)
+they stay. Shapes must be static and the shape / axes / pads / value operands constants
+(`onnx.Constant` or `arith.constant`); constants left without users are erased. Anything
+else fails the pass with one line naming the node."""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NoReturn
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.utils.exceptions import PassFailedException
+
+from bitfold.dialects.evaluation import read_signed
+from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
+from bitfold.dialects.onnx.constant import dense_to_numpy
+from bitfold.dialects.onnx.shape import (
+    ConcatOp,
+    FlattenOp,
+    PadOp,
+    ReshapeOp,
+    SqueezeOp,
+    TransposeOp,
+    UnsqueezeOp,
+    normalized_axes,
+)
+
+PASS_NAME = "onnx-data-movement-to-linalg"
+
+
+def fail(op: OnnxOp, message: str) -> NoReturn:
+    """Stop the pass with one line naming the op and its node."""
+    node = f" (node '{op.node_name}')" if op.node_name != op.name else ""
+    raise PassFailedException(f"{PASS_NAME}: '{op.name}'{node}: {message}")
+
+
+def integer_tensor(value: SSAValue) -> TensorType | None:
+    """The value's tensor type if its elements are integers, else None (left alone)."""
+    value_type = value.type
+    if isinstance(value_type, TensorType) and isinstance(value_type.element_type, IntegerType):
+        return value_type
+    return None
+
+
+def static_shape(op: OnnxOp, value_type: TensorType, role: str) -> tuple[int, ...]:
+    """The shape of a static, non-empty tensor type; anything else fails the pass."""
+    shape = tuple(value_type.get_shape())
+    if any(size < 0 for size in shape):
+        fail(op, f"{role} {value_type} has a dynamic shape (only static shapes are supported)")
+    if 0 in shape:
+        fail(op, f"{role} {value_type} is empty (zero-size tensors are not supported)")
+    return shape
+
+
+def constant_array(op: OnnxOp, operand: SSAValue, role: str) -> np.ndarray:
+    """The value of a constant operand; a non-constant one fails the pass."""
+    owner = operand.owner
+    if isinstance(owner, OnnxConstantOp):
+        return dense_to_numpy(owner.value)
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
+        values, shape = np.asarray(owner.value.get_values()), tuple(owner.value.type.get_shape())
+        return np.broadcast_to(values.reshape(()), shape) if values.size == 1 else values.reshape(shape)  # splat
+    fail(op, f"{role} is not a constant (dynamic {role} are not supported)")
+
+
+def replace_and_erase_constants(rewriter: PatternRewriter, op: OnnxOp, new_ops: Sequence[Operation], result: SSAValue):
+    """Insert `new_ops` before `op`, replace `op` by `result`, and erase the constants that
+    fed `op` (shape, axes, pads, value) if nothing else uses them."""
+    owners = [
+        operand.owner for operand in op.operands[1:] if isinstance(operand.owner, OnnxConstantOp | arith.ConstantOp)
+    ]
+    *before, last = [*new_ops] or [None]
+    if before:
+        rewriter.insert(before)  # unnamed: the result alone takes the op's name
+    rewriter.replace(op, [last] if last else [], [result])
+    for owner in dict.fromkeys(owners):
+        if all(not value.uses for value in owner.results):
+            rewriter.erase(owner)
+
+
+def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
+    return ArrayAttr([ArrayAttr([IntegerAttr(dim, i64) for dim in group]) for group in groups])
+
+
+def reshape_groups(source: Sequence[int], target: Sequence[int]) -> list[tuple[list[int], list[int]]] | None:
+    """The finest split of two shapes (equal element counts, no zero) into groups of
+    consecutive dims, (source dims, target dims), with equal element counts per group; size-1
+    dims at the end join the last group. None when either shape is rank 0 (no groups)."""
+    if not source or not target:
+        return None
+    groups: list[tuple[list[int], list[int]]] = []
+    i = j = 0
+    while i < len(source) and j < len(target):
+        source_dims, target_dims = [i], [j]
+        source_count, target_count = source[i], target[j]
+        i, j = i + 1, j + 1
+        while source_count != target_count:
+            if source_count < target_count:
+                source_dims.append(i)
+                source_count *= source[i]
+                i += 1
+            else:
+                target_dims.append(j)
+                target_count *= target[j]
+                j += 1
+        groups.append((source_dims, target_dims))
+    groups[-1][0].extend(range(i, len(source)))  # trailing size-1 dims
+    groups[-1][1].extend(range(j, len(target)))
+    return groups
+
+
+def build_reshape(source: SSAValue, target_type: TensorType) -> tuple[list[Operation], SSAValue]:
+    """Ops reshaping `source` (static shape) row-major to `target_type`: a collapse and / or
+    an expand through the shapes' common groups; none when the shapes are equal."""
+    source_type = source.type
+    assert isinstance(source_type, TensorType)
+    source_shape, target_shape = tuple(source_type.get_shape()), tuple(target_type.get_shape())
+    if source_shape == target_shape:
+        return [], source
+    if not source_shape:  # xDSL rejects expand_shape's empty reassociation: broadcast the element
+        empty_map = AffineMap(len(target_shape), 0, ())
+        return build_generic([source], [empty_map], target_type, lambda body, args: args[0])
+    groups = reshape_groups(source_shape, target_shape)
+    source_groups = [g[0] for g in groups] if groups else []
+    target_groups = [g[1] for g in groups] if groups else []
+    ops: list[Operation] = []
+    value = source
+    if len(source_groups) != len(source_shape):
+        middle_shape = [math.prod(target_shape[d] for d in dims) for dims in target_groups]
+        middle_type = TensorType(target_type.element_type, middle_shape)
+        collapse = tensor.CollapseShapeOp(
+            operands=[value], result_types=[middle_type], properties={"reassociation": _reassociation(source_groups)}
+        )
+        ops.append(collapse)
+        value = collapse.result
+    if len(target_groups) != len(target_shape):
+        expand = tensor.ExpandShapeOp(value, [], _reassociation(target_groups), target_shape, target_type)
+        ops.append(expand)
+        value = expand.result
+    return ops, value
+
+
+class Body:
+    """A generic's body under construction: `emit(op)` appends an op and returns its result."""
+
+    def __init__(self, block: Block):
+        self.block = block
+        self.index_constants: dict[int, SSAValue] = {}
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def index_constant(self, value: int) -> SSAValue:
+        """An `index` constant, emitted once per body."""
+        if value not in self.index_constants:
+            self.index_constants[value] = self.emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        return self.index_constants[value]
+
+    def index(self, dim: int) -> SSAValue:
+        return self.emit(linalg.IndexOp(dim))
+
+    def clamp(self, value: SSAValue, low: int | None, high: int | None) -> SSAValue:
+        """value clamped to [low, high] (signed), either bound None where not needed."""
+        if low is not None:
+            value = self.emit(arith.MaxSIOp(value, self.index_constant(low)))
+        if high is not None:
+            value = self.emit(arith.MinSIOp(value, self.index_constant(high)))
+        return value
+
+
+def build_generic(
+    inputs: Sequence[SSAValue],
+    input_maps: Sequence[AffineMap],
+    result_type: TensorType,
+    build,
+) -> tuple[list[Operation], SSAValue]:
+    """A parallel `linalg.generic` over `result_type`'s shape writing a `tensor.empty` through
+    the identity map; `build(body, input_args)` returns the value to yield."""
+    rank = len(result_type.get_shape())
+    empty = tensor.EmptyOp([], result_type)
+    block = Block(arg_types=[*(v.type.element_type for v in inputs), result_type.element_type])
+    body = Body(block)
+    block.add_op(linalg.YieldOp(build(body, block.args[: len(inputs)])))
+    generic = linalg.GenericOp(
+        list(inputs),
+        [empty.tensor],
+        Region(block),
+        [*(AffineMapAttr(m) for m in input_maps), AffineMapAttr(AffineMap.identity(rank))],
+        [IteratorTypeAttr.parallel()] * rank,
+        [result_type],
+    )
+    return [empty, generic], generic.results[0]
+
+
+class LowerReshapes(RewritePattern):
+    """Flatten, Reshape, Squeeze, Unsqueeze on integers: collapse / expand (see module doc)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: FlattenOp | ReshapeOp | SqueezeOp | UnsqueezeOp, rewriter: PatternRewriter):
+        source, result = op.operands[0], op.results[0]
+        if (source_type := integer_tensor(source)) is None:
+            return
+        result_type = checked_result(op, source_type)
+        source_shape = static_shape(op, source_type, "input")
+        roles = {ReshapeOp: "shape", SqueezeOp: "axes", UnsqueezeOp: "axes"}
+        constants = [constant_array(op, operand, roles[type(op)]) for operand in op.operands[1:]]
+        try:
+            (expected,) = op.evaluate([np.broadcast_to(np.zeros((), np.bool_), source_shape), *constants])
+        except (ValueError, IndexError) as error:
+            fail(op, f"cannot reshape {source_type}: {error}")
+        if expected.shape != tuple(result_type.get_shape()):
+            fail(op, f"result type {result.type} does not match the shape {list(expected.shape)} the op computes")
+        ops, value = build_reshape(source, result_type)
+        replace_and_erase_constants(rewriter, op, ops, value)
+
+
+def checked_result(op: OnnxOp, source_type: TensorType) -> TensorType:
+    """The op's result type: a static tensor of the input's element type, else the pass fails."""
+    result_type = op.results[0].type
+    if not isinstance(result_type, TensorType) or result_type.element_type != source_type.element_type:
+        fail(op, f"result type {result_type} is not a tensor of the input's {source_type.element_type}")
+    static_shape(op, result_type, "result")
+    return result_type
+
+
+class LowerTranspose(RewritePattern):
+    """Transpose on integers: a generic reading the input through the inverse permutation."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter):
+        if (source_type := integer_tensor(op.data)) is None:
+            return
+        result_type = checked_result(op, source_type)
+        shape = static_shape(op, source_type, "input")
+        rank = len(shape)
+        perm = list(op.ints_attr("perm")) if "perm" in op.attributes else list(reversed(range(rank)))
+        if sorted(perm) != list(range(rank)):
+            fail(op, f"perm {perm} is not a permutation of the {rank} axes")
+        if [shape[p] for p in perm] != list(result_type.get_shape()):
+            fail(op, f"result type {result_type} does not match the transposed shape")
+        if perm == list(range(rank)):
+            replace_and_erase_constants(rewriter, op, [], op.data)
+            return
+        inverse = [perm.index(axis) for axis in range(rank)]
+        read = AffineMap(rank, 0, tuple(AffineDimExpr(inverse[axis]) for axis in range(rank)))
+        ops, value = build_generic([op.data], [read], result_type, lambda body, args: args[0])
+        replace_and_erase_constants(rewriter, op, ops, value)
+
+
+@dataclass(frozen=True)
+class AxisPad:
+    """Elements added before (`begin`) and after (`end`) an axis of `size`; negative removes."""
+
+    size: int
+    begin: int
+    end: int
+
+
+def pad_value_attr(op: OnnxOp, element: IntegerType, value: np.ndarray | None) -> IntegerAttr:
+    """The pad value as an attribute of the data's element type (the same bits)."""
+    if value is None:
+        return IntegerAttr(0, element)
+    if value.size != 1:
+        fail(op, f"constant_value has {value.size} elements, expected one")
+    width = element.width.data
+    if not np.issubdtype(value.dtype, np.integer) and value.dtype != np.bool_:
+        fail(op, f"constant_value of type {value.dtype} on {element} data")
+    return IntegerAttr(int(read_signed(value.reshape(()), width)) if width > 1 else int(value.reshape(())) & 1, element)
+
+
+class LowerPad(RewritePattern):
+    """Pad (constant or edge mode, constant operands) on integers: see the module doc."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: PadOp, rewriter: PatternRewriter):
+        if (source_type := integer_tensor(op.data)) is None:
+            return
+        result_type = checked_result(op, source_type)
+        shape = static_shape(op, source_type, "input")
+        mode = op.string_attr("mode")
+        if mode not in ("constant", "edge"):
+            fail(op, f"mode '{mode}' is not supported (constant and edge only)")
+        pads = constant_array(op, op.pads, "pads").reshape(-1)
+        axes = range(len(shape)) if op.axes is None else constant_array(op, op.axes, "axes").reshape(-1)
+        try:
+            axes = normalized_axes(axes, len(shape))
+        except ValueError as error:
+            fail(op, str(error))
+        if len(pads) != 2 * len(axes):
+            fail(op, f"{len(pads)} pads for {len(axes)} axes")
+        per_axis = [AxisPad(size, 0, 0) for size in shape]
+        for i, axis in enumerate(axes):
+            per_axis[axis] = AxisPad(shape[axis], int(pads[i]), int(pads[len(axes) + i]))
+        if [p.size + p.begin + p.end for p in per_axis] != list(result_type.get_shape()):
+            fail(op, f"result type {result_type} does not match the padded shape")
+        if mode == "edge" and any(p.size + min(p.begin, 0) + min(p.end, 0) <= 0 for p in per_axis):
+            fail(op, "mode 'edge' with pads that remove every element of an axis")
+        element = source_type.element_type
+        value = None if op.constant_value is None else constant_array(op, op.constant_value, "constant_value")
+        fill = pad_value_attr(op, element, value)
+        pads_anything = any(p.begin > 0 or p.end > 0 for p in per_axis)
+        if mode == "constant" and pads_anything and element.signedness.data != Signedness.SIGNLESS:
+            fail(op, f"padding {element} elements: arith constants must be signless")
+        if all(p.begin == 0 and p.end == 0 for p in per_axis):
+            replace_and_erase_constants(rewriter, op, [], op.data)
+            return
+
+        def build(body: Body, args: Sequence[SSAValue]) -> SSAValue:
+            indices, inside = [], None
+            for axis, p in enumerate(per_axis):
+                index = body.index(axis)
+                if p.begin:
+                    index = body.emit(arith.SubiOp(index, body.index_constant(p.begin)))
+                clamped = body.clamp(index, 0 if p.begin > 0 else None, p.size - 1 if p.end > 0 else None)
+                if mode == "constant" and clamped is not index:
+                    here = body.emit(arith.CmpiOp(index, clamped, "eq"))
+                    inside = here if inside is None else body.emit(arith.AndIOp(inside, here))
+                indices.append(clamped)
+            element_value = body.emit(tensor.ExtractOp(op.data, indices, element))
+            if inside is None:
+                return element_value
+            return body.emit(arith.SelectOp(inside, element_value, body.emit(arith.ConstantOp(fill))))
+
+        ops, result = build_generic([], [], result_type, build)
+        replace_and_erase_constants(rewriter, op, ops, result)
+
+
+class LowerConcat(RewritePattern):
+    """Concat on integers: one generic selecting the input by the index along the axis."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConcatOp, rewriter: PatternRewriter):
+        types = [integer_tensor(value) for value in op.inputs]
+        if not types or any(t is None for t in types):
+            return
+        result_type = checked_result(op, types[0])
+        shapes = [static_shape(op, t, f"input #{k}") for k, t in enumerate(types)]
+        rank = len(shapes[0])
+        if any(t.element_type != types[0].element_type for t in types) or any(len(s) != rank for s in shapes):
+            fail(op, "inputs differ in element type or rank")
+        try:
+            (axis,) = normalized_axes([op.int_attr("axis")], rank)
+        except ValueError as error:
+            fail(op, str(error))
+        if any(s[:axis] + s[axis + 1 :] != shapes[0][:axis] + shapes[0][axis + 1 :] for s in shapes):
+            fail(op, f"input shapes {[list(s) for s in shapes]} differ off axis {axis}")
+        sizes = [s[axis] for s in shapes]
+        expected = list(shapes[0])
+        expected[axis] = sum(sizes)
+        if expected != list(result_type.get_shape()):
+            fail(op, f"result type {result_type} does not match the concatenated shape {expected}")
+        if len(op.inputs) == 1:
+            replace_and_erase_constants(rewriter, op, [], op.inputs[0])
+            return
+        offsets = [sum(sizes[:k]) for k in range(len(sizes))]
+
+        def build(body: Body, args: Sequence[SSAValue]) -> SSAValue:
+            dims = [body.index(d) for d in range(rank)]
+            values = []
+            for k, (source, offset, size) in enumerate(zip(op.inputs, offsets, sizes)):
+                along = body.emit(arith.SubiOp(dims[axis], body.index_constant(offset))) if offset else dims[axis]
+                along = body.clamp(along, 0 if k > 0 else None, size - 1 if k < len(sizes) - 1 else None)
+                indices = [*dims[:axis], along, *dims[axis + 1 :]]
+                values.append(body.emit(tensor.ExtractOp(source, indices, types[0].element_type)))
+            chosen = values[-1]
+            for k in reversed(range(len(values) - 1)):
+                before_next = body.emit(arith.CmpiOp(dims[axis], body.index_constant(offsets[k + 1]), "slt"))
+                chosen = body.emit(arith.SelectOp(before_next, values[k], chosen))
+            return chosen
+
+        ops, result = build_generic([], [], result_type, build)
+        replace_and_erase_constants(rewriter, op, ops, result)
+
+
+@dataclass(frozen=True)
+class OnnxDataMovementToLinalgPass(ModulePass):
+    """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat on integer
+    tensors to `tensor.collapse_shape` / `tensor.expand_shape` and `linalg.generic`s (bodies of
+    arith, `linalg.index`, `tensor.extract`), moving every element exactly as the op's `evaluate`
+    does. Float ops stay; dynamic shapes or operands, and Pad modes reflect and wrap, fail the
+    pass with one line naming the node."""
+
+    name = PASS_NAME
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = GreedyRewritePatternApplier([LowerReshapes(), LowerTranspose(), LowerPad(), LowerConcat()])
+        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
