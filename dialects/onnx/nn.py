@@ -115,6 +115,16 @@ class SlidingWindow:
         return _extents(self.kernel, self.dilations)
 
     @property
+    def pads_needed_at_end(self) -> list[int]:
+        """The end padding every window reads (ceil_mode may need more than `pads`, or less)."""
+        return [
+            max(0, (o - 1) * s + e - size - b)
+            for o, s, e, size, b in zip(
+                self.output_shape, self.strides, self.extents, self.input_shape, self.pads_begin
+            )
+        ]
+
+    @property
     def taps(self) -> int:
         """Number of input positions one window reads."""
         return math.prod(self.kernel)
@@ -124,14 +134,7 @@ class SlidingWindow:
         `[n, c, o..., j...]` is the input at the position documented on the class, or `fill`
         outside the input."""
         rank = len(self.kernel)
-        # the end padding every window needs (ceil_mode may need more than `pads`, or less)
-        ends = [
-            max(0, (o - 1) * s + e - size - b)
-            for o, s, e, size, b in zip(
-                self.output_shape, self.strides, self.extents, self.input_shape, self.pads_begin
-            )
-        ]
-        padded = np.pad(x, [(0, 0), (0, 0), *zip(self.pads_begin, ends)], constant_values=fill)
+        padded = np.pad(x, [(0, 0), (0, 0), *zip(self.pads_begin, self.pads_needed_at_end)], constant_values=fill)
         view = sliding_window_view(padded, self.extents, axis=tuple(range(2, 2 + rank)))
         starts = tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(self.output_shape, self.strides))
         taps = tuple(slice(None, None, d) for d in self.dilations)

@@ -1,0 +1,73 @@
+"""Named pipelines: the main paths through bitfold's passes, each one pass name for `-p`.
+
+    onnx-to-quant-form    onnx-to-quant, canonicalize-quant          (the canonical quant form)
+    onnx-to-integer       ... then quant-to-integer, lower-quant     (integer arith + linalg)
+    onnx-to-backend-input   ... then onnx-data-movement-to-linalg      (what the RISC-V backend reads)
+
+`integer-io` (on the last two) passes through to `quant-to-integer`: the function then takes
+and returns storage integers. Each is a `ModulePass` running its stages in order, so
+`bitfold-opt model.onnx -p onnx-to-integer{integer-io=true}` equals the spelled-out list."""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from bitfold.passes.canonicalize_quant import CanonicalizeQuantPass
+from bitfold.passes.lower_quant import LowerQuantPass
+from bitfold.passes.onnx_to_quant import OnnxToQuantPass
+from bitfold.passes.quant_to_integer import QuantToIntegerPass
+
+
+def quant_form_stages() -> list[ModulePass]:
+    return [OnnxToQuantPass(), CanonicalizeQuantPass()]
+
+
+def integer_stages(integer_io: bool) -> list[ModulePass]:
+    return [*quant_form_stages(), QuantToIntegerPass(integer_io=integer_io), LowerQuantPass()]
+
+
+def backend_input_stages(integer_io: bool) -> list[ModulePass]:
+    from bitfold.passes.onnx_data_movement_to_linalg import OnnxDataMovementToLinalgPass
+
+    return [*integer_stages(integer_io), OnnxDataMovementToLinalgPass()]
+
+
+def _run(stages: list[ModulePass], ctx: Context, op: ModuleOp) -> None:
+    for stage in stages:
+        stage.apply(ctx, op)
+
+
+@dataclass(frozen=True)
+class OnnxToQuantFormPipeline(ModulePass):
+    """onnx-to-quant, canonicalize-quant."""
+
+    name = "onnx-to-quant-form"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _run(quant_form_stages(), ctx, op)
+
+
+@dataclass(frozen=True)
+class OnnxToIntegerPipeline(ModulePass):
+    """onnx-to-quant, canonicalize-quant, quant-to-integer{integer-io}, lower-quant."""
+
+    name = "onnx-to-integer"
+
+    integer_io: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _run(integer_stages(self.integer_io), ctx, op)
+
+
+@dataclass(frozen=True)
+class OnnxToBackendInputPipeline(ModulePass):
+    """onnx-to-integer{integer-io}, then onnx-data-movement-to-linalg."""
+
+    name = "onnx-to-backend-input"
+
+    integer_io: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _run(backend_input_stages(self.integer_io), ctx, op)

@@ -1,0 +1,114 @@
+"""`quant-to-integer`: every region `dcast -> float op(s) -> qcast` of the canonical quant
+form becomes integer arithmetic on storage integers (docs/integer-ir.md):
+
+- `contraction`: Conv (groups, depthwise, strides, dilations, zero-point padding), Gemm,
+  MatMul: i32 accumulation at scale s_x s_w (per output channel), zero points folded into
+  constants, bias on the accumulator's grid;
+- `elementwise`: Relu, Clip, Add, Sub, Mul; `qcast(dcast(q))` -> `quant.requant`;
+- `pooling`: MaxPool, AveragePool, GlobalAveragePool;
+- shape-only ops on quantized values (left there by `canonicalize-quant`, whose sinking
+  patterns run here first) stay as they are;
+- `signless`: ONNX's `ui8` data between scasts sinks to quantized values or becomes `i8`;
+- `integer_io`: optionally, the function takes and returns storage integers.
+
+Each op lowered to integers leaves `dcast` of its integer result for its users, so regions
+compose: the next op reads a dcast again, and the region's closing qcast becomes a requant.
+Afterwards no float op remains between the model's input qcasts and output dcasts; an op
+that cannot become integer fails the pass with one line naming it."""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import AnyFloat, ModuleOp, TensorType
+from xdsl.ir import Attribute, BlockArgument, Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.transforms.dead_code_elimination import region_dce
+
+from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp
+from bitfold.passes.canonicalize_quant import quant_canonicalization_patterns
+from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
+from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
+from bitfold.passes.quant_to_integer.contraction import ConvToInteger, GemmToInteger, MatMulToInteger
+from bitfold.passes.quant_to_integer.elementwise import (
+    AddSubToInteger,
+    ClipToInteger,
+    MulToInteger,
+    ReluToInteger,
+    RequantizeDequantized,
+)
+from bitfold.passes.quant_to_integer.integer_io import use_integer_io
+from bitfold.passes.quant_to_integer.operands import fail
+from bitfold.passes.quant_to_integer.pooling import AveragePoolToInteger, GlobalAveragePoolToInteger, MaxPoolToInteger
+from bitfold.passes.quant_to_integer.signless import SinkStorageCast, make_storage_signless
+
+INTEGER_PATTERNS = (
+    ConvToInteger(),
+    GemmToInteger(),
+    MatMulToInteger(),
+    AddSubToInteger(),
+    MulToInteger(),
+    ReluToInteger(),
+    ClipToInteger(),
+    MaxPoolToInteger(),
+    AveragePoolToInteger(),
+    GlobalAveragePoolToInteger(),
+    RequantizeDequantized(),
+)
+
+
+def _is_float(value_type: Attribute) -> bool:
+    element = value_type.element_type if isinstance(value_type, TensorType) else value_type
+    return isinstance(element, AnyFloat)
+
+
+def _allowed_float(op: Operation) -> bool:
+    """The float ops that stay: input qcasts of arguments and dcasts that only feed returns."""
+    if isinstance(op, QuantizeCastOp):
+        return isinstance(op.input, BlockArgument)
+    if isinstance(op, DequantizeCastOp):
+        return all(isinstance(use.operation, func.ReturnOp) for use in op.result.uses)
+    return isinstance(op, (func.FuncOp, func.ReturnOp))
+
+
+def check_integer(module: ModuleOp) -> None:
+    """Fail on the first float op between the input qcasts and the output dcasts."""
+    for op in module.walk():
+        if isinstance(op, ModuleOp) or _allowed_float(op):
+            continue
+        if any(_is_float(v.type) for v in (*op.operands, *op.results)):
+            culprit = next((u.operation for r in op.results for u in r.uses), op) if isinstance(op, DequantizeCastOp) else op
+            raise fail(culprit, "no integer form for this op here (float computation would remain)")
+
+
+@dataclass(frozen=True)
+class QuantToIntegerPass(ModulePass):
+    """Rewrite every quantized region to integer arithmetic (module docstring). Numbers: bit
+    for bit the integer semantics of `quant.requant` and the integer ops; against the float
+    reference, the only differences are the float reference's own roundings (of products,
+    sums and averages to float before its qcast) and a float bias rounded onto the
+    accumulator's grid (|error| <= half an accumulator step).
+
+    `integer-io`: the function takes and returns the storage integers of its input and output
+    types (each argument / result attribute records the type under `quant.type`)."""
+
+    name = "quant-to-integer"
+
+    integer_io: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = GreedyRewritePatternApplier(
+            [
+                *quant_canonicalization_patterns(),
+                *SINK_DEQUANTIZE_PATTERNS,
+                SinkStorageCast(),
+                *INTEGER_PATTERNS,
+                EraseUnusedOnnxOp(),
+            ]
+        )
+        PatternRewriteWalker(patterns, post_walk_func=region_dce).rewrite_module(op)
+        check_integer(op)
+        make_storage_signless(op)
+        if self.integer_io:
+            use_integer_io(op)

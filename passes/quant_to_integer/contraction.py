@@ -1,0 +1,262 @@
+"""Conv, Gemm and MatMul on dequantized operands become integer contractions.
+
+With x the dynamic operand (per tensor: s_x, zp_x), w the constant one (per tensor or per
+output channel c: s_w[c], zp_w[c]) and the bias b (optional, real values b_r[c]):
+
+    y_r[o] = sum_r (x[.] - zp_x) s_x (w[.] - zp_w[c]) s_w[c] + b_r[c]
+           = S[c] * acc[o],    S[c] = alpha s_x s_w[c]
+
+    acc[o] = init[c] + sum_r ext(x[.]) * w'[.]                    (i32 accumulation)
+    w'     = w - zp_w                                            (centered constant, i8/i16)
+    init[c] = R_even(b_r[c] / S[c]) - zp_x * sum_r w'[c, r]      (zp_x folded into a constant)
+
+Conv pads x with zp_x (an `onnx.Pad` on the storage integers), so padded taps contribute
+`zp_x * w'`, which the correction removes like every other tap: padding is exact. The
+only inexact step is the bias: an integer bias within S / 1024 of S's grid (ONNX's QLinear
+ops, onnxruntime's QDQ biases at float32(s_x s_w)) folds into the init; any other (QONNX's
+float biases, an int32 bias at an unrelated scale) is added after the contraction on a grid
+2^16 times finer than S (`elementwise.add_real_constant`). The result
+is `dcast` of the accumulator at scale S per output channel: the following `qcast` becomes
+a `quant.requant` (`elementwise.RequantizeDequantized`).
+
+The pass fails (one line) where an i32 could overflow: max |acc| is bounded per channel by
+|init[c]| + sum_r max|x| * |w'[c, r]|."""
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from bitfold.dialects.onnx.base import ints_or
+from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp, SlidingWindow
+from bitfold.dialects.quant import Granularity, UniformQuantizedType
+from bitfold.passes.quant_propagation.casts import constant_array
+from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
+from bitfold.passes.quant_to_integer.elementwise import add_real_constant
+from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, integer_constant
+from bitfold.passes.quant_to_integer.operands import (
+    Quantized,
+    accumulator_type,
+    check_i32,
+    exact,
+    fail,
+    narrowest_signed,
+    per_tensor,
+    quantized_operand,
+    round_to_grid,
+    storage_value,
+    widened,
+)
+from bitfold.passes.quant_to_integer.padding import padded
+
+
+def _weight(op: Operation, value: SSAValue, channel_axis: int) -> Quantized:
+    """The constant weight operand, quantized per tensor or per `channel_axis`."""
+    weight = quantized_operand(op, value)
+    if weight.stored is None:
+        raise fail(op, "the weight operand must be a constant (two dynamic operands are not supported)")
+    kind = weight.qtype.kind
+    if kind == Granularity.SUB_CHANNEL or (kind == Granularity.PER_AXIS and weight.qtype.axis != channel_axis):
+        raise fail(op, f"weights must be quantized per tensor or per output channel (axis {channel_axis}), got {weight.qtype}")
+    return weight
+
+
+BIAS_FOLD_TOLERANCE = Fraction(1, 1024)
+"""How far (in steps of S) an integer bias may lie off S's grid and still fold into the init:
+onnxruntime's biases have scale float32(s_x s_w), off the float64 S by |b| * 2^-24 steps;
+an error of S / 1024 is about a millionth of an output step (S is s_x s_w, far below it)."""
+
+
+def _bias(
+    op: Operation, bias: SSAValue | None, scales: np.ndarray, channels: int, beta: float
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The bias split in two, per output channel: the integers folded into the accumulator's
+    init, R_even(beta * b / S) of an integer bias that lies on S's grid to within
+    `BIAS_FOLD_TOLERANCE` (zeros otherwise); and the real values of any other bias (a float
+    one, or integers at an unrelated scale; None otherwise), which `add_real_constant` adds
+    on a grid 2^RESCALE_BITS times finer afterwards."""
+    none = np.zeros(channels, dtype=np.int64)
+    if bias is None:
+        return none, None
+    real = constant_array(bias)
+    if real is not None:
+        if np.size(real) not in (1, channels):
+            raise fail(op, f"a bias of shape {np.shape(real)} is not per output channel ({channels})")
+        return none, np.broadcast_to(np.asarray(real, dtype=np.float64).reshape(-1) * beta, (channels,)).astype(object)
+    quantized = quantized_operand(op, bias)
+    if quantized.stored is None or np.size(quantized.stored) not in (1, channels):
+        raise fail(op, "the bias must be a constant with one value per output channel")
+    real = np.frompyfunc(lambda c, s: int(c) * exact(s) * exact(beta), 2, 1)(quantized.centered(), quantized.scales())
+    real = np.broadcast_to(np.asarray(real, dtype=object).reshape(-1), (channels,))
+    grid = round_to_grid(real, scales)
+    residual = max(abs(r - int(g) * exact(s)) / exact(s) for r, g, s in zip(real, grid, scales))
+    if residual <= BIAS_FOLD_TOLERANCE:
+        return grid, None
+    return none, real
+
+
+def _contract(
+    rewriter: PatternRewriter,
+    op: Operation,
+    x: Quantized,
+    x_storage: SSAValue,
+    x_map: Sequence[AffineExpr],
+    weight_centered: np.ndarray,
+    w_map: Sequence[AffineExpr],
+    out_shape: Sequence[int],
+    channel_dim: int,
+    rank: int,
+    reduction_dims: Sequence[int],
+    init: np.ndarray,
+) -> tuple[SSAValue, int]:
+    """(acc, bound on |acc|): acc = init[channel] + sum over the reduction dims of ext(x[x_map]) * w'[w_map], as
+    two generics: the per-channel init broadcast, then the contraction."""
+    x_low, x_high = x.value_bounds()
+    widest_x = max(abs(x_low), abs(x_high))
+    per_channel = np.abs(weight_centered).reshape(len(init), -1).sum(axis=1)
+    bound = int(np.max(np.abs(init) + widest_x * per_channel))
+    check_i32(op, bound, "the accumulator")
+    weights = integer_constant(rewriter, weight_centered, narrowest_signed(weight_centered))
+    init_table = integer_constant(rewriter, init, I32)
+    dims = [AffineDimExpr(d) for d in range(len(out_shape))]
+    filled = build_generic(
+        rewriter,
+        [(init_table, affine_map(len(out_shape), [dims[channel_dim]]))],
+        (empty(rewriter, out_shape, I32), affine_map(len(out_shape), dims)),
+        [],
+        lambda body: body.values["in0"],
+    )
+    out_dims = [AffineDimExpr(d) for d in range(rank) if d not in reduction_dims]
+
+    def multiply_accumulate(body) -> SSAValue:
+        v = body.values
+        xv = widened(body, v["in0"], x.qtype)
+        wv = v["in1"] if weights.type.element_type == I32 else body.emit(arith.ExtSIOp(v["in1"], I32))
+        return body.emit(arith.AddiOp(v["output"], body.emit(arith.MuliOp(xv, wv))))
+
+    acc = build_generic(
+        rewriter,
+        [(x_storage, affine_map(rank, x_map)), (weights, affine_map(rank, w_map))],
+        (filled, affine_map(rank, out_dims)),
+        reduction_dims,
+        multiply_accumulate,
+    )
+    return acc, bound
+
+
+def _finish(
+    rewriter: PatternRewriter,
+    op: Operation,
+    acc: tuple[SSAValue, int],
+    scales: np.ndarray,
+    axis: int,
+    float_bias: np.ndarray | None,
+) -> None:
+    """Replace `op` by the dequantized accumulator (per channel along `axis`), plus the float
+    bias where there is one."""
+    result = op.results[0]
+    acc, bound = acc
+    qtype = accumulator_type(scales, axis, result.type.element_type, bound)
+    if float_bias is not None:
+        rank = len(result.type.get_shape())
+        per_channel = float_bias.reshape(-1, *(1,) * (rank - 1 - axis))
+        acc, qtype = add_real_constant(rewriter, op, Quantized(quantized(rewriter, acc, qtype), qtype, None), per_channel)
+    rewriter.replace(op, [], [dequantized(rewriter, acc, qtype, result.type)])
+
+
+def _x_correction(x_type: UniformQuantizedType, weight_centered: np.ndarray, channels: int) -> np.ndarray:
+    """zp_x * sum_r w'[c, r] per channel (weights with the channel first)."""
+    return x_type.zero_point * weight_centered.reshape(channels, -1).sum(axis=1)
+
+
+class ConvToInteger(RewritePattern):
+    """onnx.Conv (any spatial rank, groups, strides, dilations, padding) on dequantized
+    operands -> onnx.Pad with zp_x + integer contraction (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConvOp, rewriter: PatternRewriter) -> None:
+        x = quantized_operand(op, op.x)
+        x_type = per_tensor(op, x, "the input")
+        weight = _weight(op, op.w, 0)
+        kernel = weight.shape[2:]
+        window = SlidingWindow.from_op(op, x.shape[2:], ints_or(op.attributes, "kernel_shape", kernel))
+        out_shape = tuple(op.y.type.get_shape())
+        channels, group_in = weight.shape[0], weight.shape[1]
+        groups = op.int_attr("group")
+        spatial = len(kernel)
+        scales = np.broadcast_to(x_type.scale * weight.scales().reshape(-1), (channels,))
+        centered = weight.centered()
+        folded, float_bias = _bias(op, op.b, scales, channels, 1.0)
+        init = folded - _x_correction(x_type, centered, channels)
+
+        storage = padded(rewriter, storage_value(rewriter, x), x_type.zero_point, window)
+        # loops: n, m, o_1..o_d | ci, k_1..k_d
+        rank = 2 + 2 * spatial + 1
+        n, m = AffineDimExpr(0), AffineDimExpr(1)
+        outs = [AffineDimExpr(2 + i) for i in range(spatial)]
+        ci = AffineDimExpr(2 + spatial)
+        taps = [AffineDimExpr(3 + spatial + i) for i in range(spatial)]
+        channel = ci if groups == 1 else (m // (channels // groups)) * group_in + ci
+        x_map = [n, channel, *(o * s + t * d for o, t, s, d in zip(outs, taps, window.strides, window.dilations))]
+        w_map = [m, ci, *taps]
+        reduction = list(range(2 + spatial, rank))
+        acc = _contract(rewriter, op, x, storage, x_map, centered, w_map, out_shape, 1, rank, reduction, init)
+        _finish(rewriter, op, acc, scales, 1, float_bias)
+
+
+class GemmToInteger(RewritePattern):
+    """onnx.Gemm (transA, transB, alpha > 0, beta) with a constant B -> integer contraction
+    over (i, j | k)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GemmOp, rewriter: PatternRewriter) -> None:
+        trans_a, trans_b = op.int_attr("transA"), op.int_attr("transB")
+        alpha = op.float_attr("alpha")
+        if alpha <= 0:
+            raise fail(op, f"alpha = {alpha}: only a positive alpha can join the scale")
+        x = quantized_operand(op, op.a)
+        x_type = per_tensor(op, x, "input A")
+        weight = _weight(op, op.b, 0 if trans_b else 1)
+        centered = weight.centered()
+        centered = centered if trans_b else centered.T  # channel (j) first
+        channels = centered.shape[0]
+        scales = np.broadcast_to(alpha * x_type.scale * weight.scales().reshape(-1), (channels,))
+        folded, float_bias = _bias(op, op.c, scales, channels, op.float_attr("beta"))
+        init = folded - _x_correction(x_type, centered, channels)
+        i, j, k = AffineDimExpr(0), AffineDimExpr(1), AffineDimExpr(2)
+        x_map = [k, i] if trans_a else [i, k]
+        out_shape = tuple(op.y.type.get_shape())
+        storage = storage_value(rewriter, x)
+        acc = _contract(rewriter, op, x, storage, x_map, centered, [j, k], out_shape, 1, 3, [2], init)
+        _finish(rewriter, op, acc, scales, 1, float_bias)
+
+
+class MatMulToInteger(RewritePattern):
+    """onnx.MatMul of a dequantized A (..., M, K) by a constant 2-D B (K, N) -> integer
+    contraction over (batch..., i, j | k)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: MatMulOp, rewriter: PatternRewriter) -> None:
+        x = quantized_operand(op, op.a)
+        x_type = per_tensor(op, x, "input A")
+        if len(x.shape) < 2 or len(op.b.type.get_shape()) != 2:
+            raise fail(op, "only (..., M, K) @ (K, N) with a 2-D constant B is supported")
+        weight = _weight(op, op.b, 1)
+        centered = weight.centered().T  # channel (j) first: (N, K)
+        channels = centered.shape[0]
+        scales = np.broadcast_to(x_type.scale * weight.scales().reshape(-1), (channels,))
+        init = -_x_correction(x_type, centered, channels)
+        out_shape = tuple(op.y.type.get_shape())
+        batch = len(out_shape) - 2
+        rank = batch + 3
+        dims = [AffineDimExpr(d) for d in range(rank)]
+        i, j, k = dims[batch], dims[batch + 1], dims[batch + 2]
+        storage = storage_value(rewriter, x)
+        acc = _contract(
+            rewriter, op, x, storage, [*dims[:batch], i, k], centered, [j, k], out_shape, len(out_shape) - 1, rank, [rank - 1], init
+        )
+        _finish(rewriter, op, acc, scales, len(out_shape) - 1, None)
