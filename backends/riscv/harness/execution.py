@@ -1,0 +1,196 @@
+"""Run a harness program under qemu user mode, restricted to the target ISA, or count its instructions.
+
+    qemu-riscv64 -cpu rv64,c=false,a=false,f=false,d=false,... program INPUT_FILE > OUTPUT_BYTES
+    rvcount [--rv32] --cpu rv64,... --sym SYMBOL -- program INPUT_FILE OUTPUT_FILE
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from bitfold.backends.riscv.harness.main_program import element_count
+from bitfold.backends.riscv.harness.targets import Target
+from bitfold.backends.riscv.harness.toolchain import (
+    HarnessError,
+    build_program,
+    require_tool,
+    run_tool,
+    target_named,
+)
+
+RUN_TIMEOUT_SECONDS = 120
+RVCOUNT_ENVIRONMENT_VARIABLE = "BITFOLD_RVCOUNT"
+# backends/riscv/harness/ -> the repository; rvcount lives beside it in ../shared/tools.
+REPOSITORY = Path(__file__).resolve().parents[3]
+RVCOUNT_BESIDE_REPOSITORY = REPOSITORY.parent / "shared" / "tools" / "rvcount"
+READELF = "riscv64-unknown-elf-readelf"
+INPUT_FILE_NAME = "inputs.bin"
+OUTPUT_FILE_NAME = "outputs.bin"
+SIGNAL_HINTS = {
+    signal.SIGILL: "an instruction outside the target ISA, or a jump into data",
+    signal.SIGSEGV: "a load or store outside the program's memory",
+    signal.SIGBUS: "a misaligned or invalid memory access",
+}
+
+
+class Counted(NamedTuple):
+    instructions: int
+    """Instructions executed inside the counted symbols."""
+    outputs: list[np.ndarray]
+
+
+def buffer_layouts(arrays: Sequence[np.ndarray]) -> list[tuple[tuple[int, ...], np.dtype]]:
+    return [(tuple(array.shape), array.dtype) for array in arrays]
+
+
+def input_bytes(inputs: Sequence[np.ndarray]) -> bytes:
+    """The inputs, each as its contiguous little-endian row-major bytes, one after the other."""
+    return b"".join(np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes() for array in inputs)
+
+
+def split_outputs(data: bytes, outputs: Sequence[tuple[Sequence[int], np.dtype]]) -> list[np.ndarray]:
+    """Cut the program's output bytes into arrays of the expected shapes and dtypes."""
+    sizes = [element_count(shape) * np.dtype(dtype).itemsize for shape, dtype in outputs]
+    if len(data) != sum(sizes):
+        raise HarnessError(f"the program wrote {len(data)} bytes of output, expected {sum(sizes)}")
+    arrays, offset = [], 0
+    for (shape, dtype), size in zip(outputs, sizes):
+        little_endian = np.dtype(dtype).newbyteorder("<")
+        array = np.frombuffer(data, dtype=little_endian, count=size // little_endian.itemsize, offset=offset)
+        arrays.append(array.astype(np.dtype(dtype)).reshape(tuple(shape)))
+        offset += size
+    return arrays
+
+
+def failure_message(program: Path, target: Target, returncode: int, stderr: str) -> str:
+    if returncode < 0:
+        number = -returncode
+        name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
+        hint = SIGNAL_HINTS.get(number)
+        cause = f"was killed by {name}" + (f" ({hint})" if hint else "")
+    else:
+        cause = f"exited with status {returncode}"
+    return f"{program.name} under {target.qemu} -cpu {target.cpu} {cause}" + (f":\n{stderr.strip()}" if stderr.strip()
+                                                                               else "")
+
+
+def run_program(program: Path, target: str | Target, inputs: Sequence[np.ndarray],
+                outputs: Sequence[tuple[Sequence[int], np.dtype]]) -> list[np.ndarray]:
+    """Run a harness program once under qemu on `inputs` and return its outputs."""
+    target = target_named(target)
+    program = Path(program)
+    input_file = program.parent / INPUT_FILE_NAME
+    input_file.write_bytes(input_bytes(inputs))
+    command = [require_tool(target.qemu), "-cpu", target.cpu, str(program), str(input_file)]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=RUN_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise HarnessError(f"{program.name} did not finish within {RUN_TIMEOUT_SECONDS} s under {target.qemu}") from None
+    if done.returncode != 0:
+        raise HarnessError(failure_message(program, target, done.returncode, done.stderr.decode(errors="replace")))
+    return split_outputs(done.stdout, outputs)
+
+
+def rvcount_path() -> Path:
+    """The rvcount script: $BITFOLD_RVCOUNT, else ../shared/tools/rvcount beside the repository,
+    else `rvcount` on PATH."""
+    configured = os.environ.get(RVCOUNT_ENVIRONMENT_VARIABLE)
+    if configured:
+        path = Path(configured)
+        if not path.is_file():
+            raise HarnessError(f"${RVCOUNT_ENVIRONMENT_VARIABLE} names {path}, which is not a file")
+        return path
+    if RVCOUNT_BESIDE_REPOSITORY.is_file():
+        return RVCOUNT_BESIDE_REPOSITORY
+    on_path = shutil.which("rvcount")
+    if on_path:
+        return Path(on_path)
+    raise HarnessError(f"rvcount not found: set ${RVCOUNT_ENVIRONMENT_VARIABLE} or put it at {RVCOUNT_BESIDE_REPOSITORY}")
+
+
+def function_sizes(program: Path) -> dict[str, int]:
+    """Name -> size in bytes of every function symbol (STT_FUNC) of the program."""
+    done = run_tool(f"reading the symbols of {program.name}", [READELF, "-sW", program])
+    sizes = {}
+    for line in done.stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 8 and fields[3] == "FUNC":
+            sizes[fields[7]] = int(fields[2], 0)
+    return sizes
+
+
+def check_countable(program: Path, symbols: Sequence[str]) -> None:
+    """rvcount (qemu's symbol lookup) sees an instruction as inside a symbol only if the symbol
+    is a function with a size: the assembly needs `.type NAME, @function` and `.size NAME, . - NAME`."""
+    sizes = function_sizes(program)
+    for symbol in symbols:
+        if sizes.get(symbol, 0) == 0:
+            raise HarnessError(f"{program.name}: {symbol} is not a function symbol with a size, so rvcount cannot "
+                               f"count it (the assembly needs `.type {symbol}, @function` and "
+                               f"`.size {symbol}, . - {symbol}`)")
+
+
+def count_program(program: Path, target: str | Target, symbols: Sequence[str], inputs: Sequence[np.ndarray],
+                  outputs: Sequence[tuple[Sequence[int], np.dtype]]) -> Counted:
+    """Run a harness program once under rvcount; count the instructions executed inside `symbols`."""
+    target = target_named(target)
+    program = Path(program)
+    input_file = program.parent / INPUT_FILE_NAME
+    output_file = program.parent / OUTPUT_FILE_NAME
+    input_file.write_bytes(input_bytes(inputs))
+    output_file.unlink(missing_ok=True)
+    check_countable(program, symbols)
+    command = [str(rvcount_path()), *(["--rv32"] if target.xlen == 32 else []), "--cpu", target.cpu]
+    for symbol in symbols:
+        command += ["--sym", symbol]
+    command += ["--", str(program), str(input_file), str(output_file)]
+    require_tool(target.qemu)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise HarnessError(f"rvcount on {program.name} did not finish within {RUN_TIMEOUT_SECONDS} s") from None
+    if done.returncode != 0:
+        # rvcount is a shell script: a signal that killed qemu shows as status 128 + its number.
+        returncode = -(done.returncode - 128) if done.returncode > 128 else done.returncode
+        raise HarnessError("rvcount: " + failure_message(program, target, returncode, done.stderr + done.stdout))
+    found = re.search(r"^range_insns (\d+)$", done.stdout, re.MULTILINE)
+    if found is None:
+        raise HarnessError(f"rvcount printed no instruction count:\n{(done.stdout + done.stderr).strip()}")
+    return Counted(int(found.group(1)), split_outputs(output_file.read_bytes(), outputs))
+
+
+def write_kernel(assembly: str, symbol: str, workdir: Path) -> Path:
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / f"kernel_{symbol}.S"
+    path.write_text(assembly)
+    return path
+
+
+def run_assembly(assembly: str, target: str, symbol: str, inputs: Sequence[np.ndarray],
+                 outputs: Sequence[tuple[Sequence[int], np.dtype]], workdir: Path) -> list[np.ndarray]:
+    """Assemble `assembly` (a GNU-as file defining the leaf function `symbol(in0, ..., out0, ...)`),
+    link it into a harness program for `target` ("rv32im" or "rv64im") in `workdir`, run it once
+    under qemu restricted to that ISA on `inputs`, and return the outputs of the given
+    (shape, numpy dtype). Raises HarnessError when any step fails."""
+    inputs = [np.asarray(array) for array in inputs]
+    kernel = write_kernel(assembly, symbol, workdir)
+    program = build_program([kernel], target, symbol, buffer_layouts(inputs), outputs, workdir)
+    return run_program(program, target, inputs, outputs)
+
+
+def count_instructions(assembly: str, target: str, symbol: str, inputs: Sequence[np.ndarray],
+                       outputs: Sequence[tuple[Sequence[int], np.dtype]], workdir: Path) -> int:
+    """Like `run_assembly`, but run under rvcount and return the number of instructions executed
+    inside `symbol` (one call of the kernel on `inputs`)."""
+    inputs = [np.asarray(array) for array in inputs]
+    kernel = write_kernel(assembly, symbol, workdir)
+    program = build_program([kernel], target, symbol, buffer_layouts(inputs), outputs, workdir)
+    return count_program(program, target, [symbol], inputs, outputs).instructions

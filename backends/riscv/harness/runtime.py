@@ -1,0 +1,213 @@
+"""The fixed part of every harness program: start file, checked call, Linux system-call shim.
+
+Kept as source text (not package data files) so that a non-editable install carries it too.
+Both files go through the C preprocessor and serve RV32 and RV64 (`__riscv_xlen`).
+"""
+
+START_FILE_NAME = "start.S"
+SYSCALLS_FILE_NAME = "syscalls.c"
+
+# The values the callee-saved registers s0..s11 hold while the kernel runs: CANARY + i.
+CANARY = 0x5EED0000
+# Bits of `bitfold_call_checked`'s result: s<i> is bit i, then these.
+CLOBBER_BIT_SP = 12
+CLOBBER_BIT_GP = 13
+CLOBBER_BIT_TP = 14
+CLOBBER_NAMES = tuple(f"s{i}" for i in range(12)) + ("sp", "gp", "tp")
+
+START_FILE = rf"""/* Start file and checked call of the bitfold harness (qemu user mode, Linux ABI). */
+#if __riscv_xlen == 64
+#define REG_S sd
+#define REG_L ld
+#define SZREG 8
+#else
+#define REG_S sw
+#define REG_L lw
+#define SZREG 4
+#endif
+#define FRAME (16 * SZREG)
+
+    .option norelax     /* no gp-relative addressing: the checked call must survive a clobbered gp */
+
+/* _start: the kernel's initial stack holds argc, then argv[]. Calls main(argc, argv) and
+   exits with its result through exit_group (system call 94). */
+    .text
+    .globl _start
+    .type _start, @function
+_start:
+    lla gp, __global_pointer$
+    REG_L a0, 0(sp)
+    addi a1, sp, SZREG
+    andi sp, sp, -16
+    call main
+    li a7, 94
+    ecall
+1:  j 1b
+    .size _start, . - _start
+
+/* unsigned long bitfold_call_checked(void (*function)(void), void *const *arguments, unsigned long count)
+   Calls function(arguments[0], ..., arguments[count - 1]) by the standard calling convention
+   (arguments[] has at least eight entries; those past the eighth go on the stack) with s<i> set
+   to {CANARY:#x} + i, and returns a mask of the callee-saved registers the call did not preserve:
+   bit i for s<i>, bit {CLOBBER_BIT_SP} sp, bit {CLOBBER_BIT_GP} gp, bit {CLOBBER_BIT_TP} tp. */
+    .globl bitfold_call_checked
+    .type bitfold_call_checked, @function
+bitfold_call_checked:
+    addi sp, sp, -FRAME
+    REG_S ra, 0*SZREG(sp)
+    REG_S s0, 1*SZREG(sp)
+    REG_S s1, 2*SZREG(sp)
+    REG_S s2, 3*SZREG(sp)
+    REG_S s3, 4*SZREG(sp)
+    REG_S s4, 5*SZREG(sp)
+    REG_S s5, 6*SZREG(sp)
+    REG_S s6, 7*SZREG(sp)
+    REG_S s7, 8*SZREG(sp)
+    REG_S s8, 9*SZREG(sp)
+    REG_S s9, 10*SZREG(sp)
+    REG_S s10, 11*SZREG(sp)
+    REG_S s11, 12*SZREG(sp)
+    REG_S gp, 13*SZREG(sp)
+    REG_S tp, 14*SZREG(sp)
+    lla t3, saved_frame
+    REG_S sp, 0(t3)
+    mv t0, a0
+    mv t1, a1
+    li t3, 8
+    bleu a2, t3, 2f
+    sub t3, a2, t3              /* stack arguments: arguments[8 .. count) */
+    slli t4, t3, (SZREG / 4 + 1)
+    addi t4, t4, 15
+    andi t4, t4, -16
+    sub sp, sp, t4
+    addi t5, t1, 8*SZREG
+    mv t6, sp
+1:  REG_L t4, 0(t5)
+    REG_S t4, 0(t6)
+    addi t5, t5, SZREG
+    addi t6, t6, SZREG
+    addi t3, t3, -1
+    bnez t3, 1b
+2:  lla t3, expected_sp
+    REG_S sp, 0(t3)
+    REG_L a0, 0*SZREG(t1)
+    REG_L a1, 1*SZREG(t1)
+    REG_L a2, 2*SZREG(t1)
+    REG_L a3, 3*SZREG(t1)
+    REG_L a4, 4*SZREG(t1)
+    REG_L a5, 5*SZREG(t1)
+    REG_L a6, 6*SZREG(t1)
+    REG_L a7, 7*SZREG(t1)
+    li s0, {CANARY} + 0
+    li s1, {CANARY} + 1
+    li s2, {CANARY} + 2
+    li s3, {CANARY} + 3
+    li s4, {CANARY} + 4
+    li s5, {CANARY} + 5
+    li s6, {CANARY} + 6
+    li s7, {CANARY} + 7
+    li s8, {CANARY} + 8
+    li s9, {CANARY} + 9
+    li s10, {CANARY} + 10
+    li s11, {CANARY} + 11
+    jalr t0
+
+.macro expect_equal register, other, bit
+    beq \register, \other, 3f
+    li t1, 1 << \bit
+    or t0, t0, t1
+3:
+.endm
+.macro expect register, value, bit
+    li t2, \value
+    expect_equal \register, t2, \bit
+.endm
+    li t0, 0
+    expect s0, {CANARY} + 0, 0
+    expect s1, {CANARY} + 1, 1
+    expect s2, {CANARY} + 2, 2
+    expect s3, {CANARY} + 3, 3
+    expect s4, {CANARY} + 4, 4
+    expect s5, {CANARY} + 5, 5
+    expect s6, {CANARY} + 6, 6
+    expect s7, {CANARY} + 7, 7
+    expect s8, {CANARY} + 8, 8
+    expect s9, {CANARY} + 9, 9
+    expect s10, {CANARY} + 10, 10
+    expect s11, {CANARY} + 11, 11
+    lla t3, saved_frame
+    REG_L t3, 0(t3)
+    lla t4, expected_sp
+    REG_L t4, 0(t4)
+    expect_equal sp, t4, {CLOBBER_BIT_SP}
+    REG_L t4, 13*SZREG(t3)
+    expect_equal gp, t4, {CLOBBER_BIT_GP}
+    REG_L t4, 14*SZREG(t3)
+    expect_equal tp, t4, {CLOBBER_BIT_TP}
+    mv a0, t0
+    mv sp, t3
+    REG_L ra, 0*SZREG(sp)
+    REG_L s0, 1*SZREG(sp)
+    REG_L s1, 2*SZREG(sp)
+    REG_L s2, 3*SZREG(sp)
+    REG_L s3, 4*SZREG(sp)
+    REG_L s4, 5*SZREG(sp)
+    REG_L s5, 6*SZREG(sp)
+    REG_L s6, 7*SZREG(sp)
+    REG_L s7, 8*SZREG(sp)
+    REG_L s8, 9*SZREG(sp)
+    REG_L s9, 10*SZREG(sp)
+    REG_L s10, 11*SZREG(sp)
+    REG_L s11, 12*SZREG(sp)
+    REG_L gp, 13*SZREG(sp)
+    REG_L tp, 14*SZREG(sp)
+    addi sp, sp, FRAME
+    ret
+    .size bitfold_call_checked, . - bitfold_call_checked
+
+    .bss
+    .balign SZREG
+expected_sp:
+    .zero SZREG
+saved_frame:
+    .zero SZREG
+"""
+
+SYSCALLS = r"""/* Linux system calls for the bitfold harness under qemu user mode (RV32 and RV64 share the
+   asm-generic numbers). No C library start-up code or stdio is involved. */
+#include <stddef.h>
+
+#define SYS_OPENAT 56
+#define SYS_READ 63
+#define SYS_WRITE 64
+#define SYS_EXIT_GROUP 94
+#define AT_FDCWD (-100)
+
+static long bitfold_syscall(long number, long first, long second, long third, long fourth) {
+    register long a0 __asm__("a0") = first;
+    register long a1 __asm__("a1") = second;
+    register long a2 __asm__("a2") = third;
+    register long a3 __asm__("a3") = fourth;
+    register long a7 __asm__("a7") = number;
+    __asm__ volatile("ecall" : "+r"(a0) : "r"(a1), "r"(a2), "r"(a3), "r"(a7) : "memory");
+    return a0;
+}
+
+int bitfold_open(const char *path, int flags, int mode) {
+    return (int)bitfold_syscall(SYS_OPENAT, AT_FDCWD, (long)path, flags, mode);
+}
+
+long bitfold_read(int fd, void *buffer, size_t size) {
+    return bitfold_syscall(SYS_READ, fd, (long)buffer, (long)size, 0);
+}
+
+long bitfold_write(int fd, const void *buffer, size_t size) {
+    return bitfold_syscall(SYS_WRITE, fd, (long)buffer, (long)size, 0);
+}
+
+void bitfold_exit(int status) {
+    bitfold_syscall(SYS_EXIT_GROUP, status, 0, 0, 0);
+    for (;;) {
+    }
+}
+"""

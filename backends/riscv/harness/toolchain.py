@@ -1,0 +1,106 @@
+"""Build a harness program: compile the runtime and the generated `main`, link them with the kernel.
+
+Recipe (both targets; `$CC`, `-march`, `-mabi` from `targets.py`):
+
+    $CC -march=... -mabi=... -O1 -ffreestanding -fno-pie -fno-stack-protector -c start.S syscalls.c main.c
+    $CC -march=... -mabi=... -static -no-pie -nostdlib -nostartfiles -o program \
+        start.o syscalls.o main.o KERNEL.S|.c|.o -L<picolibc for the ISA> -lc <libgcc.a for the ISA>
+"""
+
+import functools
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from bitfold.backends.riscv.harness.main_program import main_source
+from bitfold.backends.riscv.harness.runtime import START_FILE, START_FILE_NAME, SYSCALLS, SYSCALLS_FILE_NAME
+from bitfold.backends.riscv.harness.targets import BARE_METAL_GCC, TARGETS, Target
+
+COMPILE_FLAGS = ("-O1", "-ffreestanding", "-fno-pie", "-fno-stack-protector", "-Wall")
+LINK_FLAGS = ("-static", "-no-pie", "-nostdlib", "-nostartfiles")
+TOOL_TIMEOUT_SECONDS = 120
+C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class HarnessError(Exception):
+    """A harness program could not be built or run: a tool is missing, the assembler, compiler or
+    linker rejected its input, or the program failed under qemu. The message names the step and
+    carries the tool's own output."""
+
+
+def target_named(name: str | Target) -> Target:
+    if isinstance(name, Target):
+        return name
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise HarnessError(f"unknown RISC-V target {name!r} (known: {', '.join(TARGETS)})") from None
+
+
+def check_symbol(symbol: str) -> None:
+    if not C_IDENTIFIER.fullmatch(symbol):
+        raise HarnessError(f"kernel symbol {symbol!r} is not a C identifier")
+
+
+def require_tool(tool: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        raise HarnessError(f"{tool} is not installed (scripts/setup.sh installs the RISC-V toolchains and qemu-user)")
+    return path
+
+
+def run_tool(step: str, command: Sequence[str | Path], **kwargs) -> subprocess.CompletedProcess:
+    """Run a build tool; raise HarnessError with its output when it fails."""
+    command = [str(part) for part in command]
+    require_tool(command[0])
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TOOL_TIMEOUT_SECONDS, **kwargs)
+    except subprocess.TimeoutExpired:
+        raise HarnessError(f"{step}: {command[0]} did not finish within {TOOL_TIMEOUT_SECONDS} s") from None
+    if done.returncode != 0:
+        output = (done.stderr + done.stdout).strip()
+        raise HarnessError(f"{step} failed ({' '.join(command)}):\n{output}")
+    return done
+
+
+@functools.cache
+def libgcc(target: Target) -> str:
+    """The bare-metal toolchain's multilib libgcc.a for the target's ISA and ABI."""
+    done = run_tool("locating libgcc", [BARE_METAL_GCC, *target.machine_flags, "-print-libgcc-file-name"])
+    return done.stdout.strip()
+
+
+def compile_object(source: Path, target: Target, workdir: Path, flags: Sequence[str] = COMPILE_FLAGS) -> Path:
+    """Compile or assemble one .c / .S / .s file with the target's harness compiler."""
+    obj = workdir / f"{source.name}.o"
+    run_tool(f"compiling {source.name} for {target.name}", [target.compiler, *target.machine_flags, *flags,
+                                                           "-c", source, "-o", obj])
+    return obj
+
+
+def build_program(kernel: Sequence[Path], target: str | Target, symbol: str,
+                  inputs: Sequence[tuple[Sequence[int], object]], outputs: Sequence[tuple[Sequence[int], object]],
+                  workdir: Path) -> Path:
+    """Link a harness program in `workdir` that runs `symbol` (defined by the `kernel` files:
+    .S/.s assembled here, .c compiled here at -O1, .o linked as they are) on buffers of these
+    (shape, numpy dtype) inputs and outputs. Returns the path of the executable."""
+    target = target_named(target)
+    check_symbol(symbol)
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / START_FILE_NAME).write_text(START_FILE)
+    (workdir / SYSCALLS_FILE_NAME).write_text(SYSCALLS)
+    main = workdir / "main.c"
+    main.write_text(main_source(symbol, inputs, outputs))
+    objects = [compile_object(workdir / name, target, workdir) for name in (START_FILE_NAME, SYSCALLS_FILE_NAME)]
+    objects.append(compile_object(main, target, workdir))
+    for path in map(Path, kernel):
+        objects.append(path if path.suffix == ".o" else compile_object(path, target, workdir))
+    program = workdir / f"{symbol}.{target.name}.elf"
+    libraries = [f"-L{target.picolibc_dir}", "-lc", libgcc(target)] if Path(target.picolibc_dir).is_dir() \
+        else [libgcc(target)]
+    run_tool(f"linking {symbol} for {target.name}", [target.compiler, *target.machine_flags, *LINK_FLAGS,
+                                                     "-o", program, *objects, *libraries])
+    return program

@@ -1,0 +1,238 @@
+"""The C header of a generated kernel: prototype, buffer sizes, shapes and quantization.
+
+For a kernel `void model(const int8_t *input_1, uint8_t *conv_out_0)` the header defines, for
+every buffer, macros prefixed `MODEL_<BUFFER>_`:
+
+    RANK, DIM0 .. DIM<rank-1>, SHAPE      the row-major shape (SHAPE is a brace initializer)
+    ELEMENTS, BYTES                       elements and bytes of the buffer
+    MIN, MAX                              the range of the stored integers (a 4-bit activation
+                                          in a uint8_t holds 0..15: sub-byte elements take one
+                                          byte each)
+    SCALE, ZERO_POINT                     per-tensor quantization: real = SCALE * (q - ZERO_POINT)
+    AXIS, CHANNELS, SCALES, ZERO_POINTS   per-channel quantization along AXIS (SCALES and
+                                          ZERO_POINTS are brace initializers of CHANNELS values)
+
+Buffer identifiers are derived from the ONNX names: every run of characters outside
+[A-Za-z0-9] becomes one `_` (none at either end, so no identifier is reserved in C or C++),
+a name that starts with a digit or is a C keyword gets the prefix `t_`, and one that still
+collides with an earlier one (ignoring case, as the macros are upper case) gets `_2`, `_3`, ...
+"""
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+C_INTEGER_TYPES = {
+    "int8_t": np.dtype(np.int8),
+    "uint8_t": np.dtype(np.uint8),
+    "int16_t": np.dtype(np.int16),
+    "uint16_t": np.dtype(np.uint16),
+    "int32_t": np.dtype(np.int32),
+    "uint32_t": np.dtype(np.uint32),
+}
+C_KEYWORDS = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if inline int "
+    "long register restrict return short signed sizeof static struct switch typedef union unsigned void "
+    "volatile while _Bool _Complex _Imaginary bool true false".split()
+)
+NOT_IDENTIFIER_CHARACTER = re.compile(r"[^A-Za-z0-9_]")
+C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+UINT32_MAX = 2**32 - 1
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+# Outside this range of magnitudes a float literal reads better in scientific notation.
+POSITIONAL_FLOAT_RANGE = (1e-4, 1e7)
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """real = scale * (q - zero_point), per tensor (scalars) or per channel along `axis` (sequences)."""
+
+    scale: float | Sequence[float]
+    zero_point: int | Sequence[int] = 0
+    axis: int | None = None
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """One kernel argument: a contiguous row-major array of `c_type` elements."""
+
+    name: str
+    """The ONNX name; the C identifier is derived from it."""
+    shape: Sequence[int]
+    c_type: str
+    """The storage type: int8_t, uint8_t, int16_t, uint16_t, int32_t or uint32_t."""
+    quantization: Quantization | None = None
+    value_range: tuple[int, int] | None = None
+    """The integers the elements hold (default: the whole range of `c_type`)."""
+
+
+@dataclass
+class Names:
+    """C identifiers handed out so far (compared case-insensitively, as macros use upper case)."""
+
+    taken: set[str] = field(default_factory=set)
+
+    def identifier(self, onnx_name: str) -> str:
+        base = re.sub("_+", "_", NOT_IDENTIFIER_CHARACTER.sub("_", onnx_name)).strip("_") or "t"
+        if base[0].isdigit() or base in C_KEYWORDS:
+            base = "t_" + base
+        name, suffix = base, 2
+        while name.upper() in self.taken:
+            name, suffix = f"{base}_{suffix}", suffix + 1
+        self.taken.add(name.upper())
+        return name
+
+
+def c_integer(value: int) -> str:
+    """A C literal of `value` that keeps its sign and value in any context (macros expand in place)."""
+    value = int(value)
+    if value == INT32_MIN:
+        return "(-2147483647 - 1)"
+    if value > INT32_MAX:
+        return f"{value}u" if value <= UINT32_MAX else f"{value}ull"
+    return f"({value})" if value < 0 else str(value)
+
+
+def c_float(value: float) -> str:
+    """The shortest decimal C float literal that reads back as the same float32."""
+    single = np.float32(value)
+    low, high = POSITIONAL_FLOAT_RANGE
+    if single == 0 or low <= abs(single) < high:
+        text = np.format_float_positional(single, unique=True, trim="0")
+    else:
+        text = np.format_float_scientific(single, unique=True, trim="0")
+    return text + "f"
+
+
+def c_hex_float(value: float) -> str:
+    """The exact float32 value as a C99 hexadecimal literal, for the comments."""
+    mantissa, _, exponent = float(np.float32(value)).hex().partition("p")
+    return mantissa.rstrip("0").rstrip(".") + "p" + exponent + "f"
+
+
+def brace_list(values: Sequence[str]) -> str:
+    return "{" + ", ".join(values) + "}"
+
+
+def comment_text(text: str) -> str:
+    """`text` made safe inside a C block comment (no `*/`, no control characters)."""
+    return "".join(c if c.isprintable() else "?" for c in text).replace("*/", "* /")
+
+
+def check_zero_point(buffer: Buffer, zero_point: int, low: int, high: int) -> int:
+    if not low <= zero_point <= high:
+        raise ValueError(f"{buffer.name}: zero point {zero_point} is outside [{low}, {high}]")
+    return zero_point
+
+
+def check_scale(buffer: Buffer, scale: float) -> float:
+    if not 0 < scale <= FLOAT32_MAX:
+        raise ValueError(f"{buffer.name}: scale {scale} is not a positive finite float32")
+    return scale
+
+
+def per_channel(buffer: Buffer, shape: list[int], low: int, high: int) -> tuple[int, list[float], list[int]]:
+    """The normalized axis and one scale and zero point a channel (scalars are broadcast)."""
+    quantization = buffer.quantization
+    axis = quantization.axis + len(shape) if quantization.axis < 0 else quantization.axis
+    if not 0 <= axis < len(shape):
+        raise ValueError(f"{buffer.name}: quantization axis {quantization.axis} is outside rank {len(shape)}")
+    channels = shape[axis]
+    if np.size(quantization.scale) not in (1, channels) or np.size(quantization.zero_point) not in (1, channels):
+        raise ValueError(f"{buffer.name}: per-channel scales and zero points need {channels} values (axis {axis})")
+    scales = np.broadcast_to(np.asarray(quantization.scale, np.float64), (channels,))
+    zero_points = np.broadcast_to(np.asarray(quantization.zero_point, np.int64), (channels,))
+    return (axis, [check_scale(buffer, float(s)) for s in scales],
+            [check_zero_point(buffer, int(z), low, high) for z in zero_points])
+
+
+def buffer_macros(prefix: str, identifier: str, buffer: Buffer, role: str, index: int) -> list[str]:
+    """The #define block of one buffer, its doc comment first."""
+    if buffer.c_type not in C_INTEGER_TYPES:
+        raise ValueError(f"{buffer.name}: storage type {buffer.c_type!r} is not one of {', '.join(C_INTEGER_TYPES)}")
+    dtype = C_INTEGER_TYPES[buffer.c_type]
+    shape = [int(d) for d in buffer.shape]
+    if any(d < 0 for d in shape):
+        raise ValueError(f"{buffer.name}: negative dimension in shape {shape}")
+    elements = math.prod(shape)
+    info = np.iinfo(dtype)
+    low, high = buffer.value_range if buffer.value_range is not None else (int(info.min), int(info.max))
+    if not info.min <= low <= high <= info.max:
+        raise ValueError(f"{buffer.name}: range [{low}, {high}] does not fit {buffer.c_type}")
+    bits = (high - low).bit_length()
+    width = f"{bits}-bit values, one per {buffer.c_type} element; " if bits < 8 * dtype.itemsize else ""
+    dims = "".join(f"[{d}]" for d in shape)
+    comment = (f"/* {role} {index}, ONNX name \"{comment_text(buffer.name)}\": {buffer.c_type} {identifier}{dims}"
+               f" ({width}elements in [{low}, {high}])")
+    macros = [f"#define {prefix}RANK {len(shape)}"]
+    macros += [f"#define {prefix}DIM{position} {c_integer(d)}" for position, d in enumerate(shape)]
+    if shape:
+        macros.append(f"#define {prefix}SHAPE {brace_list([c_integer(d) for d in shape])}")
+    macros.append(f"#define {prefix}ELEMENTS {c_integer(elements)}")
+    macros.append(f"#define {prefix}BYTES {c_integer(elements * dtype.itemsize)}")
+    macros.append(f"#define {prefix}MIN {c_integer(low)}")
+    macros.append(f"#define {prefix}MAX {c_integer(high)}")
+    quantization = buffer.quantization
+    if quantization is None:
+        return [comment + ". */", *macros]
+    if quantization.axis is None:
+        if not (np.isscalar(quantization.scale) and np.isscalar(quantization.zero_point)):
+            raise ValueError(f"{buffer.name}: per-channel scales or zero points need an axis")
+        scale = check_scale(buffer, float(quantization.scale))
+        zero_point = check_zero_point(buffer, int(quantization.zero_point), low, high)
+        comment += ",\n   quantized per tensor: real = SCALE * (q - ZERO_POINT). */"
+        macros.append(f"#define {prefix}SCALE {c_float(scale)} /* = {c_hex_float(scale)} exactly */")
+        macros.append(f"#define {prefix}ZERO_POINT {c_integer(zero_point)}")
+        return [comment, *macros]
+    axis, scales, zero_points = per_channel(buffer, shape, low, high)
+    comment += f",\n   quantized per channel along axis {axis}: real = SCALES[c] * (q - ZERO_POINTS[c]). */"
+    macros.append(f"#define {prefix}AXIS {axis}")
+    macros.append(f"#define {prefix}CHANNELS {len(scales)}")
+    macros.append(f"/* SCALES exactly: {', '.join(c_hex_float(s) for s in scales)} */")
+    macros.append(f"#define {prefix}SCALES {brace_list([c_float(s) for s in scales])}")
+    macros.append(f"#define {prefix}ZERO_POINTS {brace_list([c_integer(z) for z in zero_points])}")
+    return [comment, *macros]
+
+
+def c_header(symbol: str, inputs: Sequence[Buffer], outputs: Sequence[Buffer]) -> str:
+    """The header of kernel `symbol(const in0 *, ..., out0 *, ...)`: include guard, <stdint.h>,
+    the macros of every buffer (see the module docstring) and the prototype."""
+    if not C_IDENTIFIER.fullmatch(symbol) or symbol in C_KEYWORDS:
+        raise ValueError(f"kernel symbol {symbol!r} is not a C identifier")
+    names = Names({symbol.upper()})
+    upper = symbol.upper()
+    guard = f"BITFOLD_{upper}_H"
+    identifiers = [names.identifier(buffer.name) for buffer in (*inputs, *outputs)]
+    parameters = [f"const {buffer.c_type} *{name}" for buffer, name in zip(inputs, identifiers)]
+    parameters += [f"{buffer.c_type} *{name}" for buffer, name in zip(outputs, identifiers[len(inputs):])]
+    lines = [
+        f"/* Interface of the bitfold-generated kernel {symbol}.",
+        " *",
+        f" * {symbol} reads its inputs and writes its outputs through pointers to contiguous row-major",
+        " * arrays, one element per C element (sub-byte values too), and keeps no state between calls.",
+        " * A quantized buffer holds q with real = scale * (q - zero_point).",
+        " */",
+        f"#ifndef {guard}",
+        f"#define {guard}",
+        "",
+        "#include <stdint.h>",
+        "",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+        "",
+    ]
+    buffers = [("Input", index, buffer) for index, buffer in enumerate(inputs)]
+    buffers += [("Output", index, buffer) for index, buffer in enumerate(outputs)]
+    for (role, index, buffer), name in zip(buffers, identifiers):
+        lines += buffer_macros(f"{upper}_{name.upper()}_", name, buffer, role, index)
+        lines.append("")
+    lines.append(f"/* {symbol}({', '.join(identifiers)}): inputs first, then outputs. */")
+    lines.append(f"void {symbol}({', '.join(parameters) or 'void'});")
+    lines += ["", "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", ""]
+    return "\n".join(lines)

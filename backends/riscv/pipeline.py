@@ -1,0 +1,153 @@
+"""The RISC-V code generator's pass sequence, from the backend's tensor IR to register-allocated
+riscv dialects. xDSL's passes wherever they are right; bitfold's shims (each documented in its
+module) where 0.74 is wrong or missing:
+
+    bufferize                               bitfold.passes.bufferize
+    bitfold-linalg-to-loops                 accumulators in registers, else xDSL's perfect nest
+    lower-affine                            xDSL
+    bitfold-memref-to-addresses             la for globals, packed sub-byte constants, reshapes
+    convert-memref-to-ptr                   xDSL: index arithmetic + ptr ops
+    convert-ptr-type-offsets                xDSL
+    canonicalize, multiply-by-power-of-two-to-shift, licm, cse
+    bitfold-ptr-to-riscv                    lb/lbu/lh/lhu/lw/lwu/ld, sb/sh/sw/sd
+    bitfold-arith-to-riscv, convert-arith-to-riscv
+    convert-scf-to-riscv-scf, convert-func-to-riscv-func, reconcile-unrealized-casts
+    bitfold-riscv-immediates                li operands -> addi/slli/andi/... forms
+    riscv-scf-for-infer-constant-step       xDSL: loop steps as immediates
+    bitfold-riscv-allocate-registers        xDSL's allocator with s0..s11 too (a leaf: no calls)
+    riscv-lower-parallel-mov                xDSL
+    convert-riscv-scf-to-riscv-cf           xDSL: loops to labels and branches
+    bitfold-riscv-prologue-epilogue         sd/ld of s registers on RV64, 16-byte frames, no
+                                            useless li/mv
+"""
+
+from xdsl.backend.riscv.lowering.convert_arith_to_riscv import ConvertArithToRiscvPass
+from xdsl.backend.riscv.lowering.convert_func_to_riscv_func import ConvertFuncToRiscvFuncPass
+from xdsl.backend.riscv.lowering.convert_riscv_scf_to_riscv_cf import ConvertRiscvScfToRiscvCfPass
+from xdsl.backend.riscv.lowering.convert_scf_to_riscv_scf import ConvertScfToRiscvPass
+from xdsl.context import Context
+from xdsl.dialects import arith, func, get_all_dialects
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.transforms.canonicalize import CanonicalizePass
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+from xdsl.transforms.convert_memref_to_ptr import ConvertMemRefToPtr
+from xdsl.transforms.convert_ptr_type_offsets import ConvertPtrTypeOffsetsPass
+from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
+from xdsl.transforms.lower_affine import LowerAffinePass
+from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
+from xdsl.transforms.riscv_lower_parallel_mov import RISCVLowerParallelMovPass
+from xdsl.transforms.riscv_scf_for_infer_constant_step import RiscvScfForInferConstantStepPass
+from xdsl.utils.exceptions import DiagnosticException
+
+from bitfold.backends.riscv.immediates import BitfoldRiscvImmediatesPass
+from bitfold.backends.riscv.linalg_to_loops import BitfoldLinalgToLoopsPass
+from bitfold.backends.riscv.lower_integers import BitfoldArithToRiscvPass
+from bitfold.backends.riscv.lower_memory import BitfoldMemrefToAddressesPass, BitfoldPtrToRiscvPass
+from bitfold.backends.riscv.prologue import BitfoldPrologueEpiloguePass
+from bitfold.backends.riscv.register_allocation import BitfoldAllocateRegistersPass
+from bitfold.passes.bufferize import BufferizePass
+
+ARCHITECTURES = {"rv32im": 32, "rv64im": 64}
+"""supported `-march` values -> XLEN"""
+
+MAX_REGISTER_ARGUMENTS = 8
+"""a0..a7: the function takes every input and output buffer in a register"""
+
+
+class CodegenError(DiagnosticException):
+    """Input the RISC-V code generator cannot compile (one line, naming the op)."""
+
+
+class MultiplyByPowerOfTwoToShift(RewritePattern):
+    """`muli x, 2**k` on index -> `shli x, k` (address arithmetic: strides, element sizes)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.MuliOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(op.result.type, IndexType):
+            return
+        for x, c in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            if isinstance(c.owner, arith.ConstantOp) and isinstance(c.owner.value, IntegerAttr):
+                value = c.owner.value.value.data
+                if value > 1 and value & (value - 1) == 0:
+                    shift = arith.ConstantOp(IntegerAttr(value.bit_length() - 1, IndexType()))
+                    rewriter.replace(op, [shift, arith.ShLIOp(x, shift.result)])
+                    return
+
+
+class MultiplyByPowerOfTwoToShiftPass(ModulePass):
+    name = "multiply-by-power-of-two-to-shift"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(MultiplyByPowerOfTwoToShift()).rewrite_module(op)
+
+
+def xlen_of(arch: str) -> int:
+    if arch not in ARCHITECTURES:
+        raise CodegenError(f"riscv: unknown architecture {arch!r} (expected one of {', '.join(ARCHITECTURES)})")
+    return ARCHITECTURES[arch]
+
+
+def check_input(module: ModuleOp, xlen: int) -> func.FuncOp:
+    """The module's one public function, after checking that every integer fits a register."""
+    functions = [
+        f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks and f.sym_visibility in (None,)
+    ] or [f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+    if len(functions) != 1:
+        raise CodegenError(f"riscv: expected one public function with a body, found {len(functions)}")
+    function = functions[0]
+    for op in module.walk():
+        for value in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
+            element = getattr(value.type, "element_type", value.type)
+            if isinstance(element, IntegerType) and element.width.data > xlen:
+                raise CodegenError(
+                    f"riscv: i{element.width.data} values are not supported on rv{xlen} ({op.name} in "
+                    f"@{function.sym_name.data})"
+                )
+    arguments = len(function.function_type.inputs) + len(function.function_type.outputs)
+    if arguments > MAX_REGISTER_ARGUMENTS:
+        raise CodegenError(
+            f"riscv: @{function.sym_name.data} has {arguments} inputs and outputs; at most "
+            f"{MAX_REGISTER_ARGUMENTS} buffers can be passed in registers"
+        )
+    return function
+
+
+def riscv_passes(xlen: int) -> list[ModulePass]:
+    """The passes from the backend's tensor IR to register-allocated riscv (module docstring)."""
+    return [
+        BufferizePass(),
+        BitfoldLinalgToLoopsPass(),
+        LowerAffinePass(),
+        BitfoldMemrefToAddressesPass(xlen=xlen),
+        ConvertMemRefToPtr(),
+        ConvertPtrTypeOffsetsPass(),
+        CanonicalizePass(),
+        MultiplyByPowerOfTwoToShiftPass(),
+        LoopInvariantCodeMotionPass(),
+        CommonSubexpressionElimination(),
+        CanonicalizePass(),
+        BitfoldPtrToRiscvPass(xlen=xlen),
+        BitfoldArithToRiscvPass(xlen=xlen),
+        ConvertArithToRiscvPass(),
+        ConvertScfToRiscvPass(),
+        ConvertFuncToRiscvFuncPass(),
+        ReconcileUnrealizedCastsPass(),
+        BitfoldRiscvImmediatesPass(xlen=xlen),
+        RiscvScfForInferConstantStepPass(),
+        BitfoldAllocateRegistersPass(xlen=xlen),
+        RISCVLowerParallelMovPass(),
+        ConvertRiscvScfToRiscvCfPass(),
+        BitfoldPrologueEpiloguePass(xlen=xlen),
+    ]
+
+
+def lower_to_riscv(module: ModuleOp, xlen: int, ctx: Context | None = None) -> None:
+    """Run `riscv_passes` on `module` in place."""
+    if ctx is None:
+        ctx = Context()
+        for name, factory in get_all_dialects().items():
+            ctx.register_dialect(name, factory)
+    for module_pass in riscv_passes(xlen):
+        module_pass.apply(ctx, module)
