@@ -47,13 +47,23 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "onnx-to-quant": _lazy("passes.onnx_to_quant", "OnnxToQuantPass"),
         "canonicalize-quant": _lazy("passes.canonicalize_quant", "CanonicalizeQuantPass"),
         "verify-quant": _lazy("passes.verify_quant", "VerifyQuantPass"),
+        "quant-to-integer": _lazy("passes.quant_to_integer", "QuantToIntegerPass"),
         "lower-quant": _lazy("passes.lower_quant", "LowerQuantPass"),
+        "onnx-to-quant-form": _lazy("passes.pipelines", "OnnxToQuantFormPipeline"),
+        "onnx-to-integer": _lazy("passes.pipelines", "OnnxToIntegerPipeline"),
+        "onnx-to-backend-input": _lazy("passes.pipelines", "OnnxToBackendInputPipeline"),
+        "onnx-data-movement-to-linalg": _lazy("passes.onnx_data_movement_to_linalg", "OnnxDataMovementToLinalgPass"),
+        "bufferize": _lazy("passes.bufferize", "BufferizePass"),
+        "bitfold-linalg-to-loops": _lazy("backends.riscv.linalg_to_loops", "BitfoldLinalgToLoopsPass"),
     }
 
 
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
-    """bitfold's output targets by name: ONNX in each quantization form."""
+    """bitfold's output targets by name: ONNX in each quantization form, RISC-V assembly."""
     return {
-        f"onnx-{form}": _lazy("backends.onnx.targets", f"Onnx{form.capitalize()}Target")
-        for form in ("qdq", "qcdq", "qonnx", "qop")
+        **{
+            f"onnx-{form}": _lazy("backends.onnx.targets", f"Onnx{form.capitalize()}Target")
+            for form in ("qdq", "qcdq", "qonnx", "qop")
+        },
+        "bitfold-riscv-asm": _lazy("backends.riscv.target", "RiscvAsmTarget"),
     }

@@ -1,0 +1,83 @@
+"""`bitfold-compile MODEL --target rv32im|rv64im -o DIR [--symbol NAME] [--run INPUT.npy | --run NAME=FILE.npy ...]`:
+compile an ONNX model (or quant-form `.mlir`) to `DIR/<symbol>.S` and `DIR/<symbol>.h`.
+With `--run`, the float inputs are quantized to the integers the function takes, the assembly
+runs under qemu (restricted to the target ISA), the outputs are saved as
+`DIR/<symbol>.outputs.npz` (storage integers, by output name) and printed beside the
+reference: bitfold's interpreter on the same integer IR (which qemu must equal bit for bit)
+and the source model itself in float. Errors are one line and exit status 1."""
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from bitfold.backends.riscv import ARCHITECTURES, CodegenError
+from bitfold.backends.riscv.harness import HarnessError
+from bitfold.diagnostics import fail, one_line_errors
+from bitfold.interpreter import InterpretationInputError, run
+from bitfold.load import load_module
+from bitfold.riscv import CompiledModel, compile_model
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bitfold-compile", description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", help="an .onnx model or a quant-form .mlir file")
+    parser.add_argument("--target", required=True, choices=sorted(ARCHITECTURES))
+    parser.add_argument("-o", "--output-dir", required=True, help="directory for <symbol>.S and <symbol>.h")
+    parser.add_argument("--symbol", help="the function's name (default: the model's, as a C identifier)")
+    parser.add_argument("--run", action="append", default=[], metavar="[NAME=]FILE.npy",
+                        help="run under qemu on these float inputs (NAME= may be left out for one input)")
+    return parser
+
+
+def _inputs(specs: Sequence[str], compiled: CompiledModel) -> dict[str, np.ndarray]:
+    names = [p.name for p in compiled.inputs]
+    inputs = {}
+    for spec in specs:
+        name, sep, path = spec.rpartition("=")
+        if not sep:
+            if len(names) != 1:
+                raise InterpretationInputError(f"the model has inputs {names}: give --run NAME=FILE.npy for each")
+            name = names[0]
+        inputs[name] = np.load(path)
+    missing = [n for n in names if n not in inputs]
+    if missing:
+        raise InterpretationInputError(f"--run lacks inputs {missing}")
+    return inputs
+
+
+def _report(compiled: CompiledModel, outputs, reference, source) -> None:
+    with np.printoptions(threshold=sys.maxsize, linewidth=120):
+        for port, got, want, real, (name, model) in zip(
+            compiled.outputs, outputs, reference, compiled.dequantize(outputs), source.items(), strict=True
+        ):
+            same = "bit-exact" if np.array_equal(got, want) else f"DIFFERS in {np.count_nonzero(got != want)} elements"
+            print(f"{port.name}: {port.c_type}{list(port.shape)}, qemu vs bitfold-run: {same}")
+            print(f"  qemu ({compiled.target}):\n{got}\n  bitfold-run:\n{want}")
+            print(f"  dequantized:\n{real}\n  source model ({name}):\n{model}")
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    options = _arguments().parse_args(args)
+    with one_line_errors(InterpretationInputError, CodegenError, HarnessError):
+        source_module = load_module(options.model)
+        compiled = compile_model(source_module.clone(), options.target, options.symbol)
+        directory = Path(options.output_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"{compiled.symbol}.S").write_text(compiled.assembly)
+        (directory / f"{compiled.symbol}.h").write_text(compiled.header)
+        if not options.run:
+            return
+        inputs = _inputs(options.run, compiled)
+        stored = compiled.quantize(inputs)
+        with tempfile.TemporaryDirectory() as workdir:
+            outputs = compiled.run_qemu(stored, workdir)
+        reference = compiled.run_reference(stored)
+        np.savez(directory / f"{compiled.symbol}.outputs.npz",
+                 **{p.name: o for p, o in zip(compiled.outputs, outputs, strict=True)})
+        _report(compiled, outputs, reference, run(source_module, inputs))
+        if not all(np.array_equal(o, r) for o, r in zip(outputs, reference, strict=True)):
+            fail("error: the qemu run differs from bitfold-run")

@@ -1,0 +1,130 @@
+"""Compile a quantized model for RV32IM / RV64IM: the backend-input pipeline with integer
+inputs and outputs (`passes/pipelines.py`), then `backends.riscv`'s assembly and C header.
+
+    compiled = compile_model(module, "rv32im")
+    compiled.assembly, compiled.header          # the .S and .h texts
+    compiled.quantize(inputs)                   # float inputs -> the storage integers it takes
+    compiled.run_reference(stored)              # bitfold's interpreter on the same integer IR
+    compiled.run_qemu(stored, workdir)          # the assembly under qemu (backends.riscv.harness)
+"""
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.parser import Parser
+
+from bitfold.backends.riscv import compile_to_assembly
+from bitfold.backends.riscv.harness import run_assembly
+from bitfold.backends.riscv.header import Buffer, Quantization, c_header
+from bitfold.dialects.quant import BipolarQuantizedType, Granularity, QuantizedType
+from bitfold.dialects.quant_semantics import dequantize, quantize
+from bitfold.interpreter import entry_function, input_names, output_names, run
+from bitfold.load import full_context
+from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
+from bitfold.passes.pipelines import backend_input_stages
+
+_C_TYPES = {(8, True): "int8_t", (8, False): "uint8_t", (16, True): "int16_t", (16, False): "uint16_t",
+            (32, True): "int32_t", (32, False): "uint32_t"}
+
+
+@dataclass(frozen=True)
+class Port:
+    """One argument or result of the compiled function: its name, shape and quantized type."""
+
+    name: str
+    shape: tuple[int, ...]
+    qtype: QuantizedType
+
+    @property
+    def signed(self) -> bool:
+        return not isinstance(self.qtype, BipolarQuantizedType) and self.qtype.is_signed
+
+    @property
+    def c_type(self) -> str:
+        """The C element type: the storage integer, sub-byte values one per byte."""
+        width = self.qtype.storage_integer_type().width.data
+        return _C_TYPES[(max(8, width), self.signed)]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.c_type.removesuffix("_t"))
+
+    def buffer(self) -> Buffer:
+        qtype = self.qtype
+        if isinstance(qtype, BipolarQuantizedType):
+            return Buffer(self.name, self.shape, self.c_type, None, (0, 1))
+        scales, zero_points = qtype.scale_values(), qtype.zero_point_values()
+        if qtype.kind == Granularity.PER_TENSOR:
+            quantization = Quantization(scales[0], zero_points[0])
+        elif qtype.kind == Granularity.PER_AXIS:
+            quantization = Quantization(scales, zero_points, qtype.axis)
+        else:
+            quantization = None  # sub-channel tables have no header form yet
+        return Buffer(self.name, self.shape, self.c_type, quantization, qtype.value_range())
+
+
+def _ports(names: Sequence[str], types, attrs) -> list[Port]:
+    ctx = full_context()
+    ports = []
+    for name, value_type, entry in zip(names, types, attrs, strict=True):
+        text = entry.data[QUANT_TYPE]
+        assert isinstance(text, StringAttr)
+        qtype = Parser(ctx, text.data).parse_attribute()
+        ports.append(Port(name, tuple(value_type.get_shape()), qtype))
+    return ports
+
+
+def c_symbol(name: str) -> str:
+    """A C identifier from a function name."""
+    symbol = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return symbol if re.match(r"[A-Za-z_]", symbol) else f"model_{symbol}"
+
+
+@dataclass
+class CompiledModel:
+    """A model compiled for a RISC-V target (module docstring)."""
+
+    module: ModuleOp
+    target: str
+    symbol: str
+    inputs: list[Port]
+    outputs: list[Port]
+    assembly: str
+    header: str
+
+    def quantize(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """Float inputs (by name) as the stored integers the function takes."""
+        return [quantize(np.asarray(inputs[p.name]), p.qtype).astype(p.dtype) for p in self.inputs]
+
+    def dequantize(self, outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [dequantize(np.asarray(o), p.qtype) for o, p in zip(outputs, self.outputs, strict=True)]
+
+    def run_reference(self, stored: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The integer IR the assembly was made from, run by bitfold's interpreter."""
+        results = run(self.module, list(stored))
+        return [np.asarray(results[p.name]).astype(p.dtype) for p in self.outputs]
+
+    def run_qemu(self, stored: Sequence[np.ndarray], workdir: str | Path) -> list[np.ndarray]:
+        """The assembly, linked into a harness and run under qemu restricted to the target ISA."""
+        layouts = [(p.shape, p.dtype) for p in self.outputs]
+        return run_assembly(self.assembly, self.target, self.symbol, list(stored), layouts, Path(workdir))
+
+
+def compile_model(module: ModuleOp, target: str, symbol: str | None = None) -> CompiledModel:
+    """Lower `module` (ONNX-imported or quant-form IR) to the backend's input with integer
+    inputs and outputs, then to assembly and a header for `target` ("rv32im" or "rv64im")."""
+    ctx = full_context()
+    for stage in backend_input_stages(integer_io=True):
+        stage.apply(ctx, module)
+    function = entry_function(module)
+    symbol = symbol or c_symbol(function.sym_name.data)
+    inputs = _ports(input_names(function), function.function_type.inputs, function.arg_attrs)
+    outputs = _ports(output_names(function), function.function_type.outputs, function.res_attrs)
+    assembly = compile_to_assembly(module.clone(), target, symbol)
+    header = c_header(symbol, [p.buffer() for p in inputs], [p.buffer() for p in outputs])
+    return CompiledModel(module, target, symbol, inputs, outputs, assembly, header)
+
