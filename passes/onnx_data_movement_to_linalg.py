@@ -37,10 +37,8 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
-    AffineMapAttr,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -48,9 +46,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -76,6 +72,7 @@ from bitfold.dialects.onnx.shape import (
     UnsqueezeOp,
     normalized_axes,
 )
+from bitfold.passes.linalg_building import Body, generic_op
 
 PASS_NAME = "onnx-data-movement-to-linalg"
 
@@ -192,35 +189,6 @@ def build_reshape(source: SSAValue, target_type: TensorType) -> tuple[list[Opera
     return ops, value
 
 
-class Body:
-    """A generic's body under construction: `emit(op)` appends an op and returns its result."""
-
-    def __init__(self, block: Block):
-        self.block = block
-        self.index_constants: dict[int, SSAValue] = {}
-
-    def emit(self, op: Operation) -> SSAValue:
-        self.block.add_op(op)
-        return op.results[0]
-
-    def index_constant(self, value: int) -> SSAValue:
-        """An `index` constant, emitted once per body."""
-        if value not in self.index_constants:
-            self.index_constants[value] = self.emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
-        return self.index_constants[value]
-
-    def index(self, dim: int) -> SSAValue:
-        return self.emit(linalg.IndexOp(dim))
-
-    def clamp(self, value: SSAValue, low: int | None, high: int | None) -> SSAValue:
-        """value clamped to [low, high] (signed), either bound None where not needed."""
-        if low is not None:
-            value = self.emit(arith.MaxSIOp(value, self.index_constant(low)))
-        if high is not None:
-            value = self.emit(arith.MinSIOp(value, self.index_constant(high)))
-        return value
-
-
 def build_generic(
     inputs: Sequence[SSAValue],
     input_maps: Sequence[AffineMap],
@@ -231,16 +199,11 @@ def build_generic(
     the identity map; `build(body, input_args)` returns the value to yield."""
     rank = len(result_type.get_shape())
     empty = tensor.EmptyOp([], result_type)
-    block = Block(arg_types=[*(v.type.element_type for v in inputs), result_type.element_type])
-    body = Body(block)
-    block.add_op(linalg.YieldOp(build(body, block.args[: len(inputs)])))
-    generic = linalg.GenericOp(
-        list(inputs),
-        [empty.tensor],
-        Region(block),
-        [*(AffineMapAttr(m) for m in input_maps), AffineMapAttr(AffineMap.identity(rank))],
-        [IteratorTypeAttr.parallel()] * rank,
-        [result_type],
+    generic = generic_op(
+        list(zip(inputs, input_maps, strict=True)),
+        (empty.tensor, AffineMap.identity(rank)),
+        [],
+        lambda body: build(body, [body.values[f"in{i}"] for i in range(len(inputs))]),
     )
     return [empty, generic], generic.results[0]
 

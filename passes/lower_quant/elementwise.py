@@ -21,19 +21,17 @@ import numpy as np
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
     TensorType,
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 
 from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.quant import Granularity, QuantizedType
+from bitfold.passes.linalg_building import Body
 
 
 def parameter_map(qtype: QuantizedType, rank: int) -> list[AffineExpr]:
@@ -66,28 +64,6 @@ class Parameter:
 
     table: np.ndarray
     element_type: Attribute
-
-
-def _attribute(value, element_type: Attribute) -> IntegerAttr | FloatAttr:
-    if isinstance(element_type, IntegerType):
-        return IntegerAttr(int(value), element_type)
-    return FloatAttr(float(value), element_type)
-
-
-class Body:
-    """The block being built: `emit(op)` appends an op and returns its (first) result;
-    `values` holds the body's operands by name (the cast's input as "input")."""
-
-    def __init__(self, block: Block, values: Mapping[str, SSAValue]):
-        self.block = block
-        self.values = dict(values)
-
-    def emit(self, op: Operation) -> SSAValue:
-        self.block.add_op(op)
-        return op.results[0]
-
-    def constant(self, value, element_type: Attribute) -> SSAValue:
-        return self.emit(arith.ConstantOp(_attribute(value, element_type)))
 
 
 def build_elementwise(

@@ -1,20 +1,18 @@
 """Building `linalg.generic`s on integer tensors: any indexing maps, parallel and reduction
-iterators, a body built with `Body` (`passes/lower_quant/elementwise.py`), and integer
+iterators, a body built with `linalg_building.Body`, inserted by a rewriter, and integer
 constants (`arith.constant` of dense tensors)."""
 
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import AffineMapAttr, IntegerType, TensorType
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 
 from bitfold.dialects.onnx.encoding import dense_attr
-from bitfold.passes.lower_quant.elementwise import Body
+from bitfold.passes.linalg_building import Body, generic_op
 
 I32 = IntegerType(32)
 
@@ -44,26 +42,7 @@ def build_generic(
     reduction_dims: Sequence[int],
     build: Callable[[Body], SSAValue],
 ) -> SSAValue:
-    """Insert a generic with one output, reading `inputs` through their maps and updating
-    `init` (its body value is "output", the inputs "in0", "in1", ...); the loops not in
-    `reduction_dims` are parallel. Returns the result tensor."""
-    rank = init[1].num_dims
-    out_type = init[0].type
-    assert isinstance(out_type, TensorType)
-    block = Block(arg_types=[*(v.type.element_type for v, _ in inputs), out_type.element_type])
-    names = [f"in{i}" for i in range(len(inputs))] + ["output"]
-    body = Body(block, dict(zip(names, block.args, strict=True)))
-    block.add_op(linalg.YieldOp(build(body)))
-    iterators = [
-        IteratorTypeAttr.reduction() if dim in reduction_dims else IteratorTypeAttr.parallel() for dim in range(rank)
-    ]
-    generic = linalg.GenericOp(
-        [v for v, _ in inputs],
-        [init[0]],
-        Region(block),
-        [AffineMapAttr(m) for _, m in (*inputs, init)],
-        iterators,
-        [out_type],
-    )
+    """Insert `linalg_building.generic_op(...)` before the matched op; return its result."""
+    generic = generic_op(inputs, init, reduction_dims, build)
     rewriter.insert(generic)
     return generic.results[0]
