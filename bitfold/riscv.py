@@ -24,8 +24,8 @@ from bitfold.dialects.quant import BipolarQuantizedType, Granularity, QuantizedT
 from bitfold.dialects.quant_semantics import dequantize, quantize
 from bitfold.interpreter import entry_function, input_names, output_names, run
 from bitfold.load import full_context
-from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
 from bitfold.passes.pipelines import backend_input_stages
+from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
 
 _C_TYPES = {(8, True): "int8_t", (8, False): "uint8_t", (16, True): "int16_t", (16, False): "uint16_t",
             (32, True): "int32_t", (32, False): "uint32_t"}

@@ -15,7 +15,7 @@ def test_embedding_example_runs():
 
 def test_readme_names_the_two_setup_commands():
     text = README.read_text()
-    assert "bash scripts/setup.sh && . .venv/bin/activate && bitfold-opt examples/" in text
+    assert "bash scripts/setup.sh && . .venv/bin/activate && bitfold-compile examples/" in text
     assert "bash scripts/setup.sh && . .venv/bin/activate && lit -v tests/filecheck && pytest" in text
     ci = (README.parent / ".ci" / "run").read_text()
     assert "bash scripts/setup.sh && . .venv/bin/activate && lit -v tests/filecheck && pytest" in ci
