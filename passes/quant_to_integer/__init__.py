@@ -4,7 +4,7 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
 - `contraction`: Conv (groups, depthwise, strides, dilations, zero-point padding), Gemm,
   MatMul: i32 accumulation at scale s_x s_w (per output channel), zero points folded into
   constants, bias on the accumulator's grid;
-- `elementwise`: Relu, Clip, Add, Sub, Mul; `qcast(dcast(q))` -> `quant.requant`;
+- `elementwise`: Relu, Clip, Add, Sub, Mul, Concat; `qcast(dcast(q))` -> `quant.requant`;
 - `pooling`: MaxPool, AveragePool, GlobalAveragePool;
 - shape-only ops on quantized values (left there by `canonicalize-quant`, whose sinking
   patterns run here first) stay as they are;
@@ -34,6 +34,7 @@ from bitfold.passes.quant_to_integer.contraction import ConvToInteger, GemmToInt
 from bitfold.passes.quant_to_integer.elementwise import (
     AddSubToInteger,
     ClipToInteger,
+    ConcatToInteger,
     MulToInteger,
     ReluToInteger,
     RequantizeDequantized,
@@ -51,6 +52,7 @@ INTEGER_PATTERNS = (
     MulToInteger(),
     ReluToInteger(),
     ClipToInteger(),
+    ConcatToInteger(),
     MaxPoolToInteger(),
     AveragePoolToInteger(),
     GlobalAveragePoolToInteger(),

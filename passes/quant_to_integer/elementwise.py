@@ -16,6 +16,9 @@
   largest k <= 16 for which the sum fits i32) by `quant.requant`, then added in i32. Each term
   is off by at most S / 2 from its real value. `Add` of a float constant c: `c` on the grid of
   s / 2^k, the dequantized operand shifted left by k (exact), then added.
+- `Concat` of dequantized tensors whose single user is a uniform per-tensor `qcast`: each
+  input requantized to that type, then joined (qcast is elementwise, so it commutes with the
+  join; each requant is exact where the float pair rounds the product first).
 - `Mul` of two dequantized tensors (per tensor): `(a - zp_a) * (b - zp_b)` at scale s_a s_b (exact).
 
 Operands broadcast as ONNX does (numpy rules, right-aligned)."""
@@ -31,6 +34,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from bitfold.dialects.evaluation import numpy_dtype_of
 from bitfold.dialects.onnx.elementwise import AddOp, ClipOp, MulOp, ReluOp, SubOp
+from bitfold.dialects.onnx.shape import ConcatOp
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
     DequantizeCastOp,
@@ -350,3 +354,30 @@ class MulToInteger(RewritePattern):
         scale = np.array([types[0].scale * types[1].scale])
         product_type = accumulator_type(scale, None, types[0].expressed_type, bound)
         rewriter.replace(op, [], [dequantized(rewriter, product, product_type, op.c.type)])
+
+
+class ConcatToInteger(RewritePattern):
+    """Concat(dcast(q_i)...) -> qcast's type: Concat(requant(q_i)) (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConcatOp, rewriter: PatternRewriter) -> None:
+        if not all(isinstance(v.owner, DequantizeCastOp) for v in op.inputs):
+            return
+        users = [use.operation for use in op.concat_result.uses]
+        if len(users) != 1 or not isinstance(qcast := users[0], QuantizeCastOp):
+            raise fail(op, "a Concat of differently quantized inputs needs a single qcast user")
+        target = element_type(qcast.result.type)
+        if not isinstance(target, UniformQuantizedType) or target.kind != Granularity.PER_TENSOR:
+            raise fail(op, f"Concat into {target}: only a uniform per-tensor result is supported")
+        parts = []
+        for value in op.inputs:
+            source = quantized_operand(op, value)
+            if not isinstance(source.qtype, UniformQuantizedType):
+                raise fail(op, "bipolar Concat inputs are not supported")
+            requant = RequantizeOp(source.value, TensorType(target, source.shape), _rounding_attributes(qcast))
+            rewriter.insert(requant)
+            parts.append(requant.result)
+        joined = ConcatOp.create(operands=parts, attributes=dict(op.attributes), result_types=[qcast.result.type])
+        rewriter.insert(joined)
+        rewriter.replace_op(qcast, [], [joined.concat_result])
+        rewriter.erase_op(op)
