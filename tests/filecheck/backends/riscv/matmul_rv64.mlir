@@ -28,6 +28,7 @@ func.func @mm(%a: tensor<5x7xi8>, %w: tensor<7x3xi8>) -> tensor<5x3xi32> {
 // CHECK:      .text
 // CHECK-NEXT: .globl mm
 // CHECK-NEXT: .p2align 2
+// CHECK-NEXT: .type mm, @function
 // CHECK-NEXT: mm:
 // CHECK:      scf_body_2_for:
 // CHECK-NEXT:     add [[X:[a-z0-9]+]], {{.*}}
@@ -42,6 +43,7 @@ func.func @mm(%a: tensor<5x7xi8>, %w: tensor<7x3xi8>) -> tensor<5x3xi32> {
 // CHECK-NEXT: scf_body_end_2_for:
 // CHECK:          sw [[ACC]], 0({{.*}})
 // CHECK:          ret
+// CHECK-NEXT: .size mm, .-mm
 // CHECK-NOT:  .rodata
 
 // RV32:       scf_body_2_for:
