@@ -31,7 +31,7 @@ from bitfold.passes.quant_propagation.casts import stored_constant
 from bitfold.passes.quant_to_integer.generic import I32
 
 PASS = "quant-to-integer"
-INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+INT32_MAX = (1 << 31) - 1
 
 
 def fail(op: Operation, message: str) -> PassFailedException:
