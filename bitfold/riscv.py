@@ -19,16 +19,15 @@ from xdsl.parser import Parser
 
 from bitfold.backends.riscv import compile_to_assembly
 from bitfold.backends.riscv.harness import run_assembly
+from bitfold.backends.riscv.harness.main_program import c_type as element_c_type
 from bitfold.backends.riscv.header import Buffer, Quantization, c_header
+from bitfold.dialects.evaluation import storage_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, Granularity, QuantizedType
 from bitfold.dialects.quant_semantics import dequantize, quantize
 from bitfold.interpreter import entry_function, input_names, output_names, run
 from bitfold.load import full_context
 from bitfold.passes.pipelines import backend_input_stages
 from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
-
-_C_TYPES = {(8, True): "int8_t", (8, False): "uint8_t", (16, True): "int16_t", (16, False): "uint16_t",
-            (32, True): "int32_t", (32, False): "uint32_t"}
 
 
 @dataclass(frozen=True)
@@ -44,14 +43,13 @@ class Port:
         return not isinstance(self.qtype, BipolarQuantizedType) and self.qtype.is_signed
 
     @property
-    def c_type(self) -> str:
-        """The C element type: the storage integer, sub-byte values one per byte."""
-        width = self.qtype.storage_integer_type().width.data
-        return _C_TYPES[(max(8, width), self.signed)]
+    def dtype(self) -> np.dtype:
+        """The buffer's element: the storage integer, sub-byte values one per byte."""
+        return storage_dtype(self.qtype.storage_integer_type().width.data, self.signed)
 
     @property
-    def dtype(self) -> np.dtype:
-        return np.dtype(self.c_type.removesuffix("_t"))
+    def c_type(self) -> str:
+        return element_c_type(self.dtype)
 
     def buffer(self) -> Buffer:
         qtype = self.qtype
@@ -124,7 +122,7 @@ def compile_model(module: ModuleOp, target: str, symbol: str | None = None) -> C
     symbol = symbol or c_symbol(function.sym_name.data)
     inputs = _ports(input_names(function), function.function_type.inputs, function.arg_attrs)
     outputs = _ports(output_names(function), function.function_type.outputs, function.res_attrs)
-    assembly = compile_to_assembly(module.clone(), target, symbol)
+    assembly = compile_to_assembly(module, target, symbol)
     header = c_header(symbol, [p.buffer() for p in inputs], [p.buffer() for p in outputs])
     return CompiledModel(module, target, symbol, inputs, outputs, assembly, header)
 

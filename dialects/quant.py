@@ -177,6 +177,12 @@ class QuantizedType(ParametrizedAttribute, TypeAttribute):
         """Inclusive range of the integer values this type stores."""
         raise NotImplementedError
 
+    def largest_offset(self) -> int:
+        """max |q - zero_point| over the value range and every zero point: the widest
+        centered value integer code computes with (1 for bipolar)."""
+        low, high = self.value_range()
+        return max(max(abs(low - zp), abs(high - zp)) for zp in self.zero_point_values())
+
 
 def _parse_scale(parser: AttrParser, expressed: Attribute) -> float:
     """`float-literal`, or a hex integer literal holding the bits of a double (as upstream)."""

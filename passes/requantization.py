@@ -96,9 +96,7 @@ def multiplier_arrays(ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def check_i64_range(in_type: UniformQuantizedType, multipliers: np.ndarray, shifts: np.ndarray) -> str | None:
     """Why the i64 evaluation cannot hold this requantization, or None: every |d * M| must
     be below 2^63 and every n at most `MAX_SHIFT` (ratios below about 2^-32)."""
-    low, high = in_type.value_range()
-    zero_points = np.array(in_type.zero_point_values(), dtype=object)
-    widest = max(max(abs(low - z), abs(high - z)) for z in zero_points)
+    widest = in_type.largest_offset()
     if int(shifts.max()) > MAX_SHIFT:
         return f"requantization ratio needs a shift of {int(shifts.max())} > {MAX_SHIFT}"
     if widest * int(multipliers.max()) >= I64_LIMIT:

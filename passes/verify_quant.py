@@ -93,12 +93,6 @@ def scale_mismatches(module: ModuleOp) -> Iterator[Finding]:
             yield Finding(FindingKind.SCALE_MISMATCH, describe_op(op), f"input scales disagree: {listed}")
 
 
-def largest_offset(quantized: quant.QuantizedType) -> int:
-    """max |q - zero_point| over the storage range and every zero point."""
-    low, high = quantized.value_range()
-    return max(max(abs(low - zp), abs(high - zp)) for zp in quantized.zero_point_values())
-
-
 def _bit_width(quantized: quant.QuantizedType) -> int:
     return getattr(quantized, "bit_width", 1)
 
@@ -111,7 +105,7 @@ def _bias_bound(bias: SSAValue | None) -> int:
         return 0
     stored = stored_constant(bias)
     if stored is None:
-        return largest_offset(quantized)
+        return quantized.largest_offset()
     _, zero_points = quantized.parameter_arrays(stored.shape)
     return int(np.abs(stored.astype(np.int64) - zero_points).max(initial=0))
 
@@ -141,7 +135,7 @@ def accumulator_overflows(module: ModuleOp) -> Iterator[Finding]:
         x_type, w_type = dequantized_type(x), dequantized_type(w)
         if x_type is None or w_type is None:
             continue
-        worst = largest_offset(x_type) * largest_offset(w_type) * k + _bias_bound(bias)
+        worst = x_type.largest_offset() * w_type.largest_offset() * k + _bias_bound(bias)
         if worst > INT32_MAX:
             yield Finding(
                 FindingKind.ACCUMULATOR_OVERFLOW,

@@ -37,7 +37,7 @@ from bitfold.dialects.quant import Granularity, UniformQuantizedType
 from bitfold.passes.quant_propagation.casts import constant_array
 from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
 from bitfold.passes.quant_to_integer.elementwise import add_real_constant
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, integer_constant
+from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
     Quantized,
     accumulator_type,
@@ -115,21 +115,13 @@ def _contract(
 ) -> tuple[SSAValue, int]:
     """(acc, bound on |acc|): acc = init[channel] + sum over the reduction dims of ext(x[x_map]) * w'[w_map], as
     two generics: the per-channel init broadcast, then the contraction."""
-    x_low, x_high = x.value_bounds()
-    widest_x = max(abs(x_low), abs(x_high))
+    x_low, x_high = x.qtype.value_range()
+    widest_x = max(abs(x_low), abs(x_high))  # x enters uncentered: zp_x is in the init
     per_channel = np.abs(weight_centered).reshape(len(init), -1).sum(axis=1)
     bound = int(np.max(np.abs(init) + widest_x * per_channel))
     check_i32(op, bound, "the accumulator")
     weights = integer_constant(rewriter, weight_centered, narrowest_signed(weight_centered))
-    init_table = integer_constant(rewriter, init, I32)
-    dims = [AffineDimExpr(d) for d in range(len(out_shape))]
-    filled = build_generic(
-        rewriter,
-        [(init_table, affine_map(len(out_shape), [dims[channel_dim]]))],
-        (empty(rewriter, out_shape, I32), affine_map(len(out_shape), dims)),
-        [],
-        lambda body: body.values["in0"],
-    )
+    initialized = filled(rewriter, init, [channel_dim], out_shape, I32)
     out_dims = [AffineDimExpr(d) for d in range(rank) if d not in reduction_dims]
 
     def multiply_accumulate(body) -> SSAValue:
@@ -141,7 +133,7 @@ def _contract(
     acc = build_generic(
         rewriter,
         [(x_storage, affine_map(rank, x_map)), (weights, affine_map(rank, w_map))],
-        (filled, affine_map(rank, out_dims)),
+        (initialized, affine_map(rank, out_dims)),
         reduction_dims,
         multiply_accumulate,
     )

@@ -14,8 +14,9 @@
   `qcast(clip(v)) = clamp(qcast(v), qcast(lo), qcast(hi))` (requant, then the clamp).
 - `Add` / `Sub` of two dequantized tensors: both rescaled to S = min(s_a, s_b) / 2^k (the
   largest k <= 16 for which the sum fits i32) by `quant.requant`, then added in i32. Each term
-  is off by at most S / 2 from its real value. `Add` of a float constant c: `c` on the grid of
-  s / 2^k, the dequantized operand shifted left by k (exact), then added.
+  is off by at most S / 2 from its real value. `Add` of a constant c (float, or integers at
+  their own scale): `c` on the grid of s / 2^k, the dequantized operand shifted left by k
+  (exact), then added (`add_real_constant`).
 - `Concat` of dequantized tensors whose single user is a uniform per-tensor `qcast`: each
   input requantized to that type, then joined (qcast is elementwise, so it commutes with the
   join; each requant is exact where the float pair rounds the product first).
@@ -29,7 +30,7 @@ import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects.evaluation import numpy_dtype_of
@@ -213,12 +214,6 @@ def _broadcast_map(shape, out_rank: int):
     )
 
 
-def _widest(qtype: UniformQuantizedType) -> int:
-    """max |q - zp| over the storage range and every zero point."""
-    low, high = qtype.value_range()
-    return max(max(abs(low - z), abs(high - z)) for z in qtype.zero_point_values())
-
-
 def add_real_constant(
     rewriter: PatternRewriter, op: Operation, source: Quantized, constant: np.ndarray
 ) -> tuple[SSAValue, UniformQuantizedType]:
@@ -233,7 +228,7 @@ def add_real_constant(
         raise fail(op, "the constant may not broadcast the dequantized operand")
     scales, zero_points = qtype.parameter_arrays(out_shape)
     table_shape = np.broadcast_shapes(np.shape(constant), scales.shape)
-    widest = _widest(qtype)
+    widest = qtype.largest_offset()
     for shift in range(RESCALE_BITS, -1, -1):
         grid = round_to_grid(np.broadcast_to(constant, table_shape), np.broadcast_to(scales / 2**shift, table_shape))
         bound = (widest << shift) + int(np.abs(grid).max(initial=0))
@@ -244,7 +239,7 @@ def add_real_constant(
     total_type = accumulator_type(np.array(qtype.scale_values()) / 2**shift, axis, qtype.expressed_type, bound)
     offsets = grid - (np.broadcast_to(zero_points, table_shape).astype(np.int64) << shift)
     rank = len(out_shape)
-    identity = affine_map(rank, [AffineDimExpr(d) for d in range(rank)])
+    identity = AffineMap.identity(rank)
     table = integer_constant(rewriter, offsets, I32)
     amount = IntegerAttr(shift, I32)
 
@@ -299,11 +294,12 @@ class AddSubToInteger(RewritePattern):
         if len(types) != 2:
             raise fail(op, "bipolar operands are not supported")
         finest = min(min(t.scale_values()) for t in types)
-        ratio = sum(_widest(t) * max(t.scale_values()) / finest for t in types)
+        ratio = sum(t.largest_offset() * max(t.scale_values()) / finest for t in types)
         shift = min(RESCALE_BITS, math.floor(math.log2(INT32_MAX / ratio)))
         if shift < 0:
             raise fail(op, f"the operands' scales differ too much (ratio {ratio:.3g}) for an i32 sum")
-        bound = sum(math.ceil(_widest(t) * max(t.scale_values()) / finest * 2**shift) + 1 for t in types)
+        bound = sum(math.ceil(t.largest_offset() * max(t.scale_values()) / finest * 2**shift) + 1 for t in types)
+        check_i32(op, bound, "the sum")
         common = accumulator_type(np.array([finest / 2**shift]), None, types[0].expressed_type, bound)
         terms = []
         for operand in (a, b):
@@ -316,7 +312,7 @@ class AddSubToInteger(RewritePattern):
         total = build_generic(
             rewriter,
             [(t, _broadcast_map(o.shape, rank)) for t, o in zip(terms, (a, b))],
-            (empty(rewriter, out_shape, I32), affine_map(rank, [AffineDimExpr(d) for d in range(rank)])),
+            (empty(rewriter, out_shape, I32), AffineMap.identity(rank)),
             [],
             lambda body: body.emit(combine(body.values["in0"], body.values["in1"])),
         )
@@ -330,7 +326,7 @@ class MulToInteger(RewritePattern):
     def match_and_rewrite(self, op: MulOp, rewriter: PatternRewriter) -> None:
         a, b = quantized_operand(op, op.a), quantized_operand(op, op.b)
         types = [per_tensor(op, a, "operand A"), per_tensor(op, b, "operand B")]
-        bound = _widest(types[0]) * _widest(types[1])
+        bound = types[0].largest_offset() * types[1].largest_offset()
         check_i32(op, bound, "the product")
         out_shape = tuple(op.c.type.get_shape())
         rank = len(out_shape)
@@ -347,7 +343,7 @@ class MulToInteger(RewritePattern):
         product = build_generic(
             rewriter,
             [(storage_value(rewriter, o), _broadcast_map(o.shape, rank)) for o in (a, b)],
-            (empty(rewriter, out_shape, I32), affine_map(rank, [AffineDimExpr(d) for d in range(rank)])),
+            (empty(rewriter, out_shape, I32), AffineMap.identity(rank)),
             [],
             build,
         )

@@ -8,7 +8,7 @@ import numpy as np
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 
 from bitfold.dialects.onnx.encoding import dense_attr
@@ -33,6 +33,22 @@ def empty(rewriter: PatternRewriter, shape: Sequence[int], element: IntegerType)
 
 def affine_map(rank: int, results: Sequence[AffineExpr]) -> AffineMap:
     return AffineMap(rank, 0, tuple(results))
+
+
+def filled(
+    rewriter: PatternRewriter, values: np.ndarray, dims: Sequence[int], shape: Sequence[int], element: IntegerType
+) -> SSAValue:
+    """A tensor of `shape` whose element at index i is values[i[d] for d in dims] (a scalar for
+    no dims): a constant table broadcast by a parallel generic."""
+    table = integer_constant(rewriter, values, element)
+    rank = len(shape)
+    return build_generic(
+        rewriter,
+        [(table, affine_map(rank, [AffineDimExpr(d) for d in dims]))],
+        (empty(rewriter, shape, element), AffineMap.identity(rank)),
+        [],
+        lambda body: body.values["in0"],
+    )
 
 
 def build_generic(

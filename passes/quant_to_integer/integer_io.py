@@ -8,12 +8,13 @@ dictionary, for whoever feeds and reads the function (a C header documents scale
 point from it)."""
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, StringAttr, TensorType
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, StringAttr
+from xdsl.ir import Attribute
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp, StorageCastOp, element_type
+from bitfold.passes.lower_quant.casts import storage_tensor
 
 QUANT_TYPE = "quant.type"
 
@@ -22,10 +23,6 @@ def _with_entry(attrs, index: int, count: int, value: Attribute) -> ArrayAttr[Di
     entries = [dict(d.data) for d in attrs] if attrs is not None else [{} for _ in range(count)]
     entries[index][QUANT_TYPE] = value
     return ArrayAttr(DictionaryAttr(e) for e in entries)
-
-
-def _storage(container: TensorType) -> TensorType:
-    return TensorType(element_type(container).storage_integer_type(), container.get_shape())
 
 
 def _argument(function: func.FuncOp, index: int) -> None:
@@ -37,27 +34,26 @@ def _argument(function: func.FuncOp, index: int) -> None:
             f"quant-to-integer: integer-io: argument {index} of @{function.sym_name.data} is not read by qcasts to one type"
         )
     (quantized,) = types
-    argument = Rewriter.replace_value_with_new_type(argument, _storage(quantized))
+    argument = Rewriter.replace_value_with_new_type(argument, storage_tensor(quantized))
     for user in users:
         Rewriter.replace_op(user, StorageCastOp(argument, quantized))
     function.arg_attrs = _with_entry(function.arg_attrs, index, len(function.args), StringAttr(str(element_type(quantized))))
 
 
-def _result(function: func.FuncOp, ret: func.ReturnOp, index: int) -> Operation:
+def _result(function: func.FuncOp, ret: func.ReturnOp, index: int) -> None:
     dcast = ret.operands[index].owner
     if not isinstance(dcast, DequantizeCastOp):
         raise PassFailedException(
             f"quant-to-integer: integer-io: result {index} of @{function.sym_name.data} is not dequantized"
         )
     quantized = dcast.input.type
-    cast = StorageCastOp(dcast.input, _storage(quantized))
+    cast = StorageCastOp(dcast.input, storage_tensor(quantized))
     Rewriter.insert_op(cast, InsertPoint.before(ret))
     ret.operands[index] = cast.result
     if not dcast.result.uses:
         Rewriter.erase_op(dcast)
     count = len(function.function_type.outputs)
     function.res_attrs = _with_entry(function.res_attrs, index, count, StringAttr(str(element_type(quantized))))
-    return cast
 
 
 def use_integer_io(module: ModuleOp) -> None:

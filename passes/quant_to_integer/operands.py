@@ -26,7 +26,7 @@ from bitfold.dialects.quant import (
     UniformQuantizedType,
     element_type,
 )
-from bitfold.passes.lower_quant.elementwise import Body
+from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_propagation.casts import stored_constant
 from bitfold.passes.quant_to_integer.generic import I32
 
@@ -43,7 +43,7 @@ def fail(op: Operation, message: str) -> PassFailedException:
 @dataclass(frozen=True)
 class Quantized:
     """A quantized operand: the quantized SSA value, its element type, and its stored values
-    when it is a constant (`scast` of an `onnx.Constant` or `arith.constant`)."""
+    when it is a constant (`scast` of an `onnx.Constant`)."""
 
     value: SSAValue
     qtype: QuantizedType
@@ -62,10 +62,6 @@ class Quantized:
     def scales(self) -> np.ndarray:
         """The scales as a float64 array broadcastable to the operand's shape."""
         return self.qtype.parameter_arrays(self.shape)[0]
-
-    def value_bounds(self) -> tuple[int, int]:
-        """Bounds of the stored values (bipolar: -1, +1)."""
-        return self.qtype.value_range()
 
 
 def quantized_operand(op: Operation, value: SSAValue) -> Quantized:

@@ -18,13 +18,13 @@ import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, StringAttr
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineDimExpr
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects.onnx.nn import AveragePoolOp, GlobalAveragePoolOp, MaxPoolOp, SlidingWindow
 from bitfold.dialects.quant import QuantizedType, UniformQuantizedType, element_type
 from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, integer_constant
+from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
     Quantized,
     accumulator_type,
@@ -58,19 +58,6 @@ def _window_reduction(rewriter: PatternRewriter, source: SSAValue, init: SSAValu
     )
 
 
-def _fill(rewriter: PatternRewriter, shape, element, value: int) -> SSAValue:
-    """A tensor of `shape` holding `value` (a generic broadcasting a scalar constant)."""
-    scalar = integer_constant(rewriter, np.array(value), element)
-    rank = len(shape)
-    return build_generic(
-        rewriter,
-        [(scalar, affine_map(rank, []))],
-        (empty(rewriter, shape, element), affine_map(rank, [AffineDimExpr(d) for d in range(rank)])),
-        [],
-        lambda body: body.values["in0"],
-    )
-
-
 class MaxPoolToInteger(RewritePattern):
     """MaxPool on quantized values -> window maximum of the storage integers."""
 
@@ -94,7 +81,7 @@ class MaxPoolToInteger(RewritePattern):
         pooled = _window_reduction(
             rewriter,
             storage,
-            _fill(rewriter, out_shape, element, low),
+            filled(rewriter, np.array(low), [], out_shape, element),
             window,
             lambda body: body.emit(maximum(body.values["output"], body.values["in0"])),
         )
@@ -106,8 +93,7 @@ def _average(rewriter: PatternRewriter, op, x_value: SSAValue, window: SlidingWi
     source = quantized_operand(op, x_value)
     qtype = per_tensor(op, source, "the input")
     zero_point = qtype.zero_point
-    low, high = qtype.value_range()
-    widest = max(abs(low - zero_point), abs(high - zero_point))
+    widest = qtype.largest_offset()
     counts = np.broadcast_to(counts, window.output_shape)
     common = int(reduce(math.lcm, np.unique(counts).tolist(), 1))
     factors = common // counts
@@ -118,14 +104,14 @@ def _average(rewriter: PatternRewriter, op, x_value: SSAValue, window: SlidingWi
     total = _window_reduction(
         rewriter,
         storage,
-        _fill(rewriter, out_shape, I32, -window.taps * zero_point),
+        filled(rewriter, np.array(-window.taps * zero_point), [], out_shape, I32),
         window,
         lambda body: body.emit(arith.AddiOp(body.values["output"], widened(body, body.values["in0"], qtype))),
     )
     if np.any(factors != 1):
         rank = len(out_shape)
         spatial = [AffineDimExpr(d) for d in range(2, rank)]
-        identity = affine_map(rank, [AffineDimExpr(d) for d in range(rank)])
+        identity = AffineMap.identity(rank)
         table = integer_constant(rewriter, factors, I32)
         total = build_generic(
             rewriter,

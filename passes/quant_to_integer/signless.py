@@ -18,8 +18,10 @@ from bitfold.dialects.onnx.nn import MaxPoolOp
 from bitfold.dialects.onnx.shape import ConcatOp, FlattenOp, PadOp, ReshapeOp, SqueezeOp, TransposeOp, UnsqueezeOp
 from bitfold.dialects.quant import Granularity, QuantizedType, StorageCastOp, element_type
 
-MOVES_DATA = (FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp, TransposeOp, ConcatOp, PadOp)
-"""Ops whose result holds operand #0's values rearranged, whatever their signedness."""
+RESHAPES = (FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp, TransposeOp)
+"""Single-input ops whose result holds the input's values rearranged."""
+MOVES_DATA = (*RESHAPES, ConcatOp, PadOp)
+"""Ops whose result holds their data operands' values, whatever their signedness."""
 
 
 def _signed_storage(value_type) -> bool:
@@ -32,7 +34,7 @@ def _signed_storage(value_type) -> bool:
 
 class SinkStorageCast(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, (*MOVES_DATA[:-2], MaxPoolOp)) or len(op.results) != 1:
+        if not isinstance(op, (*RESHAPES, MaxPoolOp)) or len(op.results) != 1:
             return
         cast = op.operands[0].owner
         result_type = op.results[0].type
