@@ -1,10 +1,13 @@
-"""`bitfold-compile MODEL --target rv32im|rv64im -o DIR [--symbol NAME] [--run INPUT.npy | --run NAME=FILE.npy ...]`:
-compile an ONNX model (or quant-form `.mlir`) to `DIR/<symbol>.S` and `DIR/<symbol>.h`.
+"""`bitfold-compile MODEL --target rv32im|rv64im|rv32imc|rv64imc -o DIR [--symbol NAME]
+[--run INPUT.npy | --run NAME=FILE.npy ...] [--count]`: compile an ONNX model (or quant-form `.mlir`) to `DIR/<symbol>.S` and `DIR/<symbol>.h`.
 With `--run`, the float inputs are quantized to the integers the function takes, the assembly
 runs under qemu (restricted to the target ISA), the outputs are saved as
 `DIR/<symbol>.outputs.npz` (storage integers, by output name) and printed beside the
 reference: bitfold's interpreter on the same integer IR (which qemu must equal bit for bit)
-and the source model itself in float. Errors are one line and exit status 1."""
+and the source model itself in float. With `--count` too, the run is under bitfold's instruction
+counter, which prints the instructions one call of the function executes, and the bytes of
+`.text` and `.rodata` of the assembled object (and of the workspace the caller provides).
+Errors are one line and exit status 1."""
 
 import argparse
 import sys
@@ -15,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from bitfold.backends.riscv import ARCHITECTURES, CodegenError
-from bitfold.backends.riscv.harness import HarnessError
+from bitfold.backends.riscv.harness import TARGETS, HarnessError, compile_object, section_sizes
 from bitfold.diagnostics import fail, one_line_errors
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
@@ -30,6 +33,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--symbol", help="the function's name (default: the model's, as a C identifier)")
     parser.add_argument("--run", action="append", default=[], metavar="[NAME=]FILE.npy",
                         help="run under qemu on these float inputs (NAME= may be left out for one input)")
+    parser.add_argument("--count", action="store_true",
+                        help="with --run: print the instructions one call executes and the code and data bytes")
     return parser
 
 
@@ -60,8 +65,20 @@ def _report(compiled: CompiledModel, outputs, reference, source) -> None:
             print(f"  dequantized:\n{real}\n  source model ({name}):\n{model}")
 
 
+def _print_counts(compiled: CompiledModel, instructions: int, kernel: Path, workdir: str) -> None:
+    """One call's executed instructions, and the sizes of the assembled function and its constants."""
+    sizes = section_sizes(compile_object(kernel, TARGETS[compiled.target], Path(workdir)))
+    print(f"{compiled.symbol} on {compiled.target}: {instructions:,} instructions executed by one call")
+    print(f"  .text {sizes.get('.text', 0):,} bytes, .rodata {sizes.get('.rodata', 0):,} bytes")
+    if hasattr(compiled, "workspace_size"):
+        print(f"  workspace {compiled.workspace_size:,} bytes (provided by the caller)")
+
+
 def main(args: Sequence[str] | None = None) -> None:
-    options = _arguments().parse_args(args)
+    parser = _arguments()
+    options = parser.parse_args(args)
+    if options.count and not options.run:
+        parser.error("--count needs --run: it counts one call on those inputs")
     with one_line_errors(InterpretationInputError, CodegenError, HarnessError):
         source_module = load_module(options.model)
         compiled = compile_model(source_module.clone(), options.target, options.symbol)
@@ -74,10 +91,16 @@ def main(args: Sequence[str] | None = None) -> None:
         inputs = _inputs(options.run, compiled)
         stored = compiled.quantize(inputs)
         with tempfile.TemporaryDirectory() as workdir:
-            outputs = compiled.run_qemu(stored, workdir)
-        reference = compiled.run_reference(stored)
-        np.savez(directory / f"{compiled.symbol}.outputs.npz",
-                 **{p.name: o for p, o in zip(compiled.outputs, outputs, strict=True)})
-        _report(compiled, outputs, reference, run(source_module, inputs))
+            if options.count:
+                counted = compiled.count_qemu(stored, workdir)
+                outputs = counted.outputs
+            else:
+                outputs = compiled.run_qemu(stored, workdir)
+            reference = compiled.run_reference(stored)
+            np.savez(directory / f"{compiled.symbol}.outputs.npz",
+                     **{p.name: o for p, o in zip(compiled.outputs, outputs, strict=True)})
+            _report(compiled, outputs, reference, run(source_module, inputs))
+            if options.count:
+                _print_counts(compiled, counted.instructions, directory / f"{compiled.symbol}.S", workdir)
         if not all(np.array_equal(o, r) for o, r in zip(outputs, reference, strict=True)):
             fail("error: the qemu run differs from bitfold-run")

@@ -6,6 +6,7 @@ inputs and outputs (`passes/pipelines.py`), then `backends.riscv`'s assembly and
     compiled.quantize(inputs)                   # float inputs -> the storage integers it takes
     compiled.run_reference(stored)              # bitfold's interpreter on the same integer IR
     compiled.run_qemu(stored, workdir)          # the assembly under qemu (backends.riscv.harness)
+    compiled.count_qemu(stored, workdir)        # the same, and the instructions one call executes
 """
 
 import re
@@ -18,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.parser import Parser
 
 from bitfold.backends.riscv import compile_to_assembly
-from bitfold.backends.riscv.harness import run_assembly
+from bitfold.backends.riscv.harness import Counted, count_assembly, run_assembly
 from bitfold.backends.riscv.harness.main_program import c_type as element_c_type
 from bitfold.backends.riscv.header import Buffer, Quantization, c_header
 from bitfold.dialects.evaluation import storage_dtype
@@ -111,10 +112,17 @@ class CompiledModel:
         layouts = [(p.shape, p.dtype) for p in self.outputs]
         return run_assembly(self.assembly, self.target, self.symbol, list(stored), layouts, Path(workdir))
 
+    def count_qemu(self, stored: Sequence[np.ndarray], workdir: str | Path) -> Counted:
+        """`run_qemu` under the instruction counter: the outputs and the instructions executed inside
+        the function (one call)."""
+        layouts = [(p.shape, p.dtype) for p in self.outputs]
+        return count_assembly(self.assembly, self.target, self.symbol, list(stored), layouts, Path(workdir))
+
 
 def compile_model(module: ModuleOp, target: str, symbol: str | None = None) -> CompiledModel:
     """Lower `module` (ONNX-imported or quant-form IR) to the backend's input with integer
-    inputs and outputs, then to assembly and a header for `target` ("rv32im" or "rv64im")."""
+    inputs and outputs, then to assembly and a header for `target` ("rv32im", "rv64im", or either
+    with compressed instructions: "rv32imc", "rv64imc")."""
     ctx = full_context()
     for stage in backend_input_stages(integer_io=True):
         stage.apply(ctx, module)

@@ -49,7 +49,7 @@ from bitfold.backends.riscv.prologue import BitfoldPrologueEpiloguePass
 from bitfold.backends.riscv.register_allocation import BitfoldAllocateRegistersPass
 from bitfold.passes.bufferize import BufferizePass
 
-ARCHITECTURES = {"rv32im": 32, "rv64im": 64}
+ARCHITECTURES = {"rv32im": 32, "rv64im": 64, "rv32imc": 32, "rv64imc": 64}
 """supported `-march` values -> XLEN"""
 
 MAX_REGISTER_ARGUMENTS = 8

@@ -2,21 +2,24 @@
 
 `run_assembly` links a generated GNU-as kernel with a C `main` that reads the input buffers,
 calls the kernel once (checking that it preserves the callee-saved registers and writes only its
-outputs) and writes the output buffers; the program runs under qemu restricted to RV32IM or RV64IM.
-`count_instructions` runs the same program under rvcount and returns the instructions executed
-inside the kernel. Every failure raises `HarnessError` with the failing tool's message.
+outputs) and writes the output buffers; the program runs under qemu restricted to the target's ISA
+(RV32IM, RV64IM, or either with C). `count_instructions` runs the same program under qemu with
+bitfold's instruction counter plugin (`counter_plugin.c`, built on first use) and returns the
+instructions executed inside the kernel. Every failure raises `HarnessError` with the failing
+tool's message.
 """
 
+from bitfold.backends.riscv.harness.counter_plugin import plugin_path
 from bitfold.backends.riscv.harness.execution import (
     Counted,
+    count_assembly,
     count_instructions,
     count_program,
     run_assembly,
     run_program,
-    rvcount_path,
 )
 from bitfold.backends.riscv.harness.targets import TARGETS, Target
-from bitfold.backends.riscv.harness.toolchain import HarnessError, build_program, compile_object
+from bitfold.backends.riscv.harness.toolchain import HarnessError, build_program, compile_object, section_sizes
 
 __all__ = [
     "TARGETS",
@@ -25,9 +28,11 @@ __all__ = [
     "Target",
     "build_program",
     "compile_object",
+    "count_assembly",
     "count_instructions",
     "count_program",
+    "plugin_path",
     "run_assembly",
     "run_program",
-    "rvcount_path",
+    "section_sizes",
 ]

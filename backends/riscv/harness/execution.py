@@ -1,12 +1,13 @@
 """Run a harness program under qemu user mode, restricted to the target ISA, or count its instructions.
 
     qemu-riscv64 -cpu rv64,c=false,a=false,f=false,d=false,... program INPUT_FILE > OUTPUT_BYTES
-    rvcount [--rv32] --cpu rv64,... --sym SYMBOL -- program INPUT_FILE OUTPUT_FILE
+    qemu-riscv64 -cpu ... -plugin COUNTER.so,sym=SYMBOL -d plugin -D LOG program INPUT_FILE OUTPUT_FILE
+
+COUNTER.so is bitfold's instruction counter (`counter_plugin.c`, built on first use by
+`counter_plugin.py`); it writes `counted N` to LOG, the instructions executed inside SYMBOL.
 """
 
-import os
 import re
-import shutil
 import signal
 import subprocess
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from bitfold.backends.riscv.harness.counter_plugin import plugin_path
 from bitfold.backends.riscv.harness.main_program import element_count
 from bitfold.backends.riscv.harness.targets import Target
 from bitfold.backends.riscv.harness.toolchain import (
@@ -26,13 +28,10 @@ from bitfold.backends.riscv.harness.toolchain import (
 )
 
 RUN_TIMEOUT_SECONDS = 120
-RVCOUNT_ENVIRONMENT_VARIABLE = "BITFOLD_RVCOUNT"
-# backends/riscv/harness/ -> the repository; rvcount lives beside it in ../shared/tools.
-REPOSITORY = Path(__file__).resolve().parents[3]
-RVCOUNT_BESIDE_REPOSITORY = REPOSITORY.parent / "shared" / "tools" / "rvcount"
 READELF = "riscv64-unknown-elf-readelf"
 INPUT_FILE_NAME = "inputs.bin"
 OUTPUT_FILE_NAME = "outputs.bin"
+COUNTER_LOG_FILE_NAME = "counter.log"
 SIGNAL_HINTS = {
     signal.SIGILL: "an instruction outside the target ISA, or a jump into data",
     signal.SIGSEGV: "a load or store outside the program's memory",
@@ -98,23 +97,6 @@ def run_program(program: Path, target: str | Target, inputs: Sequence[np.ndarray
     return split_outputs(done.stdout, outputs)
 
 
-def rvcount_path() -> Path:
-    """The rvcount script: $BITFOLD_RVCOUNT, else ../shared/tools/rvcount beside the repository,
-    else `rvcount` on PATH."""
-    configured = os.environ.get(RVCOUNT_ENVIRONMENT_VARIABLE)
-    if configured:
-        path = Path(configured)
-        if not path.is_file():
-            raise HarnessError(f"${RVCOUNT_ENVIRONMENT_VARIABLE} names {path}, which is not a file")
-        return path
-    if RVCOUNT_BESIDE_REPOSITORY.is_file():
-        return RVCOUNT_BESIDE_REPOSITORY
-    on_path = shutil.which("rvcount")
-    if on_path:
-        return Path(on_path)
-    raise HarnessError(f"rvcount not found: set ${RVCOUNT_ENVIRONMENT_VARIABLE} or put it at {RVCOUNT_BESIDE_REPOSITORY}")
-
-
 def function_sizes(program: Path) -> dict[str, int]:
     """Name -> size in bytes of every function symbol (STT_FUNC) of the program."""
     done = run_tool(f"reading the symbols of {program.name}", [READELF, "-sW", program])
@@ -127,42 +109,42 @@ def function_sizes(program: Path) -> dict[str, int]:
 
 
 def check_countable(program: Path, symbols: Sequence[str]) -> None:
-    """rvcount (qemu's symbol lookup) sees an instruction as inside a symbol only if the symbol
+    """The counter (qemu's symbol lookup) sees an instruction as inside a symbol only if the symbol
     is a function with a size: the assembly needs `.type NAME, @function` and `.size NAME, . - NAME`."""
     sizes = function_sizes(program)
     for symbol in symbols:
         if sizes.get(symbol, 0) == 0:
-            raise HarnessError(f"{program.name}: {symbol} is not a function symbol with a size, so rvcount cannot "
+            raise HarnessError(f"{program.name}: {symbol} is not a function symbol with a size, so the counter cannot "
                                f"count it (the assembly needs `.type {symbol}, @function` and "
                                f"`.size {symbol}, . - {symbol}`)")
 
 
 def count_program(program: Path, target: str | Target, symbols: Sequence[str], inputs: Sequence[np.ndarray],
                   outputs: Sequence[tuple[Sequence[int], np.dtype]]) -> Counted:
-    """Run a harness program once under rvcount; count the instructions executed inside `symbols`."""
+    """Run a harness program once under qemu with the instruction counter; count the instructions
+    executed inside `symbols` (exact: the same program and inputs give the same count)."""
     target = target_named(target)
     program = Path(program)
     input_file = program.parent / INPUT_FILE_NAME
     output_file = program.parent / OUTPUT_FILE_NAME
+    log_file = program.parent / COUNTER_LOG_FILE_NAME
     input_file.write_bytes(input_bytes(inputs))
     output_file.unlink(missing_ok=True)
+    log_file.unlink(missing_ok=True)
     check_countable(program, symbols)
-    command = [str(rvcount_path()), *(["--rv32"] if target.xlen == 32 else []), "--cpu", target.cpu]
-    for symbol in symbols:
-        command += ["--sym", symbol]
-    command += ["--", str(program), str(input_file), str(output_file)]
-    require_tool(target.qemu)
+    plugin = ",".join([str(plugin_path()), *(f"sym={symbol}" for symbol in symbols)])
+    command = [require_tool(target.qemu), "-cpu", target.cpu, "-plugin", plugin, "-d", "plugin", "-D", str(log_file),
+               str(program), str(input_file), str(output_file)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
-        raise HarnessError(f"rvcount on {program.name} did not finish within {RUN_TIMEOUT_SECONDS} s") from None
+        raise HarnessError(f"counting {program.name} did not finish within {RUN_TIMEOUT_SECONDS} s") from None
     if done.returncode != 0:
-        # rvcount is a shell script: a signal that killed qemu shows as status 128 + its number.
-        returncode = -(done.returncode - 128) if done.returncode > 128 else done.returncode
-        raise HarnessError("rvcount: " + failure_message(program, target, returncode, done.stderr + done.stdout))
-    found = re.search(r"^range_insns (\d+)$", done.stdout, re.MULTILINE)
+        raise HarnessError("counting: " + failure_message(program, target, done.returncode, done.stderr + done.stdout))
+    log = log_file.read_text() if log_file.is_file() else ""
+    found = re.search(r"^counted (\d+)$", log, re.MULTILINE)
     if found is None:
-        raise HarnessError(f"rvcount printed no instruction count:\n{(done.stdout + done.stderr).strip()}")
+        raise HarnessError(f"the instruction counter wrote no count:\n{(log + done.stderr).strip()}")
     return Counted(int(found.group(1)), split_outputs(output_file.read_bytes(), outputs))
 
 
@@ -186,11 +168,17 @@ def run_assembly(assembly: str, target: str, symbol: str, inputs: Sequence[np.nd
     return run_program(program, target, inputs, outputs)
 
 
-def count_instructions(assembly: str, target: str, symbol: str, inputs: Sequence[np.ndarray],
-                       outputs: Sequence[tuple[Sequence[int], np.dtype]], workdir: Path) -> int:
-    """Like `run_assembly`, but run under rvcount and return the number of instructions executed
-    inside `symbol` (one call of the kernel on `inputs`)."""
+def count_assembly(assembly: str, target: str, symbol: str, inputs: Sequence[np.ndarray],
+                   outputs: Sequence[tuple[Sequence[int], np.dtype]], workdir: Path) -> Counted:
+    """Like `run_assembly`, but run under the instruction counter: the outputs, and the number of
+    instructions executed inside `symbol` (one call of the kernel on `inputs`)."""
     inputs = [np.asarray(array) for array in inputs]
     kernel = write_kernel(assembly, symbol, workdir)
     program = build_program([kernel], target, symbol, buffer_layouts(inputs), outputs, workdir)
-    return count_program(program, target, [symbol], inputs, outputs).instructions
+    return count_program(program, target, [symbol], inputs, outputs)
+
+
+def count_instructions(assembly: str, target: str, symbol: str, inputs: Sequence[np.ndarray],
+                       outputs: Sequence[tuple[Sequence[int], np.dtype]], workdir: Path) -> int:
+    """The instructions executed inside `symbol` by one call of the kernel on `inputs` (`count_assembly`)."""
+    return count_assembly(assembly, target, symbol, inputs, outputs, workdir).instructions

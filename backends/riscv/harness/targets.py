@@ -1,6 +1,7 @@
-"""The two RISC-V targets a harness program is built for and run on.
+"""The RISC-V targets a harness program is built for and run on: RV32IM and RV64IM, and the same
+with the compressed-instruction extension C (rv32imc, rv64imc: code size).
 
-Both are built freestanding (no C library start-up code, no glibc): Debian ships glibc for
+Every one is built freestanding (no C library start-up code, no glibc): Debian ships glibc for
 riscv64 only as rv64gc/lp64d, whose static start-up code executes compressed and
 floating-point instructions, so a program linked with it cannot run on a CPU restricted to
 RV64IM. Instead every program is the kernel, the generated C `main`, and this package's start
@@ -25,9 +26,11 @@ DISABLED_EXTENSIONS = (
 )
 
 
-def qemu_cpu(base: str) -> str:
-    """The `-cpu` value that makes qemu's `base` CPU execute exactly the I and M extensions."""
-    return ",".join((base, *(f"{extension}=false" for extension in DISABLED_EXTENSIONS)))
+def qemu_cpu(base: str, compressed: bool = False) -> str:
+    """The `-cpu` value that makes qemu's `base` CPU execute exactly the I and M extensions (and C
+    if `compressed`)."""
+    disabled = [extension for extension in DISABLED_EXTENSIONS if not (compressed and extension == "c")]
+    return ",".join((base, *(f"{extension}=false" for extension in disabled)))
 
 
 @dataclass(frozen=True)
@@ -52,31 +55,30 @@ class Target:
     def machine_flags(self) -> tuple[str, ...]:
         return (f"-march={self.march}", f"-mabi={self.mabi}")
 
+    @property
+    def compressed(self) -> bool:
+        """Whether the ISA has the C extension (16-bit encodings of common instructions)."""
+        return "c" in self.march[len("rv32"):]
+
+
+def target(xlen: int, compressed: bool) -> Target:
+    """rv{xlen}im[c]: the bare-metal compiler for RV32 (Debian's glibc one has no rv32 multilib),
+    picolibc's IM multilib for both (no C-extension multilib is shipped; IM code runs on IMC)."""
+    isa = f"rv{xlen}im"
+    mabi = "ilp32" if xlen == 32 else "lp64"
+    return Target(
+        name=isa + ("c" if compressed else ""),
+        xlen=xlen,
+        march=isa + ("c" if compressed else ""),
+        mabi=mabi,
+        compiler="riscv64-unknown-elf-gcc" if xlen == 32 else "riscv64-linux-gnu-gcc",
+        qemu=f"qemu-riscv{xlen}",
+        cpu=qemu_cpu(f"rv{xlen}", compressed),
+        picolibc_dir=f"{PICOLIBC_LIB}/{isa}/{mabi}",
+        clang_target=f"riscv{xlen}-unknown-elf",
+    )
+
 
 TARGETS: dict[str, Target] = {
-    target.name: target
-    for target in (
-        Target(
-            name="rv32im",
-            xlen=32,
-            march="rv32im",
-            mabi="ilp32",
-            compiler="riscv64-unknown-elf-gcc",
-            qemu="qemu-riscv32",
-            cpu=qemu_cpu("rv32"),
-            picolibc_dir=f"{PICOLIBC_LIB}/rv32im/ilp32",
-            clang_target="riscv32-unknown-elf",
-        ),
-        Target(
-            name="rv64im",
-            xlen=64,
-            march="rv64im",
-            mabi="lp64",
-            compiler="riscv64-linux-gnu-gcc",
-            qemu="qemu-riscv64",
-            cpu=qemu_cpu("rv64"),
-            picolibc_dir=f"{PICOLIBC_LIB}/rv64im/lp64",
-            clang_target="riscv64-unknown-elf",
-        ),
-    )
+    spec.name: spec for spec in (target(xlen, compressed) for compressed in (False, True) for xlen in (32, 64))
 }

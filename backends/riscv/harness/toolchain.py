@@ -1,10 +1,12 @@
 """Build a harness program: compile the runtime and the generated `main`, link them with the kernel.
 
-Recipe (both targets; `$CC`, `-march`, `-mabi` from `targets.py`):
+Recipe (every target; `$CC`, `-march`, `-mabi` from `targets.py`):
 
     $CC -march=... -mabi=... -O1 -ffreestanding -fno-pie -fno-stack-protector -c start.S syscalls.c main.c
     $CC -march=... -mabi=... -static -no-pie -nostdlib -nostartfiles -o program \
         start.o syscalls.o main.o KERNEL.S|.c|.o -L<picolibc for the ISA> -lc <libgcc.a for the ISA>
+
+`section_sizes` reads an object's section sizes (`riscv64-unknown-elf-size -A`): code size.
 """
 
 import functools
@@ -18,6 +20,7 @@ from bitfold.backends.riscv.harness.main_program import main_source
 from bitfold.backends.riscv.harness.runtime import START_FILE, START_FILE_NAME, SYSCALLS, SYSCALLS_FILE_NAME
 from bitfold.backends.riscv.harness.targets import BARE_METAL_GCC, TARGETS, Target
 
+SIZE = "riscv64-unknown-elf-size"
 COMPILE_FLAGS = ("-O1", "-ffreestanding", "-fno-pie", "-fno-stack-protector", "-Wall")
 LINK_FLAGS = ("-static", "-no-pie", "-nostdlib", "-nostartfiles")
 TOOL_TIMEOUT_SECONDS = 120
@@ -47,18 +50,20 @@ def check_symbol(symbol: str) -> None:
 def require_tool(tool: str) -> str:
     path = shutil.which(tool)
     if path is None:
-        raise HarnessError(f"{tool} is not installed (scripts/setup.sh installs the RISC-V toolchains and qemu-user)")
+        raise HarnessError(f"{tool} is not installed (scripts/setup.sh installs the RISC-V toolchains, qemu-user, "
+                           "and gcc, pkg-config and glib for the instruction counter)")
     return path
 
 
-def run_tool(step: str, command: Sequence[str | Path], **kwargs) -> subprocess.CompletedProcess:
+def run_tool(step: str, command: Sequence[str | Path], timeout: int = TOOL_TIMEOUT_SECONDS,
+             **kwargs) -> subprocess.CompletedProcess:
     """Run a build tool; raise HarnessError with its output when it fails."""
     command = [str(part) for part in command]
     require_tool(command[0])
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TOOL_TIMEOUT_SECONDS, **kwargs)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, **kwargs)
     except subprocess.TimeoutExpired:
-        raise HarnessError(f"{step}: {command[0]} did not finish within {TOOL_TIMEOUT_SECONDS} s") from None
+        raise HarnessError(f"{step}: {command[0]} did not finish within {timeout} s") from None
     if done.returncode != 0:
         output = (done.stderr + done.stdout).strip()
         raise HarnessError(f"{step} failed ({' '.join(command)}):\n{output}")
@@ -104,3 +109,14 @@ def build_program(kernel: Sequence[Path], target: str | Target, symbol: str,
     run_tool(f"linking {symbol} for {target.name}", [target.compiler, *target.machine_flags, *LINK_FLAGS,
                                                      "-o", program, *objects, *libraries])
     return program
+
+
+def section_sizes(obj: Path) -> dict[str, int]:
+    """Name -> size in bytes of every section of an object file or program (`size -A`)."""
+    done = run_tool(f"reading the sections of {Path(obj).name}", [SIZE, "-A", obj])
+    sizes = {}
+    for line in done.stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[0].startswith(".") and fields[1].isdigit():
+            sizes[fields[0]] = int(fields[1])
+    return sizes

@@ -14,10 +14,10 @@ from bitfold.backends.riscv.harness import (
     build_program,
     count_instructions,
     run_assembly,
-    rvcount_path,
 )
 
-TARGET_NAMES = sorted(TARGETS)
+# The compressed targets (rv32imc, rv64imc) are tested in test_compressed_targets.py.
+TARGET_NAMES = sorted(name for name, spec in TARGETS.items() if not spec.compressed)
 
 
 def needs(*tools: str) -> None:
@@ -60,7 +60,6 @@ ADD_I8 = leaf("add_i8", """\
     addi a2, a2, 1
     addi t0, t0, -1
     bnez t0, 1b""")
-ADD_I8_INSTRUCTIONS = 1 + 64 * 9 + 1  # li, 64 iterations of the loop, ret
 
 # void dot_i32(const int32_t *a, const int32_t *b, int32_t *out): out[0] = sum a[i] * b[i] (wrapping), 100 elements.
 DOT_I32 = leaf("dot_i32", """\
@@ -138,16 +137,6 @@ def test_program_reads_stdin_and_writes_stdout(target, tmp_path):
     done = subprocess.run([spec.qemu, "-cpu", spec.cpu, str(program)], input=a.tobytes() * 2, capture_output=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout == (2 * a).tobytes()
-
-
-def test_count_instructions_of_the_kernel_only(target, tmp_path):
-    try:
-        rvcount_path()
-    except HarnessError as error:
-        pytest.skip(str(error))
-    a = np.zeros(64, np.int8)
-    count = count_instructions(ADD_I8, target, "add_i8", [a, a], [((64,), np.int8)], tmp_path)
-    assert count == ADD_I8_INSTRUCTIONS
 
 
 def test_count_needs_a_sized_function_symbol(target, tmp_path):

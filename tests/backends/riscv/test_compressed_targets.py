@@ -1,0 +1,76 @@
+"""The compressed targets rv32imc and rv64imc: the harness builds and runs programs on a qemu CPU
+with the C extension, bitfold's assembly for them lets the assembler use 16-bit encodings, and a
+compiled catalogue model runs bit-exact to bitfold-run in less `.text` than on rv32im / rv64im."""
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from bitfold.backends.riscv.harness import TARGETS, compile_object, run_assembly, section_sizes
+from bitfold.load import load_module
+from bitfold.riscv import compile_model
+
+COMPRESSED = {"rv32imc": "rv32im", "rv64imc": "rv64im"}
+"""each compressed target -> the same ISA without C"""
+MODEL = "cnn_depthwise-qdq-u8s8-perchannel"
+
+
+@pytest.fixture(params=sorted(COMPRESSED))
+def target(request):
+    spec = TARGETS[request.param]
+    missing = [tool for tool in (spec.compiler, "riscv64-unknown-elf-gcc", "riscv64-unknown-elf-size", spec.qemu)
+               if shutil.which(tool) is None]
+    if missing:
+        message = f"not installed: {', '.join(missing)} (scripts/setup.sh installs them)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return request.param
+
+
+def test_compressed_targets_are_the_im_targets_with_c():
+    for name, base in COMPRESSED.items():
+        spec, base_spec = TARGETS[name], TARGETS[base]
+        assert spec.compressed and not base_spec.compressed
+        assert (spec.xlen, spec.mabi, spec.march) == (base_spec.xlen, base_spec.mabi, base + "c")
+        assert "c=false" in base_spec.cpu.split(",") and "c=false" not in spec.cpu.split(",")
+        assert set(spec.cpu.split(",")) == set(base_spec.cpu.split(",")) - {"c=false"}
+
+
+def test_a_compressed_instruction_runs(target, tmp_path):
+    kernel = """    .text
+    .globl one
+    .type one, @function
+one:
+    c.li t0, 1
+    sw t0, 0(a0)
+    c.jr ra
+    .size one, . - one
+"""
+    (out,) = run_assembly(kernel, target, "one", [], [((1,), np.int32)], tmp_path)
+    assert out.tolist() == [1]
+
+
+def test_assembly_allows_compression_only_for_compressed_targets(model_catalogue):
+    module = load_module(str(model_catalogue.path(MODEL)))
+    for name, base in COMPRESSED.items():
+        assert "\n.option rvc\n" in compile_model(module.clone(), name).assembly
+        assert "\n.option norvc\n" in compile_model(module.clone(), base).assembly
+
+
+def test_model_runs_bit_exact_in_less_text(target, model_catalogue, tmp_path):
+    module = load_module(str(model_catalogue.path(MODEL)))
+    compiled = compile_model(module.clone(), target)
+    stored = compiled.quantize(model_catalogue.inputs(MODEL, seed=0))
+    for port, got, want in zip(compiled.outputs, compiled.run_qemu(stored, tmp_path / "run"),
+                               compiled.run_reference(stored), strict=True):
+        assert got.dtype == want.dtype and got.shape == want.shape, port.name
+        np.testing.assert_array_equal(got, want, err_msg=f"{MODEL} on {target}: {port.name}")
+    text = {}
+    for name in (target, COMPRESSED[target]):
+        source = tmp_path / f"{name}.S"
+        source.write_text(compile_model(module.clone(), name).assembly)
+        text[name] = section_sizes(compile_object(source, TARGETS[name], tmp_path))[".text"]
+    assert text[target] < text[COMPRESSED[target]], text
