@@ -1,7 +1,8 @@
 /* Fixed-point requantization of an int32 accumulator to int8 (per output channel):
  *     y = clamp(((acc * multiplier + 2^(shift - 1)) >> shift) + Y_ZERO_POINT, -128, 127)
  * with a 64-bit product, an arithmetic shift and rounding half up. multiplier * 2^-shift
- * approximates x_scale * w_scale[c] / y_scale; multiplier is in [2^30, 2^31), shift in [32, 62]. */
+ * approximates x_scale * w_scale[c] / y_scale; multiplier is in [2^30, 2^31), shift in [1, 62]
+ * (the bench passes bitfold's own fixed-point form of the ratio, passes/requantization.py). */
 #ifndef BENCH_REQUANTIZE_H
 #define BENCH_REQUANTIZE_H
 
