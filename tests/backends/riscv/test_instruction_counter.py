@@ -94,7 +94,7 @@ def test_count_is_exact_on_every_target(target, tmp_path):
     np.testing.assert_array_equal(counted.outputs[0], (2 * a.astype(np.int16)).astype(np.int8))
 
 
-def test_count_is_repeatable(tmp_path):
+def test_count_is_repeatable(counter, tmp_path):
     target = "rv32im"
     a = np.zeros(64, np.int8)
     counts = {count_instructions(ADD_I8, target, "add_i8", [a, a], [((64,), np.int8)], tmp_path / str(i))

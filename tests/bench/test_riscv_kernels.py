@@ -1,0 +1,48 @@
+"""bench/riscv_kernels.py's C kernels compute the case's reference bit for bit: every hand-tuned
+(register-tiled, pre-packed) kernel and the plain ones the tiled ones lack, run once on rv32im under the
+instruction counter. Skipped where the tools are missing, except under CI, where it fails."""
+
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bitfold.backends.riscv.harness import TARGETS, HarnessError, plugin_path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "riscv_kernels.py"
+
+
+def unavailable(message: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def bench():
+    target = TARGETS["rv32im"]
+    missing = [tool for tool in ("riscv64-linux-gnu-gcc", target.compiler, target.qemu, "riscv64-unknown-elf-nm")
+               if shutil.which(tool) is None]
+    if missing:
+        unavailable(f"not installed: {', '.join(missing)} (scripts/setup.sh installs them)")
+    try:
+        plugin_path()
+    except HarnessError as error:
+        unavailable(f"the instruction counter cannot be built: {error}")
+    spec = importlib.util.spec_from_file_location("riscv_kernels", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("kernel", ["matmul_s8", "conv3x3_s8", "conv3x3_s4w", "depthwise3x3_s8", "pointwise_s8"])
+def test_c_kernel_equals_the_reference(bench, kernel, tmp_path):
+    case = bench.KERNELS[kernel]()
+    column = "tiled, gcc -O2" if case.tiled is not None else "gcc -O2"
+    counted = bench.count_c(bench.C_COLUMNS[column], case, TARGETS["rv32im"], tmp_path)
+    for name, want, got in zip(case.reference, case.reference.values(), counted.outputs, strict=True):
+        np.testing.assert_array_equal(got, want, err_msg=f"{kernel}, {column}: {name}")
+    assert counted.instructions > case.macs  # at least one instruction a multiply-accumulate
