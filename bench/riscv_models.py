@@ -1,0 +1,165 @@
+"""The MLPerf Tiny networks compiled by bitfold for RV32IM and RV64IM: executed instructions, code and
+data sizes, workspace and compile time of one inference.
+
+For each fixture of tests/models/mlperf_tiny (ResNet-8, DS-CNN, MobileNetV1-0.25, FC autoencoder;
+each quantized by onnxruntime as QDQ per tensor, QDQ per channel and QOperator) and each target:
+
+    instructions   executed inside the model's function, one call on the network's fixture input
+                   (the harness's instruction counter, `count_instructions`, under qemu user mode
+                   with the CPU restricted to the ISA)
+    per MAC        instructions / the network's multiply-accumulates (tests/models/mlperf_tiny/manifest.json)
+    .text .rodata  bytes of those sections of the assembled object (riscv64-unknown-elf-gcc -c, size -A;
+                   .rodata counts .srodata and .rodata.* too)
+    workspace      bytes of the workspace the function takes (`CompiledModel.workspace_size`), or of its
+                   .bss (static buffers) where the compiled model has no workspace
+    compile s      wall-clock seconds of `compile_model` (import excluded)
+
+The function's outputs are checked bit for bit against bitfold's interpreter on the same integer
+IR (`run_reference`, run once per model); a row whose outputs differ says so instead of counting.
+A model the compiler refuses prints as a row with the one-line error. The figures are printed,
+never asserted.
+
+    python bench/riscv_models.py [--network NAME ...] [--form FORM ...] [--target rv32im|rv64im ...]
+                                 [--workdir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bitfold.backends.riscv.harness import TARGETS, count_instructions
+from bitfold.load import load_module
+from bitfold.riscv import CompiledModel, compile_model
+
+BENCH = Path(__file__).resolve().parent
+TESTS = BENCH.parent / "tests"
+sys.path.insert(0, str(TESTS))  # the fixtures: models.mlperf_tiny
+
+from models import mlperf_tiny  # noqa: E402
+
+ASSEMBLER = "riscv64-unknown-elf-gcc"
+SIZE = "riscv64-unknown-elf-size"
+DEFAULT_TARGETS = ("rv32im", "rv64im")
+SECTION_GROUPS = {".text": (".text",), ".rodata": (".rodata", ".srodata"), ".bss": (".bss", ".sbss")}
+"""A column's sections: these names and their `.name.suffix` subsections."""
+
+
+def one_line(error: Exception) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+def section_sizes(assembly: str, target: str, workdir: Path) -> dict[str, int]:
+    """Bytes of .text, .rodata and .bss of the assembly, assembled for `target`."""
+    source, obj = workdir / "model.S", workdir / "model.o"
+    source.write_text(assembly)
+    subprocess.run([ASSEMBLER, *TARGETS[target].machine_flags, "-c", str(source), "-o", str(obj)],
+                   check=True, capture_output=True, text=True)
+    listing = subprocess.run([SIZE, "-A", str(obj)], check=True, capture_output=True, text=True).stdout
+    sizes = dict.fromkeys(SECTION_GROUPS, 0)
+    for line in listing.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1].isdigit():
+            for column, names in SECTION_GROUPS.items():
+                if any(fields[0] == name or fields[0].startswith(name + ".") for name in names):
+                    sizes[column] += int(fields[1])
+    return sizes
+
+
+@dataclass
+class Row:
+    name: str
+    target: str
+    cells: list[str] | None = None
+    """instructions, per MAC, .text, .rodata, workspace, compile s; None when `error` is set."""
+    error: str | None = None
+
+
+def measure(name: str, target: str, reference: dict, workdir: Path) -> Row:
+    """One fixture on one target; `reference` caches the interpreter's run of each model."""
+    module = load_module(str(mlperf_tiny.path(name)))
+    start = time.perf_counter()
+    try:
+        compiled: CompiledModel = compile_model(module, target)
+    except Exception as error:  # the importer's, the passes' and the code generator's refusals alike
+        return Row(name, target, error=f"refused: {one_line(error)}")
+    seconds = time.perf_counter() - start
+    stored = compiled.quantize(mlperf_tiny.inputs(name))
+    if name not in reference:
+        reference[name] = compiled.run_reference(stored)
+    layouts = [(port.shape, port.dtype) for port in compiled.outputs]
+    try:
+        outputs = compiled.run_qemu(stored, workdir / "run")
+        instructions = count_instructions(compiled.assembly, target, compiled.symbol, stored, layouts,
+                                          workdir / "count")
+        sizes = section_sizes(compiled.assembly, target, workdir)
+    except Exception as error:
+        return Row(name, target, error=f"failed: {one_line(error)}")
+    for port, got, want in zip(compiled.outputs, outputs, reference[name], strict=True):
+        if not np.array_equal(got, want):
+            return Row(name, target, error=f"wrong: {np.count_nonzero(got != want)} of {want.size} elements of "
+                                           f"{port.name} differ from run_reference")
+    workspace = getattr(compiled, "workspace_size", None)
+    workspace_text = f"{workspace:,}" if workspace is not None else f"{sizes['.bss']:,} (.bss)"
+    macs = mlperf_tiny.macs(name)
+    return Row(name, target, [f"{instructions:,}", f"{instructions / macs:.2f}", f"{sizes['.text']:,}",
+                              f"{sizes['.rodata']:,}", workspace_text, f"{seconds:.1f}"])
+
+
+HEADER = ["network", "form", "target", "MACs", "instructions", "per MAC", ".text", ".rodata", "workspace", "compile s"]
+LEFT = 3
+"""Columns aligned left (the names); the numbers align right."""
+
+
+def print_table(rows: list[Row]) -> None:
+    """Columns padded to their widest cell; an error row prints its message after the MACs."""
+    table = [[mlperf_tiny.network_of(r.name), mlperf_tiny.form_of(r.name), r.target,
+              f"{mlperf_tiny.macs(r.name):,}", *(r.cells or [])] for r in rows]
+    widths = [max([len(HEADER[i])] + [len(row[i]) for row in table if len(row) > i]) for i in range(len(HEADER))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i < LEFT else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    print(line(HEADER).rstrip())
+    print(line(["-" * w for w in widths]))
+    for row, cells in zip(rows, table, strict=True):
+        print(line(cells).rstrip() if row.error is None else f"{line(cells)}  {row.error}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--network", action="append", choices=mlperf_tiny.NETWORKS, help="default: all")
+    parser.add_argument("--form", action="append", choices=mlperf_tiny.FORMS, help="default: all")
+    parser.add_argument("--target", action="append", choices=sorted(TARGETS), help="default: rv32im, rv64im")
+    parser.add_argument("--workdir", type=Path, help="keep the programs here (default: a temporary directory)")
+    arguments = parser.parse_args(argv)
+    networks = arguments.network or mlperf_tiny.NETWORKS
+    forms = arguments.form or mlperf_tiny.FORMS
+    targets = arguments.target or DEFAULT_TARGETS
+    rows: list[Row] = []
+    reference: dict = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        root = arguments.workdir or Path(scratch)
+        for name in (f"{network}-{form}" for network in networks for form in forms):
+            for target in targets:
+                workdir = root / name / target
+                workdir.mkdir(parents=True, exist_ok=True)
+                rows.append(measure(name, target, reference, workdir))
+                print(f"  measured {name} on {target}", file=sys.stderr)
+    print("One inference of each MLPerf Tiny fixture compiled by bitfold (instructions executed in the function,")
+    print("counted under qemu user mode restricted to the ISA; outputs equal to run_reference); sizes in bytes.")
+    print()
+    print_table(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
