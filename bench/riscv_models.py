@@ -5,11 +5,11 @@ For each fixture of tests/models/mlperf_tiny (ResNet-8, DS-CNN, MobileNetV1-0.25
 each quantized by onnxruntime as QDQ per tensor, QDQ per channel and QOperator) and each target:
 
     instructions   executed inside the model's function, one call on the network's fixture input
-                   (the harness's instruction counter, `count_instructions`, under qemu user mode
-                   with the CPU restricted to the ISA)
+                   (`CompiledModel.count_qemu`: the harness's instruction counter under qemu user
+                   mode with the CPU restricted to the ISA)
     per MAC        instructions / the network's multiply-accumulates (tests/models/mlperf_tiny/manifest.json)
-    .text .rodata  bytes of those sections of the assembled object (riscv64-unknown-elf-gcc -c, size -A;
-                   .rodata counts .srodata and .rodata.* too)
+    .text .rodata  bytes of those sections of the assembled object (the harness's `compile_object`, gcc -c
+                   for the target, and `section_sizes`, size -A; .rodata counts .srodata and .rodata.* too)
     workspace      bytes of the workspace the function takes (`CompiledModel.workspace_size`), or of its
                    .bss (static buffers) where the compiled model has no workspace
     compile s      wall-clock seconds of `compile_model` (import excluded)
@@ -26,7 +26,6 @@ never asserted.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bitfold.backends.riscv.harness import TARGETS, count_instructions
+from bitfold.backends.riscv.harness import TARGETS, compile_object
+from bitfold.backends.riscv.harness import section_sizes as harness_section_sizes
 from bitfold.load import load_module
 from bitfold.riscv import CompiledModel, compile_model
 
@@ -45,8 +45,6 @@ sys.path.insert(0, str(TESTS))  # the fixtures: models.mlperf_tiny
 
 from models import mlperf_tiny  # noqa: E402
 
-ASSEMBLER = "riscv64-unknown-elf-gcc"
-SIZE = "riscv64-unknown-elf-size"
 DEFAULT_TARGETS = ("rv32im", "rv64im")
 SECTION_GROUPS = {".text": (".text",), ".rodata": (".rodata", ".srodata"), ".bss": (".bss", ".sbss")}
 """A column's sections: these names and their `.name.suffix` subsections."""
@@ -58,19 +56,16 @@ def one_line(error: Exception) -> str:
 
 
 def section_sizes(assembly: str, target: str, workdir: Path) -> dict[str, int]:
-    """Bytes of .text, .rodata and .bss of the assembly, assembled for `target`."""
-    source, obj = workdir / "model.S", workdir / "model.o"
+    """Bytes of .text, .rodata and .bss of the assembly, assembled for `target` by the harness's
+    compiler (`compile_object`) and read by `size -A` (`section_sizes`)."""
+    source = workdir / "model.S"
     source.write_text(assembly)
-    subprocess.run([ASSEMBLER, *TARGETS[target].machine_flags, "-c", str(source), "-o", str(obj)],
-                   check=True, capture_output=True, text=True)
-    listing = subprocess.run([SIZE, "-A", str(obj)], check=True, capture_output=True, text=True).stdout
+    sections = harness_section_sizes(compile_object(source, TARGETS[target], workdir))
     sizes = dict.fromkeys(SECTION_GROUPS, 0)
-    for line in listing.splitlines():
-        fields = line.split()
-        if len(fields) == 3 and fields[1].isdigit():
-            for column, names in SECTION_GROUPS.items():
-                if any(fields[0] == name or fields[0].startswith(name + ".") for name in names):
-                    sizes[column] += int(fields[1])
+    for section, size in sections.items():
+        for column, names in SECTION_GROUPS.items():
+            if any(section == name or section.startswith(name + ".") for name in names):
+                sizes[column] += size
     return sizes
 
 
@@ -95,11 +90,8 @@ def measure(name: str, target: str, reference: dict, workdir: Path) -> Row:
     stored = compiled.quantize(mlperf_tiny.inputs(name))
     if name not in reference:
         reference[name] = compiled.run_reference(stored)
-    layouts = [(port.shape, port.dtype) for port in compiled.outputs]
     try:
-        outputs = compiled.run_qemu(stored, workdir / "run")
-        instructions = count_instructions(compiled.assembly, target, compiled.symbol, stored, layouts,
-                                          workdir / "count")
+        instructions, outputs = compiled.count_qemu(stored, workdir / "count")
         sizes = section_sizes(compiled.assembly, target, workdir)
     except Exception as error:
         return Row(name, target, error=f"failed: {one_line(error)}")
