@@ -86,6 +86,8 @@ def main(args: Sequence[str] | None = None) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         (directory / f"{compiled.symbol}.S").write_text(compiled.assembly)
         (directory / f"{compiled.symbol}.h").write_text(compiled.header)
+        print(f"{directory / compiled.symbol}.S and .h: {compiled.symbol} takes a workspace of "
+              f"{compiled.workspace_size:,} bytes ({compiled.symbol.upper()}_WORKSPACE_SIZE) as its last argument")
         if not options.run:
             return
         inputs = _inputs(options.run, compiled)

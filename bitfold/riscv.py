@@ -3,6 +3,7 @@ inputs and outputs (`passes/pipelines.py`), then `backends.riscv`'s assembly and
 
     compiled = compile_model(module, "rv32im")
     compiled.assembly, compiled.header          # the .S and .h texts
+    compiled.workspace_size                     # bytes of the workspace the function takes last
     compiled.quantize(inputs)                   # float inputs -> the storage integers it takes
     compiled.run_reference(stored)              # bitfold's interpreter on the same integer IR
     compiled.run_qemu(stored, workdir)          # the assembly under qemu (backends.riscv.harness)
@@ -18,7 +19,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.parser import Parser
 
-from bitfold.backends.riscv import compile_to_assembly
+from bitfold.backends.riscv import compile_kernel
 from bitfold.backends.riscv.harness import Counted, count_assembly, run_assembly
 from bitfold.backends.riscv.harness.main_program import c_type as element_c_type
 from bitfold.backends.riscv.header import Buffer, Quantization, c_header
@@ -94,6 +95,8 @@ class CompiledModel:
     outputs: list[Port]
     assembly: str
     header: str
+    workspace_size: int
+    """bytes of the workspace the caller passes as the last argument (docs/riscv-abi.md)"""
 
     def quantize(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         """Float inputs (by name) as the stored integers the function takes."""
@@ -130,7 +133,7 @@ def compile_model(module: ModuleOp, target: str, symbol: str | None = None) -> C
     symbol = symbol or c_symbol(function.sym_name.data)
     inputs = _ports(input_names(function), function.function_type.inputs, function.arg_attrs)
     outputs = _ports(output_names(function), function.function_type.outputs, function.res_attrs)
-    assembly = compile_to_assembly(module, target, symbol)
-    header = c_header(symbol, [p.buffer() for p in inputs], [p.buffer() for p in outputs])
-    return CompiledModel(module, target, symbol, inputs, outputs, assembly, header)
+    kernel = compile_kernel(module, target, symbol)
+    header = c_header(symbol, [p.buffer() for p in inputs], [p.buffer() for p in outputs], kernel.workspace_size)
+    return CompiledModel(module, target, symbol, inputs, outputs, kernel.assembly, header, kernel.workspace_size)
 

@@ -1,27 +1,33 @@
 """`bufferize`: the backend's tensor IR (docs/integer-ir.md, "After onnx-data-movement-to-linalg")
-to memrefs, in destination-passing style with static buffers only.
+to memrefs, in destination-passing style, every intermediate in one caller-provided workspace.
 
 What the pass guarantees, for a module whose public functions use only `arith.constant`,
 `tensor.empty`, `linalg.generic`, `tensor.extract` (inside generic bodies or outside),
 `tensor.collapse_shape`, `tensor.expand_shape` and `func.return` on statically shaped tensors:
 
 - Signature: every tensor argument becomes a memref argument of the same shape and element
-  type; every result becomes an extra trailing memref argument (an output buffer the caller
-  owns) and the function returns nothing. In C: `void f(const int8_t *in0, ..., int32_t *out0)`.
+  type; every result becomes an extra memref argument (an output buffer the caller owns); a
+  last argument `memref<Nxi8>` marked `{bitfold.workspace}` is the workspace (N bytes, N may
+  be 0); the function returns nothing. In C (docs/riscv-abi.md):
+  `void f(const int8_t *in0, ..., int32_t *out0, ..., void *workspace)`.
   The original result attributes move to the output arguments' attributes.
 - Inputs are only read, never written.
 - A dense `arith.constant` tensor becomes a constant `memref.global` (read-only data) read
-  through `memref.get_global`.
-- Every intermediate buffer is a private, uninitialized `memref.global` (static storage: no
-  allocation at run time). Two intermediates share one buffer when they have the same type
-  and their lifetimes (from the op that writes one to the last op reading it or a view of it)
-  do not overlap in the function's block.
+  through `memref.get_global`. No other global is created: the function keeps no state
+  between calls and is reentrant (two calls with two workspaces may run at the same time).
+- Every intermediate buffer is `memref.view %workspace[%offset][]` at a constant byte offset.
+  Its lifetime runs from the top-level op that first writes it to the last top-level op that
+  reads it or a reshape view of it (inclusive: an op's inputs and outputs never share bytes).
+  Offsets come from `plan_workspace`: buffers whose lifetimes overlap never overlap in bytes,
+  buffers of any element types share bytes otherwise, each is aligned to its element size
+  (at least `MIN_BUFFER_ALIGNMENT`), and N is the end of the highest buffer.
 - A `linalg.generic` on tensors becomes a `linalg.generic` on memrefs writing its destination
   buffer: the output argument when its result is returned (once; a second return of the same
   value is a copy), else an intermediate buffer. When the body reads the output's block
   argument (a reduction, an accumulation into a bias) or the init is not a `tensor.empty`, the
-  init is first copied into the destination by a copy `linalg.generic`; an init that is a
-  `tensor.empty` read by nobody costs nothing.
+  init is first copied into the destination by a copy `linalg.generic`, unless the init is an
+  intermediate read by nobody afterwards: then the generic updates the init's buffer in place.
+  An init that is a `tensor.empty` read by nobody costs nothing.
 - `tensor.extract` becomes `memref.load`; the two reshapes become `memref.collapse_shape` /
   `memref.expand_shape` views of the same buffer (identity layouts only, so they are plain
   pointer casts for the backend).
@@ -33,28 +39,40 @@ Anything else on tensors fails with one line naming the op.
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, linalg, memref, tensor
+from xdsl.dialects import arith, func, memref, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
     TensorType,
     UnitAttr,
+    i8,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-PARALLEL = linalg.IteratorTypeAttr.parallel()
+PARALLEL = IteratorTypeAttr.parallel()
+WORKSPACE_ATTRIBUTE = "bitfold.workspace"
+"""the unit argument attribute marking the workspace argument"""
+MIN_BUFFER_ALIGNMENT = 4
+"""bytes: a buffer starts at a multiple of max(its element size, this) in the workspace"""
+BITS_PER_BYTE = 8
 
 
 def memref_type_of(tensor_type: Attribute) -> MemRefType:
@@ -67,38 +85,210 @@ def memref_type_of(tensor_type: Attribute) -> MemRefType:
     return MemRefType(tensor_type.get_element_type(), shape)
 
 
-def copy_generic(source: SSAValue, destination: SSAValue) -> linalg.GenericOp:
+def element_bytes(element_type: Attribute) -> int:
+    """Bytes of one element in memory: i1..i8 one (sub-byte values one a byte), i16 two, ..."""
+    if not isinstance(element_type, IntegerType):
+        raise PassFailedException(f"bufferize: intermediate buffers of {element_type} are not supported")
+    return max(1, -(-element_type.width.data // BITS_PER_BYTE))
+
+
+def copy_generic(source: SSAValue, destination: SSAValue) -> GenericOp:
     """A `linalg.generic` copying `source` into `destination` (same shape)."""
     rank = len(destination.type.get_shape())
     element_type = destination.type.get_element_type()
     identity = AffineMapAttr(AffineMap.identity(rank))
     body = Block(arg_types=(element_type, element_type))
-    body.add_op(linalg.YieldOp(body.args[0]))
-    return linalg.GenericOp((source,), (destination,), Region(body), (identity, identity), (PARALLEL,) * rank)
+    body.add_op(YieldOp(body.args[0]))
+    return GenericOp((source,), (destination,), Region(body), (identity, identity), (PARALLEL,) * rank)
 
+
+def insert_before(ops: Operation | Sequence[Operation], op: Operation) -> None:
+    block = op.parent
+    assert block is not None
+    block.insert_ops_before([ops] if isinstance(ops, Operation) else list(ops), op)
+
+
+def replace(op: Operation, new: Operation) -> None:
+    """`new` before `op`, `op`'s results replaced by `new`'s, `op` erased."""
+    insert_before(new, op)
+    for old, value in zip(op.results, new.results, strict=True):
+        old.replace_all_uses_with(value)
+    Rewriter.erase_op(op)
+
+
+# --- the workspace plan ------------------------------------------------------------------
 
 @dataclass
-class _BufferPool:
-    """Static buffers (`memref.global`s) of one function, reused across disjoint lifetimes."""
+class WorkspaceBuffer:
+    """One intermediate buffer: its bytes, alignment and lifetime (positions of the function's
+    top-level ops, both ends included); `offset` is set by `plan_workspace`."""
 
-    module: ModuleOp
-    prefix: str
-    free: dict[MemRefType, list[str]] = field(default_factory=dict)
-    count: int = 0
+    size: int
+    alignment: int
+    first: int
+    last: int
+    offset: int = 0
 
-    def take(self, memref_type: MemRefType) -> str:
-        names = self.free.get(memref_type)
-        if names:
-            return names.pop()
-        name = f"{self.prefix}_buf{self.count}"
-        self.count += 1
-        self.module.body.block.add_op(
-            memref.GlobalOp.get(StringAttr(name), memref_type, UnitAttr(), StringAttr("private"))
-        )
-        return name
+    def lives_with(self, other: "WorkspaceBuffer") -> bool:
+        return self.first <= other.last and other.first <= self.last
 
-    def give_back(self, memref_type: MemRefType, name: str) -> None:
-        self.free.setdefault(memref_type, []).append(name)
+
+def _align_up(value: int, alignment: int) -> int:
+    return -(-value // alignment) * alignment
+
+
+def _first_fit(buffer: WorkspaceBuffer, placed: Sequence[WorkspaceBuffer]) -> int:
+    """The lowest aligned offset at which `buffer` overlaps none of the `placed` buffers that
+    live at the same time."""
+    offset = 0
+    for other in sorted((p for p in placed if p.lives_with(buffer)), key=lambda p: p.offset):
+        if offset + buffer.size <= other.offset:
+            break
+        offset = max(offset, _align_up(other.offset + other.size, buffer.alignment))
+    return offset
+
+
+def _last_fit(buffer: WorkspaceBuffer, placed: Sequence[WorkspaceBuffer], bound: int) -> int | None:
+    """The highest aligned offset below `bound` at which `buffer` overlaps none of the `placed`
+    buffers that live at the same time, or None."""
+    live = [p for p in placed if p.lives_with(buffer)]
+    offset = (bound - buffer.size) // buffer.alignment * buffer.alignment
+    while offset >= 0:
+        clash = next((p for p in live if p.offset < offset + buffer.size and offset < p.offset + p.size), None)
+        if clash is None:
+            return offset
+        offset = (clash.offset - buffer.size) // buffer.alignment * buffer.alignment
+    return None
+
+
+GREEDY_ORDERS = (
+    lambda b: (-b.size, b.first, b.last),  # largest first (TensorFlow Lite Micro's greedy planner)
+    lambda b: (b.first - b.last, -b.size, b.first),  # longest lifetime first
+)
+SEARCH_BUDGET = 20_000
+"""placements the bounded search tries before it gives up (it rarely needs more than n)"""
+MAX_SEARCHED_BUFFERS = 400
+"""the search recurses once a buffer: beyond this many, greedy placement only"""
+
+
+def _greedy(buffers: Sequence[WorkspaceBuffer], order) -> list[int]:
+    placed: list[WorkspaceBuffer] = []
+    for buffer in sorted(buffers, key=order):
+        buffer.offset = _first_fit(buffer, placed)
+        placed.append(buffer)
+    return [b.offset for b in buffers]
+
+
+def _bounded_search(buffers: Sequence[WorkspaceBuffer], bound: int) -> list[int] | None:
+    """Offsets keeping every buffer below `bound`, or None: the buffers in the order they
+    start, each at its lowest or else its highest fit below the bound, backtracking (within
+    SEARCH_BUDGET placements). Where lifetimes form a chain (each buffer overlapping the one
+    before and the one after), alternating sides reaches the peak that largest-first misses."""
+    chronological = sorted(buffers, key=lambda b: (b.first, -b.size))
+    placed: list[WorkspaceBuffer] = []
+    budget = SEARCH_BUDGET
+
+    def place(k: int) -> bool:
+        nonlocal budget
+        if k == len(chronological):
+            return True
+        buffer = chronological[k]
+        low = _first_fit(buffer, placed)
+        high = _last_fit(buffer, placed, bound)
+        for offset in dict.fromkeys(o for o in (low, high) if o is not None and o + buffer.size <= bound):
+            budget -= 1
+            if budget < 0:
+                return False
+            buffer.offset = offset
+            placed.append(buffer)
+            if place(k + 1):
+                return True
+            placed.pop()
+        return False
+
+    return [b.offset for b in buffers] if place(0) else None
+
+
+def plan_workspace(buffers: Sequence[WorkspaceBuffer]) -> int:
+    """Give each buffer an offset; return the workspace's size in bytes.
+
+    Buffers whose lifetimes overlap never overlap in bytes; buffers that never live together may
+    share bytes whatever their element types. Offsets are multiples of each buffer's alignment.
+    The plan is the smaller of greedy first-fit placements (largest buffer first, as TensorFlow
+    Lite Micro's greedy memory planner, and longest lifetime first: each buffer at the lowest
+    offset where it overlaps no buffer already placed that lives at the same time) and, when
+    those exceed the peak of live bytes (`peak_live_bytes`, the lower bound), a bounded search
+    for a plan within the peak (then 5 % above it). The size is the end of the highest buffer."""
+    def size_of(offsets: list[int]) -> int:
+        return max((o + b.size for o, b in zip(offsets, buffers)), default=0)
+
+    best = min((_greedy(buffers, order) for order in GREEDY_ORDERS), key=size_of, default=[])
+    peak = peak_live_bytes(buffers)
+    for bound in (peak, peak + peak // 20):
+        if size_of(best) <= bound or len(buffers) > MAX_SEARCHED_BUFFERS:
+            break
+        found = _bounded_search(buffers, bound)
+        if found is not None:
+            best = found
+            break
+    for buffer, offset in zip(buffers, best, strict=True):
+        buffer.offset = offset
+    return size_of(best)
+
+
+def peak_live_bytes(buffers: Sequence[WorkspaceBuffer]) -> int:
+    """The most bytes of buffers alive at one top-level op: no workspace can be smaller."""
+    positions = {b.first for b in buffers}
+    return max((sum(b.size for b in buffers if b.first <= p <= b.last) for p in positions), default=0)
+
+
+def workspace_argument(function: func.FuncOp) -> BlockArgument | None:
+    """The bufferized function's workspace argument (marked `{bitfold.workspace}`)."""
+    if not function.body.blocks or function.arg_attrs is None:
+        return None
+    for arg, attrs in zip(function.body.block.args, function.arg_attrs.data):
+        if WORKSPACE_ATTRIBUTE in attrs.data:
+            return arg
+    return None
+
+
+def workspace_size(function: func.FuncOp) -> int:
+    """Bytes of the workspace a bufferized function takes (its last argument)."""
+    arg = workspace_argument(function)
+    if arg is None:
+        raise PassFailedException(f"bufferize: @{function.sym_name.data} has no workspace argument")
+    return arg.type.get_shape()[0]
+
+
+# --- bufferization -------------------------------------------------------------------------
+
+@dataclass
+class _Workspace:
+    """The function's workspace argument and the views of it handed out so far."""
+
+    argument: SSAValue
+    buffers: list[WorkspaceBuffer] = field(default_factory=list)
+    offsets: list[arith.ConstantOp] = field(default_factory=list)
+    """the byte offset of each buffer's view, set once the plan is made"""
+
+    def view(self, memref_type: MemRefType, position: int, before: Operation) -> tuple[SSAValue, WorkspaceBuffer]:
+        """A new buffer of `memref_type` first written at top-level op `position`."""
+        size = element_bytes(memref_type.get_element_type())
+        buffer = WorkspaceBuffer(prod(memref_type.get_shape()) * size, max(size, MIN_BUFFER_ALIGNMENT), position, position)
+        offset = arith.ConstantOp(IntegerAttr(0, IndexType()))
+        view = memref.ViewOp(self.argument, offset, [], memref_type)
+        offset.result.name_hint, view.result.name_hint = "offset", "buffer"
+        insert_before([offset, view], before)
+        self.buffers.append(buffer)
+        self.offsets.append(offset)
+        return view.result, buffer
+
+    def lay_out(self) -> int:
+        """Plan the offsets, write them into the views, return the workspace's size."""
+        size = plan_workspace(self.buffers)
+        for buffer, offset in zip(self.buffers, self.offsets, strict=True):
+            offset.value = IntegerAttr(buffer.offset, IndexType())
+        return size
 
 
 class _FunctionBufferizer:
@@ -108,12 +298,11 @@ class _FunctionBufferizer:
         self.module = module
         self.function = function
         self.name = function.sym_name.data
-        self.pool = _BufferPool(module, f"__{self.name}")
         self.constant_names = constant_names
         self.buffers: dict[SSAValue, SSAValue] = {}
         """tensor value -> memref value holding it"""
-        self.owned: dict[SSAValue, tuple[MemRefType, str]] = {}
-        """memref value -> the pool buffer it is (only for intermediate buffers)"""
+        self.owned: dict[SSAValue, WorkspaceBuffer] = {}
+        """memref value -> the workspace buffer it is (intermediate buffers still alive)"""
         self.last_use: dict[SSAValue, int] = {}
         self.in_place: dict[SSAValue, SSAValue] = {}
         """init tensor -> the result written into its buffer in place"""
@@ -132,14 +321,20 @@ class _FunctionBufferizer:
             self.position = position
             self._bufferize(op)
             self._release_dead(position)
+        self.position = len(ops) - 1
         for value, out in zip(return_op.arguments, outputs, strict=True):
             source = self._buffer(value, return_op)
             if source is not out:
-                Rewriter.insert_op(copy_generic(source, out), InsertPoint.before(return_op))
-        Rewriter.replace_op(return_op, func.ReturnOp())
+                insert_before(copy_generic(source, out), return_op)
+        replace(return_op, func.ReturnOp())
         for op in reversed(ops[:-1]):
             if any(isinstance(r.type, TensorType) for r in op.results):
                 Rewriter.erase_op(op)
+        for buffer in self.owned.values():
+            buffer.last = self.position  # read by the return's copies
+        size = self.workspace.lay_out()
+        Rewriter.replace_value_with_new_type(self.workspace.argument, MemRefType(i8, [size]))
+        self.function.function_type = FunctionType.from_lists([a.type for a in block.args], [])
 
     def _rewrite_signature(self, block: Block, return_op: func.ReturnOp) -> list[SSAValue]:
         function = self.function
@@ -151,18 +346,18 @@ class _FunctionBufferizer:
         for arg in block.args:
             if isinstance(arg.type, MemRefType):
                 self.buffers[arg] = arg
+        n_inputs = len(block.args)
         outputs = [block.insert_arg(memref_type_of(v.type), len(block.args)) for v in return_op.arguments]
         for i, out in enumerate(outputs):
             out.name_hint = f"out{i}" if len(outputs) > 1 else "out"
-        input_types = [a.type for a in block.args]
-        function.function_type = FunctionType.from_lists(input_types, [])
-        arg_attrs = list(function.arg_attrs.data) if function.arg_attrs else [DictionaryAttr({})] * (
-            len(input_types) - len(outputs)
-        )
-        res_attrs = list(function.res_attrs.data) if function.res_attrs else [DictionaryAttr({})] * len(outputs)
-        if function.arg_attrs or function.res_attrs:
-            function.arg_attrs = ArrayAttr([*arg_attrs, *res_attrs])
-            function.res_attrs = None
+        workspace = block.insert_arg(MemRefType(i8, [0]), len(block.args))  # sized by `lay_out`
+        workspace.name_hint = "workspace"
+        self.workspace = _Workspace(workspace)
+        empty = DictionaryAttr({})
+        arg_attrs = list(function.arg_attrs.data) if function.arg_attrs else [empty] * n_inputs
+        res_attrs = list(function.res_attrs.data) if function.res_attrs else [empty] * len(outputs)
+        function.arg_attrs = ArrayAttr([*arg_attrs, *res_attrs, DictionaryAttr({WORKSPACE_ATTRIBUTE: UnitAttr()})])
+        function.res_attrs = None
         return outputs
 
     def _plan_output_destinations(self, return_op: func.ReturnOp, outputs: Sequence[SSAValue]) -> None:
@@ -173,9 +368,9 @@ class _FunctionBufferizer:
             if value in self.destination_of:
                 continue
             self.destination_of[value] = out
-            while isinstance(generic := value.owner, linalg.GenericOp):
+            while isinstance(generic := value.owner, GenericOp):
                 init = generic.outputs[generic.res.index(value)]
-                if not isinstance(init.owner, linalg.GenericOp) or init.uses.get_length() != 1 or init in return_op.arguments:
+                if not isinstance(init.owner, GenericOp) or init.uses.get_length() != 1 or init in return_op.arguments:
                     break
                 self.destination_of[init] = out
                 value = init
@@ -205,12 +400,12 @@ class _FunctionBufferizer:
         )
 
     def _release_dead(self, position: int) -> None:
+        """End the lifetime of the buffers last read by the op at `position`."""
         for value, memref_value in list(self.buffers.items()):
             if value in self.in_place:
                 continue  # the buffer lives on as the in-place result
             if memref_value in self.owned and self.last_use.get(value, -1) <= position:
-                memref_type, name = self.owned.pop(memref_value)
-                self.pool.give_back(memref_type, name)
+                self.owned.pop(memref_value).last = position
 
     def _buffer(self, value: SSAValue, before: Operation) -> SSAValue:
         """The memref holding tensor `value`, materialized before `before` if needed."""
@@ -222,17 +417,15 @@ class _FunctionBufferizer:
         raise PassFailedException(f"bufferize: no buffer for {value} ({owner.name if owner else 'argument'})")
 
     def _fresh(self, value: SSAValue, before: Operation) -> SSAValue:
-        memref_type = memref_type_of(value.type)
-        name = self.pool.take(memref_type)
-        get = memref.GetGlobalOp(name, memref_type)
-        Rewriter.insert_op(get, InsertPoint.before(before))
-        self.buffers[value] = get.memref
-        self.owned[get.memref] = (memref_type, name)
-        return get.memref
+        """A new intermediate buffer for tensor `value`, first written by the current op."""
+        view, buffer = self.workspace.view(memref_type_of(value.type), self.position, before)
+        self.buffers[value] = view
+        self.owned[view] = buffer
+        return view
 
     def _bufferize(self, op: Operation) -> None:
         if not any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
-            if isinstance(op, linalg.GenericOp):
+            if isinstance(op, GenericOp):
                 return
             self._bufferize_nested(op)
             return
@@ -241,13 +434,13 @@ class _FunctionBufferizer:
                 return  # materialized where a generic or a return needs it
             case arith.ConstantOp():
                 self._bufferize_constant(op)
-            case linalg.GenericOp():
+            case GenericOp():
                 self._bufferize_generic(op)
             case tensor.CollapseShapeOp() | tensor.ExpandShapeOp():
                 self._bufferize_reshape(op)
             case tensor.ExtractOp():
                 load = memref.LoadOp.get(self._buffer(op.tensor, op), op.indices)
-                Rewriter.insert_op(load, InsertPoint.before(op))
+                insert_before(load, op)
                 op.result.replace_all_uses_with(load.res)
             case _:
                 raise PassFailedException(f"bufferize: unsupported op on tensors: {op.name}")
@@ -255,8 +448,7 @@ class _FunctionBufferizer:
     def _bufferize_nested(self, op: Operation) -> None:
         for inner in list(op.walk()):
             if isinstance(inner, tensor.ExtractOp):
-                load = memref.LoadOp.get(self._buffer(inner.tensor, op), inner.indices)
-                Rewriter.replace_op(inner, load)
+                replace(inner, memref.LoadOp.get(self._buffer(inner.tensor, op), inner.indices))
 
     def _bufferize_constant(self, op: arith.ConstantOp) -> None:
         value = op.value
@@ -272,7 +464,7 @@ class _FunctionBufferizer:
                 memref.GlobalOp.get(StringAttr(name), memref_type, value, StringAttr("private"), UnitAttr())
             )
         get = memref.GetGlobalOp(name, memref_type)
-        Rewriter.insert_op(get, InsertPoint.before(op))
+        insert_before(get, op)
         self.buffers[op.result] = get.memref
 
     def _bufferize_reshape(self, op: tensor.CollapseShapeOp | tensor.ExpandShapeOp) -> None:
@@ -288,10 +480,10 @@ class _FunctionBufferizer:
                 result_types=[result_type],
                 properties={"reassociation": op.reassociation, "static_output_shape": op.static_output_shape},
             )
-        Rewriter.insert_op(view, InsertPoint.before(op))
+        insert_before(view, op)
         self.buffers[op.result] = view.result
 
-    def _bufferize_generic(self, op: linalg.GenericOp) -> None:
+    def _bufferize_generic(self, op: GenericOp) -> None:
         self._bufferize_nested(op)
         inputs = [self._buffer(v, op) if isinstance(v.type, TensorType) else v for v in op.inputs]
         destinations: list[SSAValue] = []
@@ -314,10 +506,9 @@ class _FunctionBufferizer:
             else:
                 destination = self._fresh(result, op)
             if not init_is_empty and self.buffers.get(init) is not destination:
-                source = self._buffer(init, op)
-                Rewriter.insert_op(copy_generic(source, destination), InsertPoint.before(op))
+                insert_before(copy_generic(self._buffer(init, op), destination), op)
             destinations.append(destination)
-        new = linalg.GenericOp(
+        new = GenericOp(
             inputs,
             destinations,
             op.detach_region(op.body),
@@ -327,7 +518,7 @@ class _FunctionBufferizer:
             op.doc,
             op.library_call,
         )
-        Rewriter.insert_op(new, InsertPoint.before(op))
+        insert_before(new, op)
         op.add_region(Region())  # the old op stays (erased at the end) with an empty body
 
 
@@ -341,8 +532,8 @@ def _bufferize_function(module: ModuleOp, function: func.FuncOp, constant_names:
 
 @dataclass(frozen=True)
 class BufferizePass(ModulePass):
-    """One-shot bufferization of bitfold's backend input to static buffers in
-    destination-passing style (the module docstring lists what it guarantees)."""
+    """One-shot bufferization of bitfold's backend input in destination-passing style, every
+    intermediate in one planned workspace (the module docstring lists what it guarantees)."""
 
     name = "bufferize"
 
@@ -350,4 +541,3 @@ class BufferizePass(ModulePass):
         constant_names: dict = {}
         for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
             _bufferize_function(op, function, constant_names)
-

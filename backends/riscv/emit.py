@@ -1,17 +1,23 @@
-"""Assembly text: the lowered function (xDSL's assembly printer) and the data sections.
+"""Assembly text: the lowered function (xDSL's assembly printer) and its constants.
 
+- A comment line `# workspace: N bytes` states the size of the workspace the function takes as
+  its last argument (docs/riscv-abi.md); the harness reads it.
 - `.rodata`: each constant `memref.global` as `.byte`/`.half`/`.word`/`.dword` lines, aligned
   to its element size (sub-byte constants are already packed bytes).
-- `.bss`: each uninitialized `memref.global` (an intermediate buffer) as `.zero <bytes>`.
+- No `.data`, no `.bss`: intermediate buffers live in the caller's workspace
+  (`bitfold.passes.bufferize`), so the function keeps no state and is reentrant.
 """
 
+from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects import func, memref
+from xdsl.context import Context
+from xdsl.dialects import func, get_all_dialects, memref
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp, StringAttr
 from xdsl.dialects.riscv import riscv_code
 
-from bitfold.backends.riscv.pipeline import check_input, lower_to_riscv, xlen_of
+from bitfold.backends.riscv.pipeline import CodegenError, check_input, riscv_passes, xlen_of
+from bitfold.passes.bufferize import BufferizePass, workspace_size
 
 DIRECTIVES = {1: ".byte", 2: ".half", 4: ".word", 8: ".dword"}
 VALUES_PER_LINE = 16
@@ -26,37 +32,58 @@ def element_bytes(global_op: memref.GlobalOp) -> int:
 
 
 def data_sections(globals_: list[memref.GlobalOp]) -> str:
-    """`.rodata` and `.bss` for the module's globals."""
+    """`.rodata` for the module's globals, which are all constants."""
     rodata: list[str] = []
-    bss: list[str] = []
     for global_op in globals_:
         name = global_op.sym_name.data
         size = element_bytes(global_op)
         count = prod(global_op.type.get_shape())
         lines = [f".p2align {size.bit_length() - 1}", f"{name}:"]
         value = global_op.initial_value
-        if isinstance(value, DenseIntOrFPElementsAttr):
-            values = [int(v) for v in value.get_values()]
-            if len(values) == 1 and count != 1:
-                values *= count
-            for start in range(0, len(values), VALUES_PER_LINE):
-                chunk = values[start : start + VALUES_PER_LINE]
-                lines.append(f"    {DIRECTIVES[size]} {', '.join(str(v) for v in chunk)}")
-            rodata += lines
-        else:
-            lines.append(f"    .zero {count * size}")
-            bss += lines
-    text = ""
-    if rodata:
-        text += ".section .rodata\n" + "\n".join(rodata) + "\n"
-    if bss:
-        text += ".bss\n" + "\n".join(bss) + "\n"
-    return text
+        if global_op.constant is None or not isinstance(value, DenseIntOrFPElementsAttr):
+            raise CodegenError(f"riscv: global @{global_op.sym_name.data} is not a constant (the function keeps "
+                               "no state: intermediates live in the workspace)")
+        values = [int(v) for v in value.get_values()]
+        if len(values) == 1 and count != 1:
+            values *= count
+        for start in range(0, len(values), VALUES_PER_LINE):
+            chunk = values[start : start + VALUES_PER_LINE]
+            lines.append(f"    {DIRECTIVES[size]} {', '.join(str(v) for v in chunk)}")
+        rodata += lines
+    return ".section .rodata\n" + "\n".join(rodata) + "\n" if rodata else ""
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A compiled function: its GNU as text and the bytes of the workspace it takes."""
+
+    assembly: str
+    workspace_size: int
+
+
+def lower(module: ModuleOp, function: func.FuncOp, xlen: int) -> int:
+    """`riscv_passes` on `module` in place; returns the workspace bytes `bufferize` planned for
+    `function`."""
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    size = None
+    for module_pass in riscv_passes(xlen):
+        module_pass.apply(ctx, module)
+        if isinstance(module_pass, BufferizePass):
+            size = workspace_size(function)
+    assert size is not None, "riscv_passes bufferizes"
+    return size
 
 
 def compile_to_assembly(module: ModuleOp, target: str, symbol: str) -> str:
     """A GNU as file for `module`'s one public function, named `symbol`, for `target`
     (`rv32im` or `rv64im`). The module is not modified."""
+    return compile_kernel(module, target, symbol).assembly
+
+
+def compile_kernel(module: ModuleOp, target: str, symbol: str) -> Kernel:
+    """`compile_to_assembly`, and the size of the workspace the function takes."""
     xlen = xlen_of(target)
     module = module.clone()
     function = check_input(module, xlen)
@@ -64,13 +91,13 @@ def compile_to_assembly(module: ModuleOp, target: str, symbol: str) -> str:
     function.sym_visibility = None
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
         module.body.block.erase_op(other)
-    lower_to_riscv(module, xlen)
+    workspace = lower(module, function, xlen)
     globals_ = [op for op in module.ops if isinstance(op, memref.GlobalOp)]
     for global_op in globals_:
         global_op.detach()
-    header = f"# generated by bitfold for {target}\n.option {'rvc' if 'c' in target[len('rv32'):] else 'norvc'}\n"
+    header = f"# generated by bitfold for {target}\n# workspace: {workspace} bytes, the last argument\n.option {'rvc' if 'c' in target[len('rv32'):] else 'norvc'}\n"
     # .type / .size make the function a sized ELF symbol: debuggers, `nm -S` and rvcount
     # (which maps executed addresses to functions) need them.
     function_type = f".type {symbol}, @function\n"
     code = riscv_code(module).replace(f"{symbol}:\n", f"{function_type}{symbol}:\n", 1)
-    return header + code + f".size {symbol}, .-{symbol}\n" + data_sections(globals_)
+    return Kernel(header + code + f".size {symbol}, .-{symbol}\n" + data_sections(globals_), workspace)

@@ -1,6 +1,8 @@
-"""The C header of a generated kernel: prototype, buffer sizes, shapes and quantization.
+"""The C header of a generated kernel: prototype, workspace size, buffer sizes, shapes and quantization.
 
-For a kernel `void model(const int8_t *input_1, uint8_t *conv_out_0)` the header defines, for
+For a kernel `void model(const int8_t *input_1, uint8_t *conv_out_0, void *workspace)` the header
+defines `MODEL_WORKSPACE_SIZE` (the bytes of the workspace, the last argument, always present;
+docs/riscv-abi.md) and `MODEL_WORKSPACE_ALIGNMENT` (the alignment its address needs), and, for
 every buffer, macros prefixed `MODEL_<BUFFER>_`:
 
     RANK, DIM0 .. DIM<rank-1>, SHAPE      the row-major shape (SHAPE is a brace initializer)
@@ -15,7 +17,8 @@ every buffer, macros prefixed `MODEL_<BUFFER>_`:
 Buffer identifiers are derived from the ONNX names: every run of characters outside
 [A-Za-z0-9] becomes one `_` (none at either end, so no identifier is reserved in C or C++),
 a name that starts with a digit or is a C keyword gets the prefix `t_`, and one that still
-collides with an earlier one (ignoring case, as the macros are upper case) gets `_2`, `_3`, ...
+collides with an earlier one or with `workspace` (ignoring case, as the macros are upper case)
+gets `_2`, `_3`, ...
 """
 
 import math
@@ -46,6 +49,11 @@ UINT32_MAX = 2**32 - 1
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 # Outside this range of magnitudes a float literal reads better in scientific notation.
 POSITIONAL_FLOAT_RANGE = (1e-4, 1e7)
+WORKSPACE = "workspace"
+"""the C name of the workspace parameter"""
+WORKSPACE_ALIGNMENT = 8
+"""bytes: the largest element an intermediate buffer holds (int64_t on RV64); each buffer starts
+at a multiple of its element size in the workspace"""
 
 
 @dataclass(frozen=True)
@@ -199,23 +207,34 @@ def buffer_macros(prefix: str, identifier: str, buffer: Buffer, role: str, index
     return [comment, *macros]
 
 
-def c_header(symbol: str, inputs: Sequence[Buffer], outputs: Sequence[Buffer]) -> str:
-    """The header of kernel `symbol(const in0 *, ..., out0 *, ...)`: include guard, <stdint.h>,
-    the macros of every buffer (see the module docstring) and the prototype."""
+def c_header(symbol: str, inputs: Sequence[Buffer], outputs: Sequence[Buffer], workspace_size: int) -> str:
+    """The header of kernel `symbol(const in0 *, ..., out0 *, ..., void *workspace)`: include
+    guard, <stdint.h>, the workspace's size and alignment, the macros of every buffer (see the
+    module docstring) and the prototype."""
     if not C_IDENTIFIER.fullmatch(symbol) or symbol in C_KEYWORDS:
         raise ValueError(f"kernel symbol {symbol!r} is not a C identifier")
-    names = Names({symbol.upper()})
+    if workspace_size < 0:
+        raise ValueError(f"workspace size {workspace_size} is negative")
+    names = Names({symbol.upper(), WORKSPACE.upper()})
     upper = symbol.upper()
     guard = f"BITFOLD_{upper}_H"
     identifiers = [names.identifier(buffer.name) for buffer in (*inputs, *outputs)]
     parameters = [f"const {buffer.c_type} *{name}" for buffer, name in zip(inputs, identifiers)]
     parameters += [f"{buffer.c_type} *{name}" for buffer, name in zip(outputs, identifiers[len(inputs):])]
+    parameters.append(f"void *{WORKSPACE}")
     lines = [
         f"/* Interface of the bitfold-generated kernel {symbol}.",
         " *",
         f" * {symbol} reads its inputs and writes its outputs through pointers to contiguous row-major",
-        " * arrays, one element per C element (sub-byte values too), and keeps no state between calls.",
-        " * A quantized buffer holds q with real = scale * (q - zero_point).",
+        " * arrays, one element per C element (sub-byte values too). A quantized buffer holds q with",
+        " * real = scale * (q - zero_point).",
+        " *",
+        f" * The last argument is the workspace: {upper}_WORKSPACE_SIZE bytes (possibly 0) the caller",
+        f" * provides, aligned to {upper}_WORKSPACE_ALIGNMENT bytes, for the intermediate results. Its",
+        " * contents need no initialization and mean nothing after the call. The kernel has no static",
+        " * data but its constants (no .data, no .bss) and keeps no state between calls: it is reentrant,",
+        " * and calls on different workspaces may run at the same time. Buffers must not overlap the",
+        " * workspace or one another (inputs may share memory with other inputs).",
         " */",
         f"#ifndef {guard}",
         f"#define {guard}",
@@ -227,12 +246,18 @@ def c_header(symbol: str, inputs: Sequence[Buffer], outputs: Sequence[Buffer]) -
         "#endif",
         "",
     ]
+    lines += [
+        f"/* Bytes of the workspace {symbol} takes as its last argument (alignment: {upper}_WORKSPACE_ALIGNMENT). */",
+        f"#define {upper}_WORKSPACE_SIZE {c_integer(workspace_size)}",
+        f"#define {upper}_WORKSPACE_ALIGNMENT {WORKSPACE_ALIGNMENT}",
+        "",
+    ]
     buffers = [("Input", index, buffer) for index, buffer in enumerate(inputs)]
     buffers += [("Output", index, buffer) for index, buffer in enumerate(outputs)]
     for (role, index, buffer), name in zip(buffers, identifiers):
         lines += buffer_macros(f"{upper}_{name.upper()}_", name, buffer, role, index)
         lines.append("")
-    lines.append(f"/* {symbol}({', '.join(identifiers)}): inputs first, then outputs. */")
-    lines.append(f"void {symbol}({', '.join(parameters) or 'void'});")
+    lines.append(f"/* {symbol}({', '.join([*identifiers, WORKSPACE])}): inputs first, then outputs, then the workspace. */")
+    lines.append(f"void {symbol}({', '.join(parameters)});")
     lines += ["", "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", ""]
     return "\n".join(lines)

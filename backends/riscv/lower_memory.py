@@ -8,6 +8,9 @@ computation):
 `bitfold-memref-to-addresses` (before it):
 - `memref.get_global` -> `la rd, symbol`. xDSL's `convert-memref-to-riscv` emits `li rd, symbol`,
   which GNU as and llvm-mc reject.
+- `memref.view %workspace[%c]` at a constant byte offset (an intermediate buffer in the
+  workspace, `bitfold.passes.bufferize`) -> `addi rd, workspace, offset`; an offset beyond 12
+  bits is `lui` + `add` + `addi`; offset 0 is the workspace's own register.
 - `memref.collapse_shape` / `memref.expand_shape` of identity layouts -> the same address.
 - a constant global of a sub-byte type (i1, i2, i4) becomes packed bytes (element k in bits
   `(k % per_byte) * bits` of byte `k // per_byte`: two nibbles a byte, low nibble first) and
@@ -29,7 +32,7 @@ from math import prod
 
 from xdsl.backend.riscv.lowering.utils import cast_operands_to_regs
 from xdsl.context import Context
-from xdsl.dialects import arith, memref, ptr
+from xdsl.dialects import arith, memref, ptr, riscv
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IndexType,
@@ -55,10 +58,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.convert_ptr_to_riscv import ConvertPtrToRiscvPass
 from xdsl.utils.exceptions import DiagnosticException
 
+from bitfold.backends.riscv.immediates import fits_si12
 from bitfold.backends.riscv.instructions import LOADS, STORES, LaOp, LdOp
 from bitfold.backends.riscv.registers import bit_width, sign_extend, zero_extend
 
 BITS_PER_BYTE = 8
+LUI_SHIFT = 12
+"""`lui rd, hi` sets rd = hi << 12"""
 
 
 def pack_sub_byte(values: list[int], bits: int) -> list[int]:
@@ -74,9 +80,25 @@ def pack_sub_byte(values: list[int], bits: int) -> list[int]:
     return packed
 
 
+def _insert(ops: Operation | list[Operation], at: InsertPoint) -> None:
+    ops = [ops] if isinstance(ops, Operation) else ops
+    if at.insert_before is not None:
+        at.block.insert_ops_before(ops, at.insert_before)
+    else:
+        at.block.add_ops(ops)
+
+
+def _replace(op: Operation, new: Operation) -> None:
+    """`new` in place of `op` (same number of results)."""
+    _insert(new, InsertPoint.before(op))
+    for old, value in zip(op.results, new.results, strict=True):
+        old.replace_all_uses_with(value)
+    Rewriter.erase_op(op)
+
+
 def _index_constant(value: int, at: InsertPoint) -> SSAValue:
     c = arith.ConstantOp(IntegerAttr(value, IndexType()))
-    Rewriter.insert_op(c, at)
+    _insert(c, at)
     return c.result
 
 
@@ -88,13 +110,13 @@ def _linear_index(indices: list[SSAValue], shape: tuple[int, ...], at: InsertPoi
         term = index
         if stride != 1:
             term_op = arith.MuliOp(index, _index_constant(stride, at))
-            Rewriter.insert_op(term_op, at)
+            _insert(term_op, at)
             term = term_op.result
         if total is None:
             total = term
         else:
             add = arith.AddiOp(total, term)
-            Rewriter.insert_op(add, at)
+            _insert(add, at)
             total = add.result
     return total if total is not None else _index_constant(0, at)
 
@@ -114,7 +136,7 @@ def _unpack_load(load: memref.LoadOp, byte_buffer: SSAValue, bits: int, xlen: in
     ops.append(shift := arith.ShLIOp(slot, _index_constant(log_bits, at)))
     ops.append(byte := memref.LoadOp.get(byte_buffer, [byte_index.result]))
     ops.append(wide := arith.IndexCastOp(byte.res, IndexType()))
-    Rewriter.insert_op(ops, at)
+    _insert(ops, at)
 
     unsigned: SSAValue | None = None
     signed: SSAValue | None = None
@@ -124,7 +146,7 @@ def _unpack_load(load: memref.LoadOp, byte_buffer: SSAValue, bits: int, xlen: in
         if unsigned is None:
             down = arith.ShRUIOp(wide.result, shift.result)
             masked = arith.AndIOp(down.result, _index_constant((1 << bits) - 1, at))
-            Rewriter.insert_op([down, masked], at)
+            _insert([down, masked], at)
             unsigned = masked.result
         return unsigned
 
@@ -135,19 +157,19 @@ def _unpack_load(load: memref.LoadOp, byte_buffer: SSAValue, bits: int, xlen: in
             left_amount = arith.SubiOp(top, shift.result)
             up = arith.ShLIOp(wide.result, left_amount.result)
             down = arith.ShRSIOp(up.result, top)
-            Rewriter.insert_op([left_amount, up, down], at)
+            _insert([left_amount, up, down], at)
             signed = down.result
         return signed
 
     for use in list(load.res.uses):
         user = use.operation
         if isinstance(user, arith.ExtUIOp):
-            Rewriter.replace_op(user, arith.IndexCastOp(unsigned_value(), user.result.type))
+            _replace(user, arith.IndexCastOp(unsigned_value(), user.result.type))
         elif isinstance(user, arith.ExtSIOp):
-            Rewriter.replace_op(user, arith.IndexCastOp(signed_value(), user.result.type))
+            _replace(user, arith.IndexCastOp(signed_value(), user.result.type))
     if load.res.uses:
         narrow = arith.IndexCastOp(signed_value(), load.res.type)
-        Rewriter.insert_op(narrow, at)
+        _insert(narrow, at)
         load.res.replace_all_uses_with(narrow.result)
     Rewriter.erase_op(load)
 
@@ -183,7 +205,7 @@ def pack_sub_byte_constants(module: ModuleOp, xlen: int) -> None:
             continue
         byte_type, bits = packed[name]
         byte_buffer = memref.GetGlobalOp(name, byte_type)
-        Rewriter.insert_op(byte_buffer, InsertPoint.after(get))
+        _insert(byte_buffer, InsertPoint.after(get))
         for use in list(get.memref.uses):
             if not isinstance(use.operation, memref.LoadOp):
                 raise DiagnosticException(f"riscv: packed constant @{name} used by {use.operation.name}")
@@ -208,9 +230,45 @@ class ReshapeIsSameAddress(RewritePattern):
         rewriter.replace(op, UnrealizedConversionCastOp.get((op.src,), (op.result.type,)))
 
 
+def add_constant(base: SSAValue, offset: int) -> tuple[list[Operation], SSAValue]:
+    """base + offset in registers: `addi` for a 12-bit signed offset, else `lui` of the high part
+    (rounded so that the low part is a 12-bit signed immediate), `add`, and `addi` of the low
+    part. (Not `li` + `add`: xDSL's canonicalization folds any `li` into an `addi`, out of
+    range or not.)"""
+    if fits_si12(offset):
+        add = riscv.AddiOp(base, offset)
+        return [add], add.rd
+    half = 1 << (LUI_SHIFT - 1)
+    low = (offset + half) % (2 * half) - half
+    high = riscv.LuiOp((offset - low) >> LUI_SHIFT)
+    ops: list[Operation] = [high, add := riscv.AddOp(base, high.rd)]
+    if low:
+        ops.append(add := riscv.AddiOp(add.rd, low))
+    return ops, add.rd
+
+
+class WorkspaceViewIsOffsetAddress(RewritePattern):
+    """`memref.view %workspace[%c][]` at a constant byte offset -> `addi rd, workspace, c`
+    (`add_constant`); the view at offset 0 is the workspace's register itself."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.ViewOp, rewriter: PatternRewriter) -> None:
+        shift = op.byte_shift.owner
+        if op.sizes or not isinstance(shift, arith.ConstantOp) or not isinstance(shift.value, IntegerAttr):
+            raise DiagnosticException("riscv: memref.view needs a constant byte offset and a static shape")
+        offset = shift.value.value.data
+        if offset == 0:
+            rewriter.replace(op, UnrealizedConversionCastOp.get((op.source,), (op.result.type,)))
+            return
+        base = UnrealizedConversionCastOp.get((op.source,), (riscv.Registers.UNALLOCATED_INT,))
+        ops, address = add_constant(base.results[0], offset)
+        rewriter.replace(op, [base, *ops, UnrealizedConversionCastOp.get((address,), (op.result.type,))])
+
+
 @dataclass(frozen=True)
 class BitfoldMemrefToAddressesPass(ModulePass):
-    """Packed sub-byte constants, `la` for globals, reshapes as the same address."""
+    """Packed sub-byte constants, `la` for globals, workspace views as offset addresses,
+    reshapes as the same address."""
 
     name = "bitfold-memref-to-addresses"
 
@@ -218,9 +276,8 @@ class BitfoldMemrefToAddressesPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         pack_sub_byte_constants(op, self.xlen)
-        PatternRewriteWalker(GreedyRewritePatternApplier([AddressOfGlobal(), ReshapeIsSameAddress()])).rewrite_module(
-            op
-        )
+        patterns = [AddressOfGlobal(), WorkspaceViewIsOffsetAddress(), ReshapeIsSameAddress()]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
 
 
 @dataclass

@@ -53,7 +53,7 @@ ARCHITECTURES = {"rv32im": 32, "rv64im": 64, "rv32imc": 32, "rv64imc": 64}
 """supported `-march` values -> XLEN"""
 
 MAX_REGISTER_ARGUMENTS = 8
-"""a0..a7: the function takes every input and output buffer in a register"""
+"""a0..a7: the function takes every input and output buffer and the workspace in a register"""
 
 
 class CodegenError(DiagnosticException):
@@ -105,11 +105,11 @@ def check_input(module: ModuleOp, xlen: int) -> func.FuncOp:
                     f"riscv: i{element.width.data} values are not supported on rv{xlen} ({op.name} in "
                     f"@{function.sym_name.data})"
                 )
-    arguments = len(function.function_type.inputs) + len(function.function_type.outputs)
+    arguments = len(function.function_type.inputs) + len(function.function_type.outputs) + 1  # the workspace
     if arguments > MAX_REGISTER_ARGUMENTS:
         raise CodegenError(
-            f"riscv: @{function.sym_name.data} has {arguments} inputs and outputs; at most "
-            f"{MAX_REGISTER_ARGUMENTS} buffers can be passed in registers"
+            f"riscv: @{function.sym_name.data} has {arguments - 1} inputs and outputs; at most "
+            f"{MAX_REGISTER_ARGUMENTS - 1} buffers can be passed in registers beside the workspace"
         )
     return function
 

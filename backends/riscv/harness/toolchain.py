@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from bitfold.backends.riscv.harness.main_program import main_source
+from bitfold.backends.riscv.harness.main_program import main_source, workspace_size_of
 from bitfold.backends.riscv.harness.runtime import START_FILE, START_FILE_NAME, SYSCALLS, SYSCALLS_FILE_NAME
 from bitfold.backends.riscv.harness.targets import BARE_METAL_GCC, TARGETS, Target
 
@@ -90,7 +90,8 @@ def build_program(kernel: Sequence[Path], target: str | Target, symbol: str,
                   workdir: Path) -> Path:
     """Link a harness program in `workdir` that runs `symbol` (defined by the `kernel` files:
     .S/.s assembled here, .c compiled here at -O1, .o linked as they are) on buffers of these
-    (shape, numpy dtype) inputs and outputs. Returns the path of the executable."""
+    (shape, numpy dtype) inputs and outputs, and the workspace a bitfold-generated .S file asks
+    for (its `# workspace: N bytes` line) as the last argument. Returns the path of the executable."""
     target = target_named(target)
     check_symbol(symbol)
     workdir = Path(workdir)
@@ -98,7 +99,7 @@ def build_program(kernel: Sequence[Path], target: str | Target, symbol: str,
     (workdir / START_FILE_NAME).write_text(START_FILE)
     (workdir / SYSCALLS_FILE_NAME).write_text(SYSCALLS)
     main = workdir / "main.c"
-    main.write_text(main_source(symbol, inputs, outputs))
+    main.write_text(main_source(symbol, inputs, outputs, workspace_size_of(kernel)))
     objects = [compile_object(workdir / name, target, workdir) for name in (START_FILE_NAME, SYSCALLS_FILE_NAME)]
     objects.append(compile_object(main, target, workdir))
     for path in map(Path, kernel):

@@ -382,9 +382,10 @@ def test_rv32_assembly_is_accepted_by_gnu_as_and_llvm_mc(ir, tmp_path):
     assert ".globl kernel" in assembly
 
 
-def test_intermediate_buffers_are_bss():
+def test_intermediate_buffers_are_in_the_workspace():
     assembly = compile_to_assembly(parse(conv_ir()), "rv64im", "dw")
-    assert "__dw_buf0:\n    .zero 256" in assembly.split(".bss")[1]
+    assert "# workspace: 256 bytes" in assembly
+    assert ".bss" not in assembly and ".data" not in assembly
 
 
 def test_sections_and_packed_nibbles():

@@ -22,17 +22,21 @@ PER_TENSOR = (
     "model",
     [Buffer("input.1", (1, 3, 4, 4), "uint8_t", Quantization(0.0235, 128))],
     [Buffer("output", (1, 10), "int8_t", Quantization(0.125, -3))],
+    1234,
 )
 PER_CHANNEL = (
     "conv_kernel",
     [Buffer("123", (1, 2, 3, 3), "int8_t", Quantization(2.0**-7, -128)),
      Buffer("weights", (4, 2, 3, 3), "int8_t", Quantization([0.01, 0.02, 0.5, 1e-9], 0, axis=0), (-8, 7))],
     [Buffer("conv/out:0", (1, 4, 3, 3), "uint8_t", Quantization([0.1, 0.2, 0.3, 0.4], [0, 1, 2, 255], axis=-3))],
+    0,
 )
 ODD_NAMES = (
     "odd",
     [Buffer("int", (2,), "int16_t"), Buffer("a.b", (), "uint16_t"), Buffer("a:b", (3,), "int32_t")],
-    [Buffer("A/B", (5,), "uint32_t", Quantization(1.0, 0)), Buffer("_", (0,), "int32_t")],
+    [Buffer("A/B", (5,), "uint32_t", Quantization(1.0, 0)), Buffer("_", (0,), "int32_t"),
+     Buffer("workspace", (1,), "int8_t")],
+    64,
 )
 CASES = {"per_tensor": PER_TENSOR, "per_channel": PER_CHANNEL, "odd_names": ODD_NAMES}
 
@@ -54,23 +58,29 @@ def prototype(header: str) -> str:
 @pytest.mark.parametrize("compiler", COMPILERS)
 def test_header_compiles_without_warnings(tmp_path, compiler, case):
     available(compiler)
-    symbol, inputs, outputs = CASES[case]
-    (tmp_path / f"{symbol}.h").write_text(c_header(symbol, inputs, outputs))
+    (tmp_path / f"{CASES[case][0]}.h").write_text(c_header(*CASES[case]))
+    symbol = CASES[case][0]
     source = tmp_path / "use.c"
     # Included twice (the guard), every per-channel initializer used, the prototype matched by a definition.
     source.write_text(f'#include "{symbol}.h"\n#include "{symbol}.h"\n' + {
         "per_tensor": "const float input_scale = MODEL_INPUT_1_SCALE;\n"
                       "int8_t buffer[MODEL_OUTPUT_BYTES];\n"
-                      "void model(const uint8_t *input_1, int8_t *output) { (void)input_1; (void)output; }\n",
+                      "union model_arena { unsigned char bytes[MODEL_WORKSPACE_SIZE]; uint64_t aligned; } arena;\n"
+                      "const int alignment = MODEL_WORKSPACE_ALIGNMENT;\n"
+                      "void model(const uint8_t *input_1, int8_t *output, void *workspace)"
+                      " { (void)input_1; (void)output; (void)workspace; }\n",
         "per_channel": "const float scales[CONV_KERNEL_WEIGHTS_CHANNELS] = CONV_KERNEL_WEIGHTS_SCALES;\n"
                        "const int zero_points[] = CONV_KERNEL_CONV_OUT_0_ZERO_POINTS;\n"
                        "const int shape[CONV_KERNEL_T_123_RANK] = CONV_KERNEL_T_123_SHAPE;\n"
-                       "void conv_kernel(const int8_t *t_123, const int8_t *weights, uint8_t *conv_out_0)"
-                       " { (void)t_123; (void)weights; (void)conv_out_0; }\n",
+                       "const unsigned long no_workspace = CONV_KERNEL_WORKSPACE_SIZE;\n"
+                       "void conv_kernel(const int8_t *t_123, const int8_t *weights, uint8_t *conv_out_0,"
+                       " void *workspace) { (void)t_123; (void)weights; (void)conv_out_0; (void)workspace; }\n",
         "odd_names": "const long long elements = ODD_T_INT_ELEMENTS + ODD_A_B_ELEMENTS + ODD_T_ELEMENTS;\n"
                      "const unsigned long long high = ODD_A_B_3_MAX;\n"
+                     "const int8_t buffer_named_workspace[ODD_WORKSPACE_2_ELEMENTS] = {0};\n"
                      "void odd(const int16_t *t_int, const uint16_t *a_b, const int32_t *a_b_2, uint32_t *A_B_3,"
-                     " int32_t *t) { (void)t_int; (void)a_b; (void)a_b_2; (void)A_B_3; (void)t; }\n",
+                     " int32_t *t, int8_t *workspace_2, void *workspace) { (void)t_int; (void)a_b; (void)a_b_2;"
+                     " (void)A_B_3; (void)t; (void)workspace_2; (void)workspace; }\n",
     }[case])
     done = subprocess.run([compiler, *COMPILERS[compiler], *WARNINGS, "-c", str(source), "-o", str(tmp_path / "use.o")],
                           capture_output=True, text=True, cwd=tmp_path)
@@ -79,11 +89,21 @@ def test_header_compiles_without_warnings(tmp_path, compiler, case):
 
 def test_identifiers_from_onnx_names():
     assert prototype(c_header(*ODD_NAMES)) == (
-        "void odd(const int16_t *t_int, const uint16_t *a_b, const int32_t *a_b_2, uint32_t *A_B_3, int32_t *t);"
+        "void odd(const int16_t *t_int, const uint16_t *a_b, const int32_t *a_b_2, uint32_t *A_B_3, int32_t *t,"
+        " int8_t *workspace_2, void *workspace);"
     )
     assert prototype(c_header(*PER_CHANNEL)) == (
-        "void conv_kernel(const int8_t *t_123, const int8_t *weights, uint8_t *conv_out_0);"
+        "void conv_kernel(const int8_t *t_123, const int8_t *weights, uint8_t *conv_out_0, void *workspace);"
     )
+
+
+def test_workspace_is_the_last_argument_and_its_size_a_macro():
+    header = c_header(*PER_TENSOR)
+    assert prototype(header) == "void model(const uint8_t *input_1, int8_t *output, void *workspace);"
+    assert "#define MODEL_WORKSPACE_SIZE 1234\n" in header
+    assert "#define MODEL_WORKSPACE_ALIGNMENT 8\n" in header
+    assert "MODEL_WORKSPACE_SIZE bytes (possibly 0) the caller" in header  # the ABI, in the header comment
+    assert "#define CONV_KERNEL_WORKSPACE_SIZE 0\n" in c_header(*PER_CHANNEL)
 
 
 def test_macros_hold_the_exact_values(tmp_path):
@@ -140,4 +160,4 @@ def test_header_documents_quantization_and_ranges():
 ])
 def test_invalid_buffers_are_named(buffer, message):
     with pytest.raises(ValueError, match=f"^x: .*{re.escape(message)}"):
-        c_header("kernel", [buffer], [])
+        c_header("kernel", [buffer], [], 0)

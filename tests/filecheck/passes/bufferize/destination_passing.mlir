@@ -1,7 +1,8 @@
 // RUN: bitfold-opt %s -p bufferize | filecheck %s
 
 // A fill then an accumulation into the returned tensor: both write the output argument, the
-// weights become a constant global, the function returns nothing.
+// weights become a constant global, the function returns nothing. No intermediate: the
+// workspace argument is still there, of 0 bytes.
 
 func.func @mm(%a: tensor<2x3xi8>) -> tensor<2x2xi32> {
   %w = arith.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi8>
@@ -22,7 +23,7 @@ func.func @mm(%a: tensor<2x3xi8>) -> tensor<2x2xi32> {
   func.return %r : tensor<2x2xi32>
 }
 
-// CHECK:      func.func @mm(%a: memref<2x3xi8>, %out: memref<2x2xi32>) {
+// CHECK:      func.func @mm(%a: memref<2x3xi8>, %out: memref<2x2xi32>, %workspace: memref<0xi8> {bitfold.workspace}) {
 // CHECK-NEXT:   %0 = memref.get_global @__constant_0 : memref<3x2xi8>
 // CHECK-NEXT:   linalg.generic {{.*}} outs(%out : memref<2x2xi32>) {
 // CHECK:        linalg.generic {{.*}} ins(%a, %0 : memref<2x3xi8>, memref<3x2xi8>) outs(%out : memref<2x2xi32>) {

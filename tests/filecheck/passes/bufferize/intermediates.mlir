@@ -1,8 +1,9 @@
 // RUN: bitfold-opt %s -p bufferize | filecheck %s
 
-// Intermediates are static buffers (uninitialized globals). %b dies when %c is computed, so %d
-// reuses its buffer; the reshape is a view of %c's buffer, read in place; the returned %f
-// writes the output argument; tensor.extract is a memref.load.
+// Intermediates are views of the workspace argument at constant byte offsets. %b (offset 0)
+// dies when %c (offset 8) is computed, so %d takes %b's bytes again; the reshape is a view of
+// %d's buffer, read in place; the returned %f writes the output argument; tensor.extract is a
+// memref.load. No global: 16 bytes of workspace.
 
 func.func @chain(%x: tensor<8xi8>) -> tensor<2x4xi8> {
   %e = tensor.empty() : tensor<8xi8>
@@ -29,15 +30,18 @@ func.func @chain(%x: tensor<8xi8>) -> tensor<2x4xi8> {
   func.return %f : tensor<2x4xi8>
 }
 
-// CHECK:      func.func @chain(%x: memref<8xi8>, %out: memref<2x4xi8>) {
-// CHECK-NEXT:   %0 = memref.get_global @__chain_buf0 : memref<8xi8>
-// CHECK-NEXT:   linalg.generic {{.*}} ins(%x : memref<8xi8>) outs(%0 : memref<8xi8>)
-// CHECK:        %1 = memref.get_global @__chain_buf1 : memref<8xi8>
-// CHECK-NEXT:   linalg.generic {{.*}} ins(%0 : memref<8xi8>) outs(%1 : memref<8xi8>)
-// CHECK:        %2 = memref.get_global @__chain_buf0 : memref<8xi8>
-// CHECK-NEXT:   linalg.generic {{.*}} ins(%1 : memref<8xi8>) outs(%2 : memref<8xi8>)
-// CHECK:          %w = memref.load %1[%i] : memref<8xi8>
-// CHECK:        %3 = memref.expand_shape %2 {{.*}} output_shape [2, 4] : memref<8xi8> into memref<2x4xi8>
-// CHECK-NEXT:   linalg.generic {{.*}} ins(%3 : memref<2x4xi8>) outs(%out : memref<2x4xi8>)
-// CHECK:      "memref.global"() <{sym_name = "__chain_buf0", type = memref<8xi8>, initial_value, sym_visibility = "private"}> : () -> ()
-// CHECK-NEXT: "memref.global"() <{sym_name = "__chain_buf1", type = memref<8xi8>, initial_value, sym_visibility = "private"}> : () -> ()
+// CHECK:      func.func @chain(%x: memref<8xi8>, %out: memref<2x4xi8>, %workspace: memref<16xi8> {bitfold.workspace}) {
+// CHECK-NEXT:   %offset = arith.constant 0 : index
+// CHECK-NEXT:   %buffer = memref.view %workspace[%offset][] : memref<16xi8> to memref<8xi8>
+// CHECK-NEXT:   linalg.generic {{.*}} ins(%x : memref<8xi8>) outs(%buffer : memref<8xi8>)
+// CHECK:        %offset_1 = arith.constant 8 : index
+// CHECK-NEXT:   %buffer_1 = memref.view %workspace[%offset_1][] : memref<16xi8> to memref<8xi8>
+// CHECK-NEXT:   linalg.generic {{.*}} ins(%buffer : memref<8xi8>) outs(%buffer_1 : memref<8xi8>)
+// CHECK:        %offset_2 = arith.constant 0 : index
+// CHECK-NEXT:   %buffer_2 = memref.view %workspace[%offset_2][] : memref<16xi8> to memref<8xi8>
+// CHECK-NEXT:   linalg.generic {{.*}} ins(%buffer_1 : memref<8xi8>) outs(%buffer_2 : memref<8xi8>)
+// CHECK:          %w = memref.load %buffer_1[%i] : memref<8xi8>
+// CHECK:        %0 = memref.expand_shape %buffer_2 {{.*}} output_shape [2, 4] : memref<8xi8> into memref<2x4xi8>
+// CHECK-NEXT:   linalg.generic {{.*}} ins(%0 : memref<2x4xi8>) outs(%out : memref<2x4xi8>)
+// CHECK:        func.return
+// CHECK-NOT:  memref.global
