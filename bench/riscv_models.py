@@ -10,8 +10,7 @@ each quantized by onnxruntime as QDQ per tensor, QDQ per channel and QOperator) 
     per MAC        instructions / the network's multiply-accumulates (tests/models/mlperf_tiny/manifest.json)
     .text .rodata  bytes of those sections of the assembled object (the harness's `compile_object`, gcc -c
                    for the target, and `section_sizes`, size -A; .rodata counts .srodata and .rodata.* too)
-    workspace      bytes of the workspace the function takes (`CompiledModel.workspace_size`), or of its
-                   .bss (static buffers) where the compiled model has no workspace
+    workspace      bytes of the workspace the caller passes to the function (`CompiledModel.workspace_size`)
     compile s      wall-clock seconds of `compile_model` (import excluded)
 
 The function's outputs are checked bit for bit against bitfold's interpreter on the same integer
@@ -46,7 +45,7 @@ sys.path.insert(0, str(TESTS))  # the fixtures: models.mlperf_tiny
 from models import mlperf_tiny  # noqa: E402
 
 DEFAULT_TARGETS = ("rv32im", "rv64im")
-SECTION_GROUPS = {".text": (".text",), ".rodata": (".rodata", ".srodata"), ".bss": (".bss", ".sbss")}
+SECTION_GROUPS = {".text": (".text",), ".rodata": (".rodata", ".srodata")}
 """A column's sections: these names and their `.name.suffix` subsections."""
 
 
@@ -56,7 +55,7 @@ def one_line(error: Exception) -> str:
 
 
 def section_sizes(assembly: str, target: str, workdir: Path) -> dict[str, int]:
-    """Bytes of .text, .rodata and .bss of the assembly, assembled for `target` by the harness's
+    """Bytes of .text and .rodata of the assembly, assembled for `target` by the harness's
     compiler (`compile_object`) and read by `size -A` (`section_sizes`)."""
     source = workdir / "model.S"
     source.write_text(assembly)
@@ -99,11 +98,9 @@ def measure(name: str, target: str, reference: dict, workdir: Path) -> Row:
         if not np.array_equal(got, want):
             return Row(name, target, error=f"wrong: {np.count_nonzero(got != want)} of {want.size} elements of "
                                            f"{port.name} differ from run_reference")
-    workspace = getattr(compiled, "workspace_size", None)
-    workspace_text = f"{workspace:,}" if workspace is not None else f"{sizes['.bss']:,} (.bss)"
     macs = mlperf_tiny.macs(name)
     return Row(name, target, [f"{instructions:,}", f"{instructions / macs:.2f}", f"{sizes['.text']:,}",
-                              f"{sizes['.rodata']:,}", workspace_text, f"{seconds:.1f}"])
+                              f"{sizes['.rodata']:,}", f"{compiled.workspace_size:,}", f"{seconds:.1f}"])
 
 
 HEADER = ["network", "form", "target", "MACs", "instructions", "per MAC", ".text", ".rodata", "workspace", "compile s"]
