@@ -55,6 +55,8 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "onnx-data-movement-to-linalg": _lazy("passes.onnx_data_movement_to_linalg", "OnnxDataMovementToLinalgPass"),
         "bufferize": _lazy("passes.bufferize", "BufferizePass"),
         "bitfold-linalg-to-loops": _lazy("backends.riscv.linalg_to_loops", "BitfoldLinalgToLoopsPass"),
+        "bitfold-riscv-allocate-registers": _lazy("backends.riscv.register_allocation", "BitfoldAllocateRegistersPass"),
+        "bitfold-riscv-prologue-epilogue": _lazy("backends.riscv.prologue", "BitfoldPrologueEpiloguePass"),
     }
 
 

@@ -1,12 +1,21 @@
-"""`bitfold-riscv-prologue-epilogue`: xDSL's `riscv-prologue-epilogue-insertion`, fixed for RV64.
+"""`bitfold-riscv-prologue-epilogue`: the stack frame of a register-allocated leaf function.
 
-xDSL 0.74 saves and restores the callee-saved `s` registers it finds with `sw`/`lw` whatever
-XLEN is: on RV64 that keeps only the low half of the caller's `s0..s11`. It also sizes the
-frame to exactly the saved bytes, which breaks the ABI's 16-byte stack alignment. This pass
-runs xDSL's with the right register size, then turns the save and restore of each `s`
-register into `sd`/`ld` on RV64 and rounds the frame to 16 bytes. xDSL's pass finds the `s`
-registers to save among op results only, so it must run after `convert-riscv-scf-to-riscv-cf`
-(which turns loop-carried block arguments into `mv`s); this pass checks that nothing escaped.
+The frame holds the spill slots of `bitfold-riscv-allocate-registers` (at 0(sp) upwards: the
+area covers every sp-relative access in the function) and, above them, the callee-saved `s`
+registers the function uses, XLEN bits each (`sw`/`lw` on RV32, `sd`/`ld` on RV64):
+
+    sp + frame ->  caller's frame
+                   padding to a multiple of 16 bytes (the psABI keeps sp 16-byte aligned)
+                   s registers used, in register order
+    sp + 0     ->  spill slots
+
+The prologue (`addi sp, sp, -frame` and the saves) opens the function; the epilogue (restores,
+`addi sp, sp, frame`) precedes every return. No frame when nothing is spilled or saved. The
+function stays a leaf: nothing here saves `ra`.
+
+xDSL 0.74's `riscv-prologue-epilogue-insertion` is not used: it saves with `sw` whatever XLEN
+is (on RV64 only the low half of the caller's `s0..s11` survives), sizes the frame to exactly the
+saved bytes (breaking the 16-byte alignment) and knows no spill area.
 
 It also drops what register allocation leaves useless: `li zero, 0` (the allocator gives
 constant zeros the `zero` register) and `mv x, x`.
@@ -14,19 +23,21 @@ constant zeros the `zero` register) and `mv x, x`.
 
 from dataclasses import dataclass
 
-from xdsl.backend.riscv.prologue_epilogue_insertion import PrologueEpilogueInsertion
 from xdsl.context import Context
 from xdsl.dialects import riscv, riscv_func, rv32, rv64
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.riscv import Registers
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
-from bitfold.backends.riscv.instructions import LdOp, SdOp
+from bitfold.backends.riscv.instructions import LdOp, LwOp, SdOp, SwOp
 
 STACK_ALIGNMENT = 16
 """bytes; the RISC-V psABI keeps sp 16-byte aligned"""
+
+MAX_FRAME = 2032
+"""bytes: the largest 16-byte multiple whose negation fits `addi`'s 12-bit immediate"""
 
 
 def _drop_useless_moves(function: riscv_func.FuncOp) -> None:
@@ -38,41 +49,62 @@ def _drop_useless_moves(function: riscv_func.FuncOp) -> None:
             Rewriter.erase_op(inner)
 
 
-def _is_sp(value) -> bool:
-    return value.type == riscv.Registers.SP
+def spill_area(function: riscv_func.FuncOp, xlen: int) -> int:
+    """Bytes from sp that the function's own loads and stores reach (its spill slots)."""
+    return max(
+        (
+            op.immediate.value.data + xlen // 8
+            for op in function.walk()
+            if isinstance(op, LwOp | LdOp | SwOp | SdOp) and op.rs1.type == Registers.SP
+            and isinstance(op.immediate, IntegerAttr)
+        ),
+        default=0,
+    )
+
+
+def saved_registers(function: riscv_func.FuncOp) -> list[riscv.IntRegisterType]:
+    """The callee-saved integer registers the function reads or writes, in register order."""
+    used = {
+        value.type
+        for op in function.walk()
+        for value in (*op.results, *op.operands, *(a for r in op.regions for b in r.blocks for a in b.args))
+    }
+    return [r for r in Registers.S if r in used]
+
+
+def insert_frame(function: riscv_func.FuncOp, xlen: int) -> None:
+    """The prologue at the entry and the epilogue before every return (module docstring)."""
+    spills, saved = spill_area(function, xlen), saved_registers(function)
+    size = xlen // 8
+    frame = -(-(spills + size * len(saved)) // STACK_ALIGNMENT) * STACK_ALIGNMENT
+    if not frame:
+        return
+    if frame > MAX_FRAME:
+        raise DiagnosticException(f"riscv: @{function.sym_name.data}: a {frame}-byte frame (at most {MAX_FRAME})")
+    store, load = (SwOp, LwOp) if xlen == 32 else (SdOp, LdOp)
+    entry = function.body.blocks[0]
+    sp = rv32.GetRegisterOp(Registers.SP)
+    prologue: list = [sp, riscv.AddiOp(sp, -frame, rd=Registers.SP)]
+    for i, register in enumerate(saved):
+        value = rv32.GetRegisterOp(register)
+        prologue += [value, store(sp, value, spills + size * i)]
+    entry.insert_ops_before(prologue, entry.first_op)
+    for block in function.body.blocks:
+        if isinstance(ret := block.last_op, riscv_func.ReturnOp):
+            epilogue = [load(sp, spills + size * i, rd=register) for i, register in enumerate(saved)]
+            block.insert_ops_before([*epilogue, riscv.AddiOp(sp, frame, rd=Registers.SP)], ret)
 
 
 @dataclass(frozen=True)
 class BitfoldPrologueEpiloguePass(ModulePass):
+    """The frame: spill slots and saved s registers (module docstring)."""
+
     name = "bitfold-riscv-prologue-epilogue"
 
     xlen: int = 64
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in op.walk():
-            if isinstance(function, riscv_func.FuncOp):
+            if isinstance(function, riscv_func.FuncOp) and function.body.blocks:
                 _drop_useless_moves(function)
-        PrologueEpilogueInsertion(xlen=self.xlen // 8).apply(ctx, op)
-        for function in op.walk():
-            if not isinstance(function, riscv_func.FuncOp):
-                continue
-            saved = {i.rs2.type for i in function.walk() if isinstance(i, riscv.SwOp) and _is_sp(i.rs1)}
-            used = {
-                value.type
-                for inner in function.walk()
-                for value in (*inner.results, *inner.operands, *(a for r in inner.regions for b in r.blocks for a in b.args))
-                if value.type in Registers.S
-            }
-            if used - saved:
-                raise DiagnosticException(f"riscv: callee-saved registers used but not saved: {sorted(r.register_name.data for r in used - saved)}")
-            for inner in list(function.walk()):
-                if isinstance(inner, riscv.AddiOp) and _is_sp(inner.rs1) and inner.rd.type == riscv.Registers.SP:
-                    size = inner.immediate.value.data
-                    rounded = -(-abs(size) // STACK_ALIGNMENT) * STACK_ALIGNMENT
-                    if rounded != abs(size):
-                        new = riscv.AddiOp(inner.rs1, rounded if size > 0 else -rounded, rd=riscv.Registers.SP)
-                        Rewriter.replace_op(inner, new)
-                elif self.xlen == 64 and isinstance(inner, riscv.SwOp) and _is_sp(inner.rs1):
-                    Rewriter.replace_op(inner, SdOp(inner.rs1, inner.rs2, inner.immediate))
-                elif self.xlen == 64 and isinstance(inner, riscv.LwOp) and _is_sp(inner.rs1):
-                    Rewriter.replace_op(inner, LdOp(inner.rs1, inner.immediate, rd=inner.rd.type))
+                insert_frame(function, self.xlen)
