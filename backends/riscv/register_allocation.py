@@ -398,7 +398,21 @@ class _Spiller:
                     for value in point.through:
                         if value in relief:
                             relief[value] -= 1
-        return victims
+        return self._keep_unneeded(victims, cover)
+
+    @staticmethod
+    def _keep_unneeded(victims: list[tuple[OpResult, bool]], cover) -> list[tuple[OpResult, bool]]:
+        """The victims without those that later choices made unnecessary (every point they
+        relieve has a register to spare): the greedy choice overshoots."""
+        kept = []
+        for victim in reversed(victims):
+            points = cover[victim[0]]
+            if all(p.excess < 0 for p in points):
+                for point in points:
+                    point.excess += 1
+            else:
+                kept.append(victim)
+        return kept[::-1]
 
     def _refuse(self, pressure: _Pressure):
         point = max((p for p in pressure.points if p.excess > 0), key=lambda p: p.excess)
