@@ -23,15 +23,30 @@ from xdsl.dialects.riscv.abstract_ops import (
     RsRsImmIntegerOperation,
     assembly_arg_str,
 )
-from xdsl.ir import Dialect
+from xdsl.ir import Dialect, Operation
 from xdsl.irdl import attr_def, irdl_op_definition, opt_attr_def, result_def, traits_def
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.traits import MemoryEffect, MemoryWriteEffect, Pure
+
+
+class UnknownMemoryEffect(MemoryEffect):
+    """Effects that passes must assume unknown (`get_effects` is None): nothing moves, merges
+    or removes the op."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> None:
+        return None
 
 
 class _LoadOperation(RdRsImmIntegerOperation):
-    """`<instruction> rd, offset(rs1)`."""
+    """`<instruction> rd, offset(rs1)`.
 
-    traits = traits_def(MemoryReadEffect())
+    Unknown memory effects (`UnknownMemoryEffect`): CSE and LICM leave loads where the code
+    generator put them. xDSL's `RegisterAllocatedMemoryEffect`, inherited from
+    `RISCVInstruction`, declares no effect before allocation, so CSE would merge loads across
+    stores; `bitfold-register-tiled-loops` places and shares loads on purpose, and merging a
+    sliding window's reloads would keep them all live."""
+
+    traits = traits_def(UnknownMemoryEffect())
 
     def assembly_line(self) -> str | None:
         args = f"{assembly_arg_str(self.rd)}, {assembly_arg_str(self.immediate)}({assembly_arg_str(self.rs1)})"

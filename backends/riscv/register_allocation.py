@@ -44,7 +44,6 @@ from math import prod
 from xdsl.backend.register_allocatable import RegisterAllocatableOperation
 from xdsl.backend.register_allocator import live_ins_per_block
 from xdsl.backend.register_stack import OutOfRegisters
-from xdsl.backend.riscv.register_allocation import RegisterAllocatorLivenessBlockNaive
 from xdsl.backend.riscv.register_stack import RiscvRegisterStack
 from xdsl.context import Context
 from xdsl.dialects import riscv, riscv_func, riscv_scf, rv32, rv64
@@ -57,6 +56,7 @@ from xdsl.transforms.canonicalization_patterns.riscv import get_constant_value
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import DiagnosticException
 
+from bitfold.backends.riscv.loop_allocation import LoopAwareAllocator, accumulation_chain
 from bitfold.backends.riscv.instructions import LaOp, LdOp, LwOp, SdOp, SwOp
 
 INTEGER_REGISTERS = (*Registers.T, *Registers.A, *Registers.S)
@@ -119,20 +119,20 @@ def copy_arguments_at_entry(function: riscv_func.FuncOp, xlen: int) -> set[riscv
     return {arg.type for arg in block.args}
 
 
-class _Allocator(RegisterAllocatorLivenessBlockNaive):
-    """xDSL's allocator without its error report: running out is an expected outcome here, and
-    the report prints the whole function at every loop level."""
-
-    def allocate_block(self, block: Block) -> None:
-        for op in reversed(block.ops):
-            if isinstance(op, RegisterAllocatableOperation):
-                op.allocate_registers(self)
+class _Allocator(LoopAwareAllocator):
+    """bitfold's loop allocation (loop_allocation.py), without xDSL's error report: running out
+    is an expected outcome here, and the report prints the whole function at every loop level."""
 
     @staticmethod
     def carried_values(loop: Loop) -> set[SSAValue]:
         """Values of `loop`'s body that take the register of a carried block argument, so none of
-        their own (what the pressure model counts): the yielded values."""
-        return set(loop.body.block.last_op.operands)
+        their own (what the pressure model counts): the yielded values and the accumulation
+        chains."""
+        yield_op = loop.body.block.last_op
+        values = set(yield_op.operands)
+        for position, argument in enumerate(loop.body.block.args[1:]):
+            values.update(accumulation_chain(argument, position, yield_op) or ())
+        return values
 
 
 def _taken_registers(function: riscv_func.FuncOp, free: set) -> set:
@@ -500,11 +500,25 @@ class _Spiller:
             op.attributes["immediate"] = IntegerAttr(offset_of[slot], si12)
 
 
-def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int) -> riscv_func.FuncOp:
-    """The register-allocated copy of `function` (which gets spill code)."""
+class NeedsSpilling(RegisterAllocationError):
+    """The function does not fit the registers without spilling, and spilling was not allowed."""
+
+
+def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, spill: bool = True) -> riscv_func.FuncOp:
+    """The register-allocated copy of `function` (which gets spill code, unless `spill` is
+    False: then `NeedsSpilling` where it would need some)."""
     free = copy_arguments_at_entry(function, xlen)
     widen_parallel_moves(function, xlen)
     region_dce(function.body)  # e.g. loop steps that became immediates
+    attempt = function.clone()
+    try:
+        # first without spilling: the pressure model does not see accumulation chains
+        # sharing their loop-carried register (loop_allocation.py), the allocator does
+        allocate(attempt, registers, free)
+        return attempt
+    except OutOfRegisters:
+        if not spill:
+            raise NeedsSpilling(f"riscv: @{function.sym_name.data} needs spilling") from None
     spiller = _Spiller(function, xlen)
     budget = capacity(function, registers, free)
     while budget > 0:
@@ -528,11 +542,12 @@ class BitfoldAllocateRegistersPass(ModulePass):
 
     xlen: int = 64
     registers: int = len(INTEGER_REGISTERS)
+    spill: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 1 <= self.registers <= len(INTEGER_REGISTERS):
             raise RegisterAllocationError(f"riscv: registers={self.registers}: 1 to {len(INTEGER_REGISTERS)}")
         for function in [f for f in op.walk() if isinstance(f, riscv_func.FuncOp) and f.body.blocks]:
-            allocated = allocate_function(function, self.xlen, self.registers)
+            allocated = allocate_function(function, self.xlen, self.registers, self.spill)
             function.parent_block().insert_op_before(allocated, function)
             function.parent_block().erase_op(function)
