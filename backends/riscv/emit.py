@@ -11,12 +11,12 @@
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.context import Context
-from xdsl.dialects import func, get_all_dialects, memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp, StringAttr
 from xdsl.dialects.riscv import riscv_code
+from xdsl.passes import ModulePass
 
-from bitfold.backends.riscv.pipeline import CodegenError, check_input, riscv_passes, xlen_of
+from bitfold.backends.riscv.pipeline import CodegenError, check_input, lower_to_riscv, xlen_of
 from bitfold.passes.bufferize import BufferizePass, workspace_size
 
 DIRECTIVES = {1: ".byte", 2: ".half", 4: ".word", 8: ".dword"}
@@ -61,19 +61,18 @@ class Kernel:
     workspace_size: int
 
 
-def lower(module: ModuleOp, function: func.FuncOp, xlen: int) -> int:
-    """`riscv_passes` on `module` in place; returns the workspace bytes `bufferize` planned for
-    `function`."""
-    ctx = Context()
-    for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, factory)
-    size = None
-    for module_pass in riscv_passes(xlen):
-        module_pass.apply(ctx, module)
+def lower(module: ModuleOp, function: func.FuncOp, xlen: int) -> tuple[ModuleOp, int]:
+    """`lower_to_riscv` of `module`; returns the lowered copy and the workspace bytes
+    `bufferize` planned for `function`."""
+    sizes: list[int] = []
+
+    def observe(module_pass: ModulePass, lowered: ModuleOp) -> None:
         if isinstance(module_pass, BufferizePass):
-            size = workspace_size(function)
-    assert size is not None, "riscv_passes bufferizes"
-    return size
+            bufferized = next(f for f in lowered.ops if isinstance(f, func.FuncOp) and f.sym_name == function.sym_name)
+            sizes.append(workspace_size(bufferized))
+
+    lowered = lower_to_riscv(module, xlen, after=observe)
+    return lowered, sizes[-1]
 
 
 def compile_to_assembly(module: ModuleOp, target: str, symbol: str) -> str:
@@ -91,7 +90,7 @@ def compile_kernel(module: ModuleOp, target: str, symbol: str) -> Kernel:
     function.sym_visibility = None
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
         module.body.block.erase_op(other)
-    workspace = lower(module, function, xlen)
+    module, workspace = lower(module, function, xlen)
     globals_ = [op for op in module.ops if isinstance(op, memref.GlobalOp)]
     for global_op in globals_:
         global_op.detach()

@@ -19,7 +19,8 @@ and leaves every other generic to xDSL's pattern, which the pass then applies
 from collections.abc import Sequence
 
 from xdsl.context import Context
-from xdsl.dialects import arith, linalg, memref, scf
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -76,7 +77,7 @@ class LowerGenericAccumulatingInRegisters(RewritePattern):
 
         def constant(value: int) -> SSAValue:
             c = arith.ConstantOp(IntegerAttr(value, index))
-            rewriter.insert_op(c, InsertPoint.before(op))
+            rewriter.insert(c, InsertPoint.before(op))
             return c.result
 
         zero, one = constant(0), constant(1)
@@ -86,16 +87,16 @@ class LowerGenericAccumulatingInRegisters(RewritePattern):
         point = InsertPoint.before(op)
         for d in range(n_parallel):
             loop = scf.ForOp(zero, upper[d], one, (), Region(Block(arg_types=(index,))))
-            rewriter.insert_op(loop, point)
+            rewriter.insert(loop, point)
             ivs.append(loop.body.block.args[0])
             point = InsertPoint.at_start(loop.body.block)
-            rewriter.insert_op(scf.YieldOp(), point)
+            rewriter.insert(scf.YieldOp(), point)
             point = InsertPoint.before(loop.body.block.last_op)
 
         def load(operand_index: int, at: InsertPoint, induction: Sequence[SSAValue]) -> SSAValue:
             indices = indices_for_map(rewriter, at, maps[operand_index], induction)
             value = memref.LoadOp.get(op.operands[operand_index], indices)
-            rewriter.insert_op(value, at)
+            rewriter.insert(value, at)
             return value.res
 
         # accumulators: the outputs the body reads, loaded once per output element
@@ -109,9 +110,9 @@ class LowerGenericAccumulatingInRegisters(RewritePattern):
         carried_args: Sequence[SSAValue] = carried
         for d in range(n_parallel, len(bounds)):
             loop = scf.ForOp(zero, upper[d], one, carried_args, Region(Block(arg_types=(index, *iter_types))))
-            rewriter.insert_op(loop, point)
+            rewriter.insert(loop, point)
             if reduction_loops:
-                rewriter.insert_op(scf.YieldOp(*loop.results), InsertPoint.after(loop))
+                rewriter.insert(scf.YieldOp(*loop.results), InsertPoint.after(loop))
             reduction_loops.append(loop)
             ivs.append(loop.body.block.args[0])
             carried_args = loop.body.block.args[1:]
@@ -128,7 +129,7 @@ class LowerGenericAccumulatingInRegisters(RewritePattern):
         yield_op = block.last_op
         assert isinstance(yield_op, linalg.YieldOp)
         yielded = list(yield_op.operands)
-        rewriter.erase_op(yield_op)
+        rewriter.erase(yield_op)
         for index_op in [o for o in block.ops if isinstance(o, linalg.IndexOp)]:
             rewriter.replace(index_op, (), [ivs[index_op.dim.value.data]])
         while block.args:
@@ -137,7 +138,7 @@ class LowerGenericAccumulatingInRegisters(RewritePattern):
 
         if reduction_loops:
             kept = [v for v, acc in zip(yielded, accumulators) if acc is not None]
-            rewriter.insert_op(scf.YieldOp(*kept), point)
+            rewriter.insert(scf.YieldOp(*kept), point)
             results = iter(reduction_loops[0].results)
             finals = [next(results) if acc is not None else v for v, acc in zip(yielded, accumulators)]
             store_point = outer_point
@@ -147,8 +148,8 @@ class LowerGenericAccumulatingInRegisters(RewritePattern):
         for k, value in enumerate(finals):
             destination = op.outputs[k]
             indices = indices_for_map(rewriter, store_point, maps[n_inputs + k], ivs[:n_parallel])
-            rewriter.insert_op(memref.StoreOp.get(value, destination, indices), store_point)
-        rewriter.erase_op(op)
+            rewriter.insert(memref.StoreOp.get(value, destination, indices), store_point)
+        rewriter.erase(op)
 
 
 class BitfoldLinalgToLoopsPass(ModulePass):

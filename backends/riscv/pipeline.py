@@ -3,6 +3,7 @@ riscv dialects. xDSL's passes wherever they are right; bitfold's shims (each doc
 module) where 0.74 is wrong or missing:
 
     bufferize                               bitfold.passes.bufferize
+    bitfold-register-tiled-loops            linear generics: register tiles, pointer loops
     bitfold-linalg-to-loops                 accumulators in registers, else xDSL's perfect nest
     lower-affine                            xDSL
     bitfold-memref-to-addresses             la for globals, packed sub-byte constants, reshapes
@@ -14,12 +15,15 @@ module) where 0.74 is wrong or missing:
     convert-scf-to-riscv-scf, convert-func-to-riscv-func, reconcile-unrealized-casts
     bitfold-riscv-immediates                li operands -> addi/slli/andi/... forms
     riscv-scf-for-infer-constant-step       xDSL: loop steps as immediates
+    bitfold-riscv-copy-loop-values          copies where xDSL's loop allocation is unsound
     bitfold-riscv-allocate-registers        xDSL's allocator with s0..s11 too (a leaf: no calls)
     riscv-lower-parallel-mov                xDSL
     convert-riscv-scf-to-riscv-cf           xDSL: loops to labels and branches
     bitfold-riscv-prologue-epilogue         sd/ld of s registers on RV64, 16-byte frames, no
                                             useless li/mv
 """
+
+from collections.abc import Callable
 
 from xdsl.backend.riscv.lowering.convert_arith_to_riscv import ConvertArithToRiscvPass
 from xdsl.backend.riscv.lowering.convert_func_to_riscv_func import ConvertFuncToRiscvFuncPass
@@ -46,7 +50,9 @@ from bitfold.backends.riscv.linalg_to_loops import BitfoldLinalgToLoopsPass
 from bitfold.backends.riscv.lower_integers import BitfoldArithToRiscvPass
 from bitfold.backends.riscv.lower_memory import BitfoldMemrefToAddressesPass, BitfoldPtrToRiscvPass
 from bitfold.backends.riscv.prologue import BitfoldPrologueEpiloguePass
-from bitfold.backends.riscv.register_allocation import BitfoldAllocateRegistersPass
+from bitfold.backends.riscv.loop_value_copies import CopyLoopValuesPass
+from bitfold.backends.riscv.register_allocation import BitfoldAllocateRegistersPass, NeedsSpilling
+from bitfold.backends.riscv.register_tiled_loops import BitfoldRegisterTiledLoopsPass
 from bitfold.passes.bufferize import BufferizePass
 
 ARCHITECTURES = {"rv32im": 32, "rv64im": 64, "rv32imc": 32, "rv64imc": 64}
@@ -114,10 +120,17 @@ def check_input(module: ModuleOp, xlen: int) -> func.FuncOp:
     return function
 
 
-def riscv_passes(xlen: int) -> list[ModulePass]:
-    """The passes from the backend's tensor IR to register-allocated riscv (module docstring)."""
+TILE_REGISTER_BUDGETS = (27, 23, 19)
+"""Registers the tile planner may fill, tried in turn until no loop nest needs spilling
+(`lower_to_riscv`); the last budget's code is allowed to spill."""
+
+
+def riscv_passes(xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spill: bool = True) -> list[ModulePass]:
+    """The passes from the backend's tensor IR to register-allocated riscv (module docstring):
+    register tiles planned for `tile_registers`, spilling allowed or not."""
     return [
         BufferizePass(),
+        BitfoldRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
         BitfoldLinalgToLoopsPass(),
         LowerAffinePass(),
         BitfoldMemrefToAddressesPass(xlen=xlen),
@@ -136,18 +149,33 @@ def riscv_passes(xlen: int) -> list[ModulePass]:
         ReconcileUnrealizedCastsPass(),
         BitfoldRiscvImmediatesPass(xlen=xlen),
         RiscvScfForInferConstantStepPass(),
-        BitfoldAllocateRegistersPass(xlen=xlen),
+        CopyLoopValuesPass(),
+        BitfoldAllocateRegistersPass(xlen=xlen, spill=spill),
         RISCVLowerParallelMovPass(),
         ConvertRiscvScfToRiscvCfPass(),
         BitfoldPrologueEpiloguePass(xlen=xlen),
     ]
 
 
-def lower_to_riscv(module: ModuleOp, xlen: int, ctx: Context | None = None) -> None:
-    """Run `riscv_passes` on `module` in place."""
+def lower_to_riscv(
+    module: ModuleOp, xlen: int, ctx: Context | None = None, after: Callable[[ModulePass, ModuleOp], None] | None = None
+) -> ModuleOp:
+    """`riscv_passes` on a copy of `module`, with the largest register-tile budget whose code
+    needs no spilling (else the smallest, spilling); returns the lowered copy. `after` sees
+    each pass and the module it produced."""
     if ctx is None:
         ctx = Context()
         for name, factory in get_all_dialects().items():
             ctx.register_dialect(name, factory)
-    for module_pass in riscv_passes(xlen):
-        module_pass.apply(ctx, module)
+    for budget in TILE_REGISTER_BUDGETS:
+        attempt = module.clone()
+        last = budget == TILE_REGISTER_BUDGETS[-1]
+        try:
+            for module_pass in riscv_passes(xlen, budget, spill=last):
+                module_pass.apply(ctx, attempt)
+                if after is not None:
+                    after(module_pass, attempt)
+        except NeedsSpilling:
+            continue
+        return attempt
+    raise AssertionError("the last budget allows spilling")

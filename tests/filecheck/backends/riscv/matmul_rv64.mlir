@@ -1,9 +1,12 @@
 // RUN: bitfold-opt %s -t 'bitfold-riscv-asm{arch=rv64im symbol=mm}' | filecheck %s
 // RUN: bitfold-opt %s -t 'bitfold-riscv-asm{arch=rv32im symbol=mm}' | filecheck %s --check-prefix=RV32
 
-// u8 x s8 -> i32 with a zero point: lbu for the extui operand (the extension disappears), lb
-// for the extsi one, the zero point folded into addiw, the accumulator in a register for the
-// whole reduction, word arithmetic on RV64; one store per output element.
+// u8 x s8 -> i32 with a zero point, 5x7 @ 7x3: the whole 5x3 output is one register tile (15
+// accumulators loaded once, stored once) and the 7-long reduction is unrolled: loads at
+// immediate offsets from the operands' base pointers, no address arithmetic, no loop. lbu for
+// the extui operand (the extension disappears), lb for the extsi one, the zero point folded
+// into addiw, word arithmetic on RV64; an element of the second operand loaded once per
+// reduction step and used by the three rows of the tile.
 
 func.func @mm(%a: tensor<5x7xi8>, %w: tensor<7x3xi8>) -> tensor<5x3xi32> {
   %e = tensor.empty() : tensor<5x3xi32>
@@ -30,25 +33,24 @@ func.func @mm(%a: tensor<5x7xi8>, %w: tensor<7x3xi8>) -> tensor<5x3xi32> {
 // CHECK-NEXT: .p2align 2
 // CHECK-NEXT: .type mm, @function
 // CHECK-NEXT: mm:
-// CHECK:      scf_body_2_for:
-// CHECK-NEXT:     add [[X:[a-z0-9]+]], {{.*}}
-// CHECK-NEXT:     add [[X]], {{.*}}
-// CHECK-NEXT:     lbu [[X]], 0([[X]])
-// CHECK:          lb [[Y:[a-z0-9]+]], 0([[Y]])
-// CHECK-NEXT:     addiw [[X]], [[X]], -128
-// CHECK-NEXT:     mulw [[X]], [[X]], [[Y]]
-// CHECK-NEXT:     addw [[ACC:[a-z0-9]+]], [[ACC]], [[X]]
-// CHECK-NEXT:     addi {{.*}}, 1
-// CHECK-NEXT:     blt {{.*}}, scf_body_2_for
-// CHECK-NEXT: scf_body_end_2_for:
-// CHECK:          sw [[ACC]], 0({{.*}})
-// CHECK:          ret
+// CHECK:      lw [[ACC:[a-z0-9]+]], 0([[OUT:[a-z0-9]+]])
+// CHECK:      lw {{[a-z0-9]+}}, 56([[OUT]])
+// CHECK-NEXT: lbu [[X:[a-z0-9]+]], 0([[A:[a-z0-9]+]])
+// CHECK-NEXT: lb [[Y:[a-z0-9]+]], 0([[W:[a-z0-9]+]])
+// CHECK-NEXT: addiw [[X]], [[X]], -128
+// CHECK-NEXT: mulw [[P:[a-z0-9]+]], [[X]], [[Y]]
+// CHECK-NEXT: addw [[ACC]], [[ACC]], [[P]]
+// CHECK:      lbu {{[a-z0-9]+}}, 7([[A]])
+// CHECK-NOT:  blt
+// CHECK-NOT:  {{^ +lw }}
+// CHECK:      lbu {{[a-z0-9]+}}, 34([[A]])
+// CHECK-NOT:  blt
+// CHECK:      sw [[ACC]], 0([[OUT]])
+// CHECK:      ret
 // CHECK-NEXT: .size mm, .-mm
 // CHECK-NOT:  .rodata
 
-// RV32:       scf_body_2_for:
-// RV32:           lbu
-// RV32:           lb
-// RV32-NEXT:      addi [[X:[a-z0-9]+]], [[X]], -128
-// RV32-NEXT:      mul
-// RV32-NEXT:      add
+// RV32:       lbu
+// RV32-NOT:   addiw
+// RV32:       addi {{[a-z0-9]+}}, {{[a-z0-9]+}}, -128
+// RV32:       ret

@@ -1,8 +1,9 @@
 // RUN: bitfold-opt %s -t bitfold-riscv-asm | filecheck %s
 
-// An i4 constant is packed two nibbles a byte, low nibble first, in .rodata; a signed read
-// shifts the nibble to the top of the register and back (sign extension), an unsigned read
-// shifts it down and masks it.
+// An i4 constant is packed two nibbles a byte, low nibble first, in .rodata (a panel per
+// reading nest, in the order it reads); each byte is loaded once. A signed read shifts the low
+// nibble to the top of the register and back (sign extension) and the high nibble of the
+// sign-extended byte down; an unsigned read masks the low nibble and shifts the high one down.
 
 func.func @dot(%x: tensor<3xi8>) -> (tensor<1xi32>, tensor<1xi32>) {
   %w = arith.constant dense<[-1, 2, -8]> : tensor<3xi4>
@@ -31,15 +32,23 @@ func.func @dot(%x: tensor<3xi8>) -> (tensor<1xi32>, tensor<1xi32>) {
   func.return %s, %u : tensor<1xi32>, tensor<1xi32>
 }
 
-// CHECK:      srli [[BYTE:[a-z0-9]+]], [[K:[a-z0-9]+]], 1
-// CHECK:      andi [[SLOT:[a-z0-9]+]], [[K]], 1
-// CHECK-NEXT: slli [[SHIFT:[a-z0-9]+]], [[SLOT]], 2
-// CHECK:      lb [[B:[a-z0-9]+]], 0(
-// CHECK:      sll [[B]], [[B]], {{[a-z0-9]+}}
-// CHECK-NEXT: srai [[B]], [[B]], 60
-// CHECK:      srl [[U:[a-z0-9]+]], {{[a-z0-9]+}}, {{[a-z0-9]+}}
-// CHECK-NEXT: andi [[U]], [[U]], 15
+// CHECK:      la [[P:[a-z0-9]+]], __constant_0_panel0
+// CHECK:      lb [[B:[a-z0-9]+]], 0([[P]])
+// CHECK-NEXT: slli [[L:[a-z0-9]+]], [[B]], 60
+// CHECK-NEXT: srai [[L]], [[L]], 60
+// CHECK-NOT:  lb {{[a-z0-9]+}}, 0([[P]])
+// CHECK:      srai {{[a-z0-9]+}}, [[B]], 4
+// CHECK:      lb [[C:[a-z0-9]+]], 1([[P]])
+// CHECK-NEXT: slli [[C]], [[C]], 60
+// CHECK-NEXT: srai [[C]], [[C]], 60
+// CHECK:      la [[Q:[a-z0-9]+]], __constant_0_panel1
+// CHECK:      lbu [[U:[a-z0-9]+]], 0([[Q]])
+// CHECK:      andi {{[a-z0-9]+}}, [[U]], 15
+// CHECK:      srli {{[a-z0-9]+}}, [[U]], 4
+// CHECK:      lbu [[V:[a-z0-9]+]], 1([[Q]])
+// CHECK-NEXT: andi [[V]], [[V]], 15
 // CHECK:      .section .rodata
-// CHECK-NEXT: .p2align 0
-// CHECK-NEXT: __constant_0:
+// CHECK:      __constant_0_panel{{[01]}}:
+// CHECK-NEXT:     .byte 47, 8
+// CHECK:      __constant_0_panel{{[01]}}:
 // CHECK-NEXT:     .byte 47, 8
