@@ -135,23 +135,19 @@ class _Allocator(LoopAwareAllocator):
         return values
 
 
-def _taken_registers(function: riscv_func.FuncOp, free: set) -> set:
-    """Registers the function uses as they are (sp, zero, arguments still read later)."""
+def taken_registers(function: riscv_func.FuncOp, free: set) -> set:
+    """Registers the function uses as they are (sp, zero, arguments still read later), except
+    `free` (arguments already copied out). Spilling adds only sp."""
     body = function.body
     used = RegisterAllocatableOperation.all_used_registers(body) - free
     return set(used | RegisterAllocatableOperation.all_excluded_registers(body))
 
 
-def capacity(function: riscv_func.FuncOp, registers: int, free: set) -> int:
-    """Integer registers the allocator can hand out in `function`."""
-    return len(set(INTEGER_REGISTERS[:registers]) - _taken_registers(function, free))
-
-
-def allocate(function: riscv_func.FuncOp, registers: int, free: set) -> None:
-    """xDSL's `allocate_func`, except that the registers in `free` (arguments already copied
-    out) stay allocatable. Raises `OutOfRegisters`."""
+def allocate(function: riscv_func.FuncOp, registers: int, taken: set) -> None:
+    """xDSL's `allocate_func` with the first `registers` allocatable but those `taken`.
+    Raises `OutOfRegisters`."""
     stack = RiscvRegisterStack.get(allocatable_registers=allocation_order(registers))
-    for register in _taken_registers(function, free):
+    for register in taken:
         stack.exclude_register(register)
     allocator = _Allocator(stack)
     block = function.body.block
@@ -185,6 +181,7 @@ class _Pressure:
         self.points_in: dict[Operation, list[_Point]] = defaultdict(list)
         """for each loop, the points anywhere in its body"""
         self._needs: dict[SSAValue, bool] = {}
+        self._ends: dict[Operation, int] = {}
         self.shared = {v for op in function.walk() if isinstance(op, Loop) for v in _Allocator.carried_values(op)}
         """values in the register of a loop-carried block argument (the allocator says which)"""
         self.op_order = {op: i for i, op in enumerate(function.walk())}
@@ -239,6 +236,16 @@ class _Pressure:
             if value in point.through:
                 point.excess += 1
 
+    def first_relieved(self, value: SSAValue) -> int:
+        """Program position of the first crowded point `value` passes through."""
+        return min(self.op_order[p.op] for p in self.points if value in p.through)
+
+    def end(self, op: Operation) -> int:
+        """Program position of the last op nested in `op` (itself if none)."""
+        if op not in self._ends:
+            self._ends[op] = self.op_order[op] + sum(1 for _ in op.walk()) - 1
+        return self._ends[op]
+
 
 # Where values are reloaded, and what that costs.
 
@@ -277,10 +284,12 @@ def _instructions(op: Operation) -> int:
 
 class _Reloads:
     """Where one spilled value is reloaded: right before each use, or before the outermost loop
-    around it that has room to keep the value in a register (then one reload serves the loop)."""
+    around it that has room to keep the value in a register (then one reload serves the loop).
+    Uses before the first crowded point read the value itself."""
 
     def __init__(self, value: SSAValue, block: Block, pressure: _Pressure):
         self.value, self.block, self.pressure = value, block, pressure
+        self.first_relieved = pressure.first_relieved(value)
         self.at: dict[Operation, SSAValue] = {}
         """anchor op -> the reload right before it"""
         self.held: dict[Operation, SSAValue] = {}
@@ -297,6 +306,8 @@ class _Reloads:
             if not self.pressure.has_room(loop, self.value):
                 break
             anchor = loop
+        if self.pressure.end([anchor, *_loops_between(anchor, self.block)][-1]) < self.first_relieved:
+            return self.value
         if anchor not in self.at:
             self.at[anchor] = recompute(anchor)
             if anchor is not user:
@@ -510,23 +521,24 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
     free = copy_arguments_at_entry(function, xlen)
     widen_parallel_moves(function, xlen)
     region_dce(function.body)  # e.g. loop steps that became immediates
+    taken = taken_registers(function, free)
     attempt = function.clone()
     try:
-        # first without spilling: the pressure model does not see accumulation chains
-        # sharing their loop-carried register (loop_allocation.py), the allocator does
-        allocate(attempt, registers, free)
+        # first without spilling: the pressure model holds a loop's carried registers for its
+        # whole body, loop_allocation.py frees them between uses (the model may overcount)
+        allocate(attempt, registers, taken)
         return attempt
     except OutOfRegisters:
         if not spill:
             raise NeedsSpilling(f"riscv: @{function.sym_name.data} needs spilling") from None
     spiller = _Spiller(function, xlen)
-    budget = capacity(function, registers, free)
+    budget = len(set(INTEGER_REGISTERS[:registers]) - taken)
     while budget > 0:
         spiller.relieve(budget)
         spiller.assign_slots()
         attempt = function.clone()
         try:
-            allocate(attempt, registers, free)
+            allocate(attempt, registers, taken)
             return attempt
         except OutOfRegisters:
             budget -= 1
