@@ -57,6 +57,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "bitfold-register-tiled-loops": _lazy("backends.riscv.register_tiled_loops", "BitfoldRegisterTiledLoopsPass"),
         "bitfold-linalg-to-loops": _lazy("backends.riscv.linalg_to_loops", "BitfoldLinalgToLoopsPass"),
         "bitfold-riscv-copy-loop-values": _lazy("backends.riscv.loop_value_copies", "CopyLoopValuesPass"),
+        "bitfold-riscv-sink-constants": _lazy("backends.riscv.constant_sinking", "SinkConstantsPass"),
         "bitfold-riscv-allocate-registers": _lazy("backends.riscv.register_allocation", "BitfoldAllocateRegistersPass"),
         "bitfold-riscv-prologue-epilogue": _lazy("backends.riscv.prologue", "BitfoldPrologueEpiloguePass"),
     }

@@ -36,11 +36,14 @@ from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstan
 ALLOCATABLE_INTEGER_REGISTERS = 27
 """t0..t6, a0..a7, s0..s11."""
 
-REGISTER_MARGIN = 0
+REGISTER_MARGIN = 1
 """Registers the estimate leaves free (`pipeline.TILE_REGISTER_BUDGETS` retries with fewer
 where the allocator finds the estimate too low)."""
 
 BODY_TEMPORARIES_MAX = 8
+
+IMMEDIATE_REACH = 2048
+"""Bytes a load or store immediate reaches from its base register (12 bits, signed)."""
 
 TILE_SIZES = (8, 6, 5, 4, 3, 2, 1)
 MAX_BODY_COPIES = 144
@@ -52,6 +55,9 @@ FULL_UNROLL_MAX_BOUND = 7
 
 REDUCTION_UNROLL = (4, 2, 1)
 ELEMENTWISE_UNROLL = (4, 2, 1)
+ELEMENTWISE_UNROLL_MAX_BODY = 8
+"""Operations of an elementwise body beyond which unrolling saves under 10% (3 loop
+instructions per copy) and only multiplies the code."""
 
 
 def linear_form(expr: AffineExpr, n_dims: int) -> tuple[list[int], int] | None:
@@ -179,8 +185,23 @@ def _divisors(bound: int, candidates: Sequence[int]) -> list[int]:
     return [t for t in candidates if t <= bound and bound % t == 0]
 
 
-def distinct_addresses(access: Access, points: list[tuple[int, ...]]) -> int:
-    return len({sum(s * i for s, i in zip(access.stride, p)) for p in points})
+def offsets_in_box(access: Access, extents: Sequence[int]) -> set[int]:
+    """Byte offsets of the operand over the box of points `[0, extents[d])` per dimension."""
+    addresses = {access.offset}
+    for stride, extent in zip(access.stride, extents):
+        if extent > 1 and stride:
+            addresses = {a + stride * i for a in addresses for i in range(extent)}
+    return addresses
+
+
+def distinct_in_box(access: Access, extents: Sequence[int]) -> int:
+    return len(offsets_in_box(access, extents))
+
+
+def extra_bases(access: Access, extents: Sequence[int]) -> int:
+    """Registers beyond the operand's pointer that its offsets in the box need: load and store
+    immediates reach 2 KiB (`register_tiled_loops.NestEmitter.address`)."""
+    return len({o // IMMEDIATE_REACH for o in offsets_in_box(access, extents)}) - 1
 
 
 @dataclass(frozen=True)
@@ -193,31 +214,30 @@ class CostModel:
 
     def estimate(self, plan: NestPlan) -> tuple[float, int]:
         """(instructions per body copy, registers live in the innermost loop) of `plan`."""
-        points = plan.body_points()
-        tile = plan.tile_points()
+        tile_box = [plan.steps[d] if dim.parallel else 1 for d, dim in enumerate(plan.dims)]
+        body_box = list(plan.steps)
+        copies = prod(body_box)
+        reduction_points = copies // prod(tile_box)
         loops = [d for d, dim in enumerate(plan.dims) if plan.steps[d] < dim.bound]
         innermost = loops[-1] if loops else None
         inputs = list(enumerate(plan.accesses[: self.n_inputs]))
         hoisted = [(k, a) for k, a in inputs if innermost is not None and not a.stride[innermost]]
         streamed = [(k, a) for k, a in inputs if (k, a) not in hoisted or k in plan.reloaded]
-        # the nest shares a load between the tile points of one reduction point only
-        reduction_points = {tuple(0 if plan.dims[d].parallel else i for d, i in enumerate(p)) for p in points}
-        loads = sum(
-            distinct_addresses(a, [tuple(r + t for r, t in zip(rp, tp)) for tp in tile])
-            for _, a in streamed
-            for rp in reduction_points
-        )
+        # the nest shares a load between the tile points of one reduction point only (the
+        # count is the same at every reduction point: it is the tile translated)
+        loads = reduction_points * sum(distinct_in_box(a, tile_box) for _, a in streamed)
         # per iteration of the innermost loop: the bound test, the loop variable's step and
         # one bump per other pointer the loop moves
         overhead = 0 if not loops else 1 + sum(1 for a in plan.accesses if a.stride[loops[-1]])
-        per_copy = (loads + overhead + len(points) * self.body_operations) / len(points)
+        per_copy = (loads + overhead + copies * self.body_operations) / copies
         # live in the innermost loop: accumulators, the tile row of one input kept while the
         # other streams, values held through the loop, the body's own temporaries, the loops'
-        rows = [distinct_addresses(a, tile) for k, a in streamed]
+        rows = [distinct_in_box(a, tile_box) for k, a in streamed]
         row = min((r for r in rows if r > 1), default=1)
-        held = sum(distinct_addresses(a, points) for k, a in hoisted if k not in plan.reloaded)
+        held = sum(distinct_in_box(a, body_box) for k, a in hoisted if k not in plan.reloaded)
         temporaries = min(BODY_TEMPORARIES_MAX, 2 + self.body_operations // 8)
-        registers = len(tile) * self.n_outputs + row + held + temporaries + loop_registers(plan, loops)
+        bases = sum(extra_bases(a, body_box) for a in plan.accesses)
+        registers = prod(tile_box) * self.n_outputs + row + held + temporaries + bases + loop_registers(plan, loops)
         return per_copy, registers
 
     def hoistable(self, plan: NestPlan) -> list[int]:
@@ -225,17 +245,17 @@ class CostModel:
         loops = [d for d, dim in enumerate(plan.dims) if plan.steps[d] < dim.bound]
         if not loops:
             return []
-        points = plan.body_points()
         inputs = [(k, a) for k, a in enumerate(plan.accesses[: self.n_inputs]) if not a.stride[loops[-1]]]
-        return [k for k, a in sorted(inputs, key=lambda ka: -distinct_addresses(ka[1], points))]
+        return [k for k, a in sorted(inputs, key=lambda ka: -distinct_in_box(ka[1], plan.steps))]
 
 
 def loop_registers(plan: NestPlan, loops: list[int]) -> int:
-    """Registers the loops themselves hold through the innermost body (`loop_allocation.py`
-    shares a pointer between the loops that carry it): per loop its variable and bound, and
-    one per pointer the loops move beyond those serving as loop variables, plus one."""
+    """Registers the loops themselves hold through the innermost body: per loop its variable
+    and bound, one per pointer the loops move, and one (a copy of an enclosing loop variable).
+    `loop_allocation.py` often shares a pointer with a loop variable; the estimate does not
+    count on it."""
     moved = sum(1 for a in plan.accesses if any(a.stride[d] for d in loops))
-    return 2 * len(loops) + max(0, moved - len(loops)) + 1
+    return 2 * len(loops) + moved + 1
 
 
 def plan_nest(
@@ -251,7 +271,7 @@ def plan_nest(
     base_steps = [1] * n
     small = [d for d in reduction if dims[d].bound <= FULL_UNROLL_MAX_BOUND]
     best: tuple[float, int, NestPlan] | None = None
-    for tile in _tile_candidates(dims, parallel, bool(reduction)):
+    for tile in _tile_candidates(dims, parallel, bool(reduction), cost.body_operations):
         for unroll in _reduction_candidates(dims, reduction, small):
             steps = list(base_steps)
             for d, t in {**tile, **unroll}.items():
@@ -277,14 +297,16 @@ def plan_nest(
     return plan
 
 
-def _tile_candidates(dims: list[Dim], parallel: list[int], reducing: bool) -> list[dict[int, int]]:
+def _tile_candidates(dims: list[Dim], parallel: list[int], reducing: bool, body: int) -> list[dict[int, int]]:
     """Register tiles: for a reduction, up to two of the last three parallel dimensions;
-    elementwise, the innermost parallel dimension unrolled."""
+    elementwise, the innermost parallel dimension unrolled where the body is short enough for
+    the loop's own instructions to matter."""
     if not parallel:
         return [{}]
     if not reducing:
         d = parallel[-1]
-        return [{d: t} for t in _divisors(dims[d].bound, ELEMENTWISE_UNROLL)]
+        factors = ELEMENTWISE_UNROLL if body <= ELEMENTWISE_UNROLL_MAX_BODY else (1,)
+        return [{d: t} for t in _divisors(dims[d].bound, factors)]
     window = parallel[-3:]
     candidates: list[dict[int, int]] = [{}]
     for i, a in enumerate(window):

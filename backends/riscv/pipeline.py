@@ -15,6 +15,7 @@ module) where 0.74 is wrong or missing:
     convert-scf-to-riscv-scf, convert-func-to-riscv-func, reconcile-unrealized-casts
     bitfold-riscv-immediates                li operands -> addi/slli/andi/... forms
     riscv-scf-for-infer-constant-step       xDSL: loop steps as immediates
+    bitfold-riscv-sink-constants            li/la copied next to each nest using them
     bitfold-riscv-copy-loop-values          copies where xDSL's loop allocation is unsound
     bitfold-riscv-allocate-registers        xDSL's allocator with s0..s11 too (a leaf: no calls)
     riscv-lower-parallel-mov                xDSL
@@ -50,6 +51,7 @@ from bitfold.backends.riscv.linalg_to_loops import BitfoldLinalgToLoopsPass
 from bitfold.backends.riscv.lower_integers import BitfoldArithToRiscvPass
 from bitfold.backends.riscv.lower_memory import BitfoldMemrefToAddressesPass, BitfoldPtrToRiscvPass
 from bitfold.backends.riscv.prologue import BitfoldPrologueEpiloguePass
+from bitfold.backends.riscv.constant_sinking import SinkConstantsPass
 from bitfold.backends.riscv.loop_value_copies import CopyLoopValuesPass
 from bitfold.backends.riscv.register_allocation import BitfoldAllocateRegistersPass, NeedsSpilling
 from bitfold.backends.riscv.register_tiled_loops import BitfoldRegisterTiledLoopsPass
@@ -149,6 +151,7 @@ def riscv_passes(xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spil
         ReconcileUnrealizedCastsPass(),
         BitfoldRiscvImmediatesPass(xlen=xlen),
         RiscvScfForInferConstantStepPass(),
+        SinkConstantsPass(),
         CopyLoopValuesPass(),
         BitfoldAllocateRegistersPass(xlen=xlen, spill=spill),
         RISCVLowerParallelMovPass(),

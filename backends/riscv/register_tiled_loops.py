@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, memref, riscv, riscv_scf
+from xdsl.dialects import arith, func, memref, riscv, riscv_scf
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import IntAttr, IntegerAttr, IntegerType, MemRefType, ModuleOp, UnrealizedConversionCastOp
 from xdsl.dialects.riscv import Registers, si12
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -62,6 +62,11 @@ from bitfold.backends.riscv.weight_panels import Panel, relayout_constant_operan
 SI12_MIN, SI12_MAX = -(2**11), 2**11 - 1
 TOP = -1
 """The level before the outermost loop."""
+
+NEST_ATTRIBUTE = "bitfold.nest"
+"""On a nest's address arithmetic: the nest's number in its function. CSE would otherwise merge
+equal bounds of different nests (two loops over one buffer) into one value live from the
+first nest to the last, through the hot loops between."""
 
 
 def fits_si12(value: int) -> bool:
@@ -127,6 +132,7 @@ class NestEmitter:
     plan: NestPlan
     xlen: int
     rewriter: PatternRewriter
+    nest: int
     levels: dict[int, Level] = field(default_factory=dict)
     panels: dict[int, Panel] = field(default_factory=dict)
     loads: dict[tuple, tuple[SSAValue, int]] = field(default_factory=dict)
@@ -228,15 +234,18 @@ class NestEmitter:
         return value, offset - base
 
     def add_constant(self, value: SSAValue, amount: int) -> tuple[list[Operation], SSAValue]:
+        """value + amount, tagged with the nest (`NEST_ATTRIBUTE`)."""
         if amount == 0:
             return [], value
         if fits_si12(amount):
-            op = riscv.AddiOp(value, amount, rd=register())
-            return [op], op.rd
-        ops = upper_immediate(abs(amount))
-        combine = riscv.AddOp if amount > 0 else riscv.SubOp
-        ops.append(result := combine(value, ops[-1].results[0], rd=register()))
-        return ops, result.rd
+            ops: list[Operation] = [riscv.AddiOp(value, amount, rd=register())]
+        else:
+            ops = upper_immediate(abs(amount))
+            combine = riscv.AddOp if amount > 0 else riscv.SubOp
+            ops.append(combine(value, ops[-1].results[0], rd=register()))
+        for op in ops:
+            op.attributes[NEST_ATTRIBUTE] = IntAttr(self.nest)
+        return ops, ops[-1].results[0]
 
     # loads and stores
 
@@ -391,11 +400,23 @@ class NestEmitter:
     def run(self) -> None:
         pointers = {}
         for k in self.pointer_owners():
-            cast, pointer = as_register(self.op.operands[k])
-            self.rewriter.insert(cast, InsertPoint.before(self.op))
-            pointers[k] = pointer
+            pointers[k] = self.base_address(self.op.operands[k])
         self.levels[TOP] = Level(None, pointers)
         self.emit_level(TOP, None)
+
+    def base_address(self, buffer: SSAValue) -> SSAValue:
+        """A register holding the buffer's address. A view of the workspace at a constant
+        offset is computed here, for this nest, rather than taken from the view: the view's
+        address would stay live from the view to its last use, through every nest between."""
+        view = buffer.owner
+        offset = None
+        if isinstance(view, memref.ViewOp) and isinstance(view.byte_shift.owner, arith.ConstantOp):
+            offset = view.byte_shift.owner.value.value.data
+            buffer = view.source
+        cast, address = as_register(buffer)
+        ops, address = self.add_constant(address, offset or 0)
+        self.rewriter.insert([cast, *ops], InsertPoint.before(self.op))
+        return address
 
     def emit_level(self, level: int, accumulators: dict | None) -> tuple[dict[int, SSAValue], dict | None]:
         """Fill `level` (whose block and pointers exist); return the pointers and accumulator
@@ -444,6 +465,7 @@ class NestEmitter:
         iter_args = [outer.pointers[x] for x in carried] + accumulator_inits
         block = Block(arg_types=(register(),) * (1 + len(iter_args)))
         loop = riscv_scf.ForOp(start, stop, IntegerAttr(step, si12), iter_args, Region(block))
+        loop.attributes[NEST_ATTRIBUTE] = IntAttr(self.nest)
         self.insert([loop], level - 1)
         outer.inner_loop = loop
 
@@ -543,6 +565,18 @@ def unpack(byte: SSAValue, slot: int, bits: int, unsigned: bool, xlen: int) -> t
     return ops, down.results[0]
 
 
+def held_through(op: linalg.GenericOp) -> int:
+    """Registers the function holds through the nest besides its own pointers: its buffer
+    arguments (inputs, outputs, workspace) that the nest does not walk."""
+    function = op.parent_op()
+    while function is not None and not isinstance(function, func.FuncOp):
+        function = function.parent_op()
+    if function is None:
+        return 0
+    walked = set(op.operands)
+    return sum(1 for argument in function.body.block.args if argument not in walked)
+
+
 def nest_plan_for(op: linalg.GenericOp, registers: int) -> NestPlan | None:
     """The plan of a generic this pass can emit, else None (module docstring)."""
     if op.res or not supported_body(op):
@@ -575,13 +609,16 @@ def nest_plan_for(op: linalg.GenericOp, registers: int) -> NestPlan | None:
 class LowerGenericToTiledNest(RewritePattern):
     xlen: int
     registers: int = ALLOCATABLE_INTEGER_REGISTERS
+    nests: int = 0
+    """nests emitted so far"""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
-        plan = nest_plan_for(op, self.registers)
+        plan = nest_plan_for(op, self.registers - held_through(op))
         if plan is None:
             return
-        emitter = NestEmitter(op, plan, self.xlen, rewriter)
+        self.nests += 1
+        emitter = NestEmitter(op, plan, self.xlen, rewriter, self.nests)
         emitter.panels = relayout_constant_operands(op, emitter, rewriter)
         emitter.run()
         rewriter.erase(op)

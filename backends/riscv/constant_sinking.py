@@ -1,0 +1,52 @@
+"""`bitfold-riscv-sink-constants`: constants next to the loop nests that use them.
+
+LICM hoists every `li`/`la` out of every loop to the function's top level and CSE then merges
+equal ones: a constant one requantization uses, or two nests share, lives from the function's
+entry to its last use, holding a register through every hot loop between. This pass gives
+each top-level op (a loop nest, or a single instruction) that uses such a constant a copy of
+its own right before it, so that a constant lives through one nest only. Inside the nest the
+copy stays where LICM put it: out of the loops.
+"""
+
+from xdsl.context import Context
+from xdsl.dialects import riscv_func, rv32, rv64
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from bitfold.backends.riscv.instructions import LaOp
+
+CONSTANTS = (rv32.LiOp, rv64.LiOp, LaOp)
+
+
+def top_level_user(op: Operation, block) -> Operation:
+    while op.parent_block() is not block:
+        op = op.parent_op()
+    return op
+
+
+def sink_constants(function: riscv_func.FuncOp) -> None:
+    block = function.body.block
+    for constant in [op for op in block.ops if isinstance(op, CONSTANTS)]:
+        users: dict[Operation, list] = {}
+        for use in list(constant.results[0].uses):
+            users.setdefault(top_level_user(use.operation, block), []).append(use)
+        if len(users) <= 1 and all(user is constant.next_op for user in users):
+            continue
+        for user, uses in users.items():
+            copy = constant.clone()
+            Rewriter.insert_op(copy, InsertPoint.before(user))
+            for use in uses:
+                use.operation.operands[use.index] = copy.results[0]
+        Rewriter.erase_op(constant)
+
+
+class SinkConstantsPass(ModulePass):
+    """Function-level `li`/`la` copied before each loop nest using them (module docstring)."""
+
+    name = "bitfold-riscv-sink-constants"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in [f for f in op.walk() if isinstance(f, riscv_func.FuncOp) and f.body.blocks]:
+            sink_constants(function)
