@@ -202,8 +202,8 @@ class ClipToInteger(RewritePattern):
         rescaled = Quantized(requant.result, target, None)
         count = len(target.scale_values())
         clamped = _clamped(rewriter, op, rescaled, np.full(count, int(limits[0])), np.full(count, int(limits[1])))
-        rewriter.replace_op(qcast, [], [quantized(rewriter, clamped, target)])
-        rewriter.erase_op(op)
+        rewriter.replace(qcast, [], [quantized(rewriter, clamped, target)])
+        rewriter.erase(op)
 
 
 def _broadcast_map(shape, out_rank: int):
@@ -375,5 +375,5 @@ class ConcatToInteger(RewritePattern):
             parts.append(requant.result)
         joined = ConcatOp.create(operands=parts, attributes=dict(op.attributes), result_types=[qcast.result.type])
         rewriter.insert(joined)
-        rewriter.replace_op(qcast, [], [joined.concat_result])
-        rewriter.erase_op(op)
+        rewriter.replace(qcast, [], [joined.concat_result])
+        rewriter.erase(op)

@@ -46,7 +46,7 @@ class SinkStorageCast(RewritePattern):
         moved = op.clone()
         moved.operands[0] = cast.input
         Rewriter.replace_value_with_new_type(moved.results[0], TensorType(qtype, result_type.get_shape()))
-        rewriter.replace_op(op, [moved, back := StorageCastOp(moved.results[0], result_type)], [back.result])
+        rewriter.replace(op, [moved, back := StorageCastOp(moved.results[0], result_type)], [back.result])
 
 
 def make_storage_signless(module: ModuleOp) -> None:
