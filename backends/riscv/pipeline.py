@@ -126,10 +126,17 @@ TILE_REGISTER_BUDGETS = (27, 23, 19)
 """Registers the tile planner may fill, tried in turn until no loop nest needs spilling
 (`lower_to_riscv`); the last budget's code is allowed to spill."""
 
+ALLOCATABLE_REGISTERS = 27
+"""How many of t0..t6, a0..a7, s0..s11 the code may use (`lower_to_riscv`'s default; tests
+restrict it to force spilling)."""
 
-def riscv_passes(xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spill: bool = True) -> list[ModulePass]:
+
+def riscv_passes(
+    xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spill: bool = True, registers: int = 27
+) -> list[ModulePass]:
     """The passes from the backend's tensor IR to register-allocated riscv (module docstring):
-    register tiles planned for `tile_registers`, spilling allowed or not."""
+    register tiles planned for `tile_registers`, `registers` allocatable, spilling allowed or
+    not."""
     return [
         BufferizePass(),
         BitfoldRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
@@ -153,7 +160,7 @@ def riscv_passes(xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spil
         RiscvScfForInferConstantStepPass(),
         SinkConstantsPass(),
         CopyLoopValuesPass(),
-        BitfoldAllocateRegistersPass(xlen=xlen, spill=spill),
+        BitfoldAllocateRegistersPass(xlen=xlen, registers=registers, spill=spill),
         RISCVLowerParallelMovPass(),
         ConvertRiscvScfToRiscvCfPass(),
         BitfoldPrologueEpiloguePass(xlen=xlen),
@@ -161,20 +168,27 @@ def riscv_passes(xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spil
 
 
 def lower_to_riscv(
-    module: ModuleOp, xlen: int, ctx: Context | None = None, after: Callable[[ModulePass, ModuleOp], None] | None = None
+    module: ModuleOp,
+    xlen: int,
+    ctx: Context | None = None,
+    after: Callable[[ModulePass, ModuleOp], None] | None = None,
+    registers: int | None = None,
 ) -> ModuleOp:
-    """`riscv_passes` on a copy of `module`, with the largest register-tile budget whose code
-    needs no spilling (else the smallest, spilling); returns the lowered copy. `after` sees
-    each pass and the module it produced."""
+    """`riscv_passes` on a copy of `module`, with the largest register-tile budget (at most
+    `registers`, default `ALLOCATABLE_REGISTERS`) whose code needs no spilling, else the
+    smallest, spilling; returns the lowered copy. `after` sees each pass and the module it
+    produced."""
     if ctx is None:
         ctx = Context()
         for name, factory in get_all_dialects().items():
             ctx.register_dialect(name, factory)
-    for budget in TILE_REGISTER_BUDGETS:
+    registers = ALLOCATABLE_REGISTERS if registers is None else registers
+    budgets = sorted({min(budget, registers) for budget in TILE_REGISTER_BUDGETS}, reverse=True)
+    for budget in budgets:
         attempt = module.clone()
-        last = budget == TILE_REGISTER_BUDGETS[-1]
+        last = budget == budgets[-1]
         try:
-            for module_pass in riscv_passes(xlen, budget, spill=last):
+            for module_pass in riscv_passes(xlen, budget, spill=last, registers=registers):
                 module_pass.apply(ctx, attempt)
                 if after is not None:
                     after(module_pass, attempt)

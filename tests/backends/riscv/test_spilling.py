@@ -84,13 +84,13 @@ def test_kernel_with_fewest_registers_equals_interpreter(kernel, target, allocat
 
 
 MODELS = [
-    pytest.param("mlp-qdq-u8s8-perchannel", 18, target, id=f"mlp-qdq-u8s8-perchannel-{target}") for target in TARGETS
-] + [
     pytest.param("cnn_depthwise-qdq-u8s4-perchannel", 22, target, id=f"cnn_depthwise-qdq-u8s4-perchannel-{target}")
     for target in TARGETS
-] + [pytest.param("residual-qdq-u8s8", 22, "rv32im", id="residual-qdq-u8s8-rv32im")]
-"""(test model, registers, target): counts a little above what the register-tiled nests need, so
-that they spill (the tiles are sized for 19 to 27 registers)"""
+]
+"""(test model, registers, target): a count a little above what the register-tiled nests need, so
+that they spill (the tiles are sized for 19 to 27 registers). Models whose deepest nest holds
+more loop variables and bounds than such a count (the spiller does not spill those) refuse
+instead: the MLP and the residual network spill at no count."""
 
 
 @needs_qemu
