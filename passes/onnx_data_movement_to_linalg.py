@@ -11,8 +11,11 @@ quant passes become the tensor and linalg ops the backend consumes (docs/integer
   (xDSL's expand_shape verifier rejects the empty reassociation MLIR allows).
 - `onnx.Transpose`: a `linalg.generic` copying the input through the permutation map
   (d0, ..., dn-1) -> (d_inv[0], ..., d_inv[n-1]), inv the inverse of perm.
-- `onnx.Pad` (constant pads, axes and value): a `linalg.generic` over the padded shape with
-  no inputs; along each padded axis a, src_a = linalg.index(a) - begin_a, clamped into the
+- `onnx.Pad` mode constant where every axis is padded at its beginning or not at all: a
+  generic filling the padded shape with the pad value, then a generic over the source's shape
+  writing it through an output map offset by the begin pads (updating the filled tensor).
+  Otherwise (mode edge, negative pads, an axis padded only at its end): a `linalg.generic` over
+  the padded shape with no inputs; along each padded axis a, src_a = linalg.index(a) - begin_a, clamped into the
   input (`maxsi` with 0 when begin_a > 0, `minsi` with n_a - 1 when end_a > 0); the element
   is `tensor.extract`ed at the clamped indices. Mode constant selects the pad value where any
   src_a differs from its clamped value; mode edge uses the clamped read as it is. Negative
@@ -47,7 +50,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -284,6 +287,22 @@ def pad_value_attr(op: OnnxOp, element: IntegerType, value: np.ndarray | None) -
     return IntegerAttr(int(read_signed(value.reshape(()), width)) if width > 1 else int(value.reshape(())) & 1, element)
 
 
+def fill_and_insert(
+    source: SSAValue, result_type: TensorType, fill: IntegerAttr, begins: Sequence[int]
+) -> tuple[list[Operation], SSAValue]:
+    """Constant padding as two generics: one filling the padded shape with the pad value, one
+    over the source's shape writing each element at its index + begin (an output map with
+    constant offsets); no index arithmetic or selection per element. Every axis must be padded
+    at its beginning or not at all: an axis the map reads as a plain dimension must have the
+    source's size (the generic's verifier)."""
+    filled_ops, filled = build_generic([], [], result_type, lambda body, args: body.emit(arith.ConstantOp(fill)))
+    rank = len(begins)
+    identity = AffineMap.identity(rank)
+    shifted = AffineMap(rank, 0, tuple(AffineExpr.dimension(d) + begin for d, begin in enumerate(begins)))
+    insert = generic_op([(source, identity)], (filled, shifted), [], lambda body: body.values["in0"])
+    return [*filled_ops, insert], insert.results[0]
+
+
 class LowerPad(RewritePattern):
     """Pad (constant or edge mode, constant operands) on integers: see the module doc."""
 
@@ -319,6 +338,11 @@ class LowerPad(RewritePattern):
             fail(op, f"padding {element} elements: arith constants must be signless")
         if all(p.begin == 0 and p.end == 0 for p in per_axis):
             replace_and_erase_constants(rewriter, op, [], op.data)
+            return
+
+        if mode == "constant" and all(p.begin > 0 or (p.begin == 0 and p.end == 0) for p in per_axis):
+            ops, result = fill_and_insert(op.data, result_type, fill, [p.begin for p in per_axis])
+            replace_and_erase_constants(rewriter, op, ops, result)
             return
 
         def build(body: Body, args: Sequence[SSAValue]) -> SSAValue:
