@@ -3,13 +3,13 @@
 LICM hoists every `li`/`la` out of every loop to the function's top level and CSE then merges
 equal ones: a constant one requantization uses, or two nests share, lives from the function's
 entry to its last use, holding a register through every hot loop between. This pass gives
-each top-level op (a loop nest, or a single instruction) that uses such a constant a copy of
-its own right before it, so that a constant lives through one nest only. Inside the nest the
+each loop nest that uses such a constant a copy of its own right before it, so that a constant
+lives through one nest only (uses outside loops keep the original). Inside the nest the
 copy stays where LICM put it: out of the loops.
 """
 
 from xdsl.context import Context
-from xdsl.dialects import riscv_func, rv32, rv64
+from xdsl.dialects import riscv_func, riscv_scf, rv32, rv64
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -29,17 +29,18 @@ def top_level_user(op: Operation, block) -> Operation:
 def sink_constants(function: riscv_func.FuncOp) -> None:
     block = function.body.block
     for constant in [op for op in block.ops if isinstance(op, CONSTANTS)]:
-        users: dict[Operation, list] = {}
+        nests: dict[Operation, list] = {}
         for use in list(constant.results[0].uses):
-            users.setdefault(top_level_user(use.operation, block), []).append(use)
-        if len(users) <= 1 and all(user is constant.next_op for user in users):
-            continue
-        for user, uses in users.items():
+            user = top_level_user(use.operation, block)
+            if isinstance(user, riscv_scf.ForOp | riscv_scf.RofOp):
+                nests.setdefault(user, []).append(use)
+        for nest, uses in nests.items():
             copy = constant.clone()
-            Rewriter.insert_op(copy, InsertPoint.before(user))
+            Rewriter.insert_op(copy, InsertPoint.before(nest))
             for use in uses:
                 use.operation.operands[use.index] = copy.results[0]
-        Rewriter.erase_op(constant)
+        if not constant.results[0].uses:
+            Rewriter.erase_op(constant)
 
 
 class SinkConstantsPass(ModulePass):
