@@ -11,28 +11,32 @@ Guarantees:
   caller-saved registers never need saving.
 - The arguments are copied out of a0..a7 by one `riscv.parallel_mov` at the entry (which orders
   the moves and breaks cycles), so the argument registers are allocatable after it.
-- Values that do not fit are spilled: `sw`/`sd v, slot(sp)` right after the definition, `lw`/`ld`
+- The allocation is first tried without spilling (`spill=False`: `NeedsSpilling` if that fails).
+  Values that do not fit are spilled: `sw`/`sd v, slot(sp)` right after the definition, `lw`/`ld`
   right before a use, or rematerialized instead where that is cheaper: `li`, `la`, `addi`/`slli`
   of those, and a spilled value's own reload. A reload is hoisted out of the loops where the
-  value's register is not contended, and one reload serves every use inside such a loop. Slots
-  of values never live at once share a place; the prologue allocates the area below the saved
-  s registers (it covers every sp-relative access).
+  value's register is not contended, and one reload serves every use inside such a loop; uses
+  before the first contended op read the value itself. Slots of values never live at once share
+  a place; the prologue allocates the area below the saved s registers (it covers every
+  sp-relative access). The output is deterministic (ties broken by program order).
 - `riscv.parallel_mov` widths become XLEN: `convert-scf-to-riscv-scf` records a loop-carried
   value's bit width, and xDSL's `riscv-lower-parallel-mov` accepts only 32 and 64 (an i8
   accumulator of a max pool fails). Every integer sits in a full register here (see
   `bitfold.backends.riscv.registers`).
-- Refusal, in one line: a loop holds its induction variable, its bound, its loop-carried values
-  and the values used inside it but defined before it in registers for its whole body (xDSL's
-  allocator); the first three cannot be spilled, so a nest needs about two registers a level plus
-  its accumulators.
+- Refusal, in one line: a loop holds its induction variable, its bound and the values used inside
+  it but defined before it in registers for its whole body (xDSL's loop allocation, kept by
+  `loop_allocation.py`), and its loop-carried values for most of it; only the live-ins can be
+  spilled, so a nest needs about two registers a level plus its accumulators and an
+  instruction's operands (a plain 3-loop matmul: 9).
 
-How victims are chosen: the register pressure at every op is counted as xDSL's allocator
-allocates (bottom-up, a loop's live-ins held across its body). Where it exceeds the allocatable
+How victims are chosen: the register pressure at every op is counted as the allocator allocates
+(bottom-up, a loop's live-ins and carried registers held across its body: a slight overcount
+where `loop_allocation.py` frees a carried register between uses). Where it exceeds the allocatable
 registers, the values passing through (neither used nor defined there) are candidates; each costs
 its store and reloads (or rematerializing instructions), weighted by how often they execute (loop
 trip counts), and relieves the points it passes through. The cheapest relief per point is
 spilled first, until every point fits: values defined before a loop nest and used rarely inside
-it go first. One batch of spills, then xDSL's allocator; if it still runs out (the count is a
+it go first. One batch of spills, then the allocator; if it still runs out (the count is a
 model), the next batch aims one register lower.
 """
 
