@@ -17,11 +17,12 @@ module) where 0.74 is wrong or missing:
     riscv-scf-for-infer-constant-step       xDSL: loop steps as immediates
     bitfold-riscv-sink-constants            li/la copied next to each nest using them
     bitfold-riscv-copy-loop-values          copies where xDSL's loop allocation is unsound
-    bitfold-riscv-allocate-registers        xDSL's allocator with s0..s11 too (a leaf: no calls)
+    bitfold-riscv-allocate-registers        xDSL's allocator with bitfold's loop allocation
+                                            (loop_allocation.py), s0..s11, spilling
     riscv-lower-parallel-mov                xDSL
     convert-riscv-scf-to-riscv-cf           xDSL: loops to labels and branches
-    bitfold-riscv-prologue-epilogue         sd/ld of s registers on RV64, 16-byte frames, no
-                                            useless li/mv
+    bitfold-riscv-prologue-epilogue         frame: spill slots, saved s registers, 16-byte
+                                            aligned; no useless li/mv
 """
 
 from collections.abc import Callable
