@@ -12,16 +12,19 @@ The plan works on these strides only:
 1. Dimensions of bound 1 disappear; adjacent parallel dimensions d, d+1 merge into one of
    bound B_d * B_{d+1} where every operand has stride_X[d] == B_{d+1} * stride_X[d+1] (a
    contiguous walk: the requantization of an NCHW tensor is one loop over H*W per channel).
-2. Register tile: up to two parallel dimensions of the innermost parallel block are split into
+2. Register tile: up to two of the last three parallel dimensions are split into
    a loop stepping by T and T copies of the body (T_a * T_b accumulators held in registers).
    Loads shared by tile points are loaded once: in a convolution the T_a output channels share
    an input pixel and the T_b output pixels share a weight.
 3. Reduction dimensions of small bound are unrolled completely (3x3 windows); the innermost
    remaining reduction loop is unrolled by U (a divisor of its bound).
 4. The tile is the one of least estimated instructions per body copy,
-       (distinct loads per reduction step + copies * body operations) / copies,
-   whose register estimate (accumulators + one tile row of loaded values + pointers + loop
-   registers + 2 temporaries) fits the allocatable registers.
+       (loads shared within each reduction step + innermost loop overhead
+        + copies * body operations) / copies,
+   whose register estimate (`CostModel.estimate`: accumulators, one tile row of loaded values,
+   values held through the innermost loop, body temporaries, extra base registers for offsets
+   beyond 2 KiB, the loops' variables, bounds and pointers) fits the budget; where it does not,
+   inputs the innermost loop does not move are reloaded in it instead of held.
 """
 
 from collections.abc import Sequence
@@ -141,10 +144,6 @@ class NestPlan:
     reloaded: frozenset[int] = frozenset()
     """inputs loaded in the innermost loop although it does not move them (not hoisted out of
     it: there are not registers enough to hold them through it)"""
-
-    @property
-    def n_parallel(self) -> int:
-        return sum(d.parallel for d in self.dims)
 
     def body_points(self) -> list[tuple[int, ...]]:
         """Offsets (per dimension) of every body copy, reduction points outer, tile points inner."""
