@@ -1,8 +1,8 @@
 """`bitfold-riscv-immediates`: register-register instructions whose second operand is a `li`
 constant become their immediate forms, so constants stop occupying registers:
 `add`/`sub` -> `addi`, `addw`/`subw` -> `addiw`, `and`/`or`/`xor` -> `andi`/`ori`/`xori`, `slt`/`sltu` -> `slti`/`sltiu`,
-`sll`/`srl`/`sra` -> `slli`/`srli`/`srai`, `mul` by a power of two -> `slli`; then unused `li`s
-go. Only immediates that fit (12-bit signed, shift amounts below XLEN) are folded.
+`sll`/`srl`/`sra` -> `slli`/`srli`/`srai`, `mul` by a power of two -> `slli`; adding, or-ing,
+xor-ing, subtracting or shifting by 0 is the operand itself; then unused `li`s go. Only immediates that fit (12-bit signed, shift amounts below XLEN) are folded.
 
 xDSL's riscv canonicalization patterns do part of this but build `addi` from any constant
 (a constant beyond 12 bits fails verification) and assume RV32 `li` when folding.
@@ -50,6 +50,12 @@ class FoldImmediates(RewritePattern):
         if c is None and commutative and (c := constant_of(lhs)) is not None:
             lhs, rhs = rhs, lhs
         if c is None:
+            return
+        if c == 0 and (
+            isinstance(op, riscv.AddOp | riscv.OrOp | riscv.XorOp | riscv.SllOp | riscv.SrlOp | riscv.SraOp)
+            or (isinstance(op, riscv.SubOp) and constant_of(op.operands[1]) is not None)
+        ):
+            rewriter.replace(op, [], [lhs])  # x + 0, x | 0, x ^ 0, x - 0, x << 0: x itself
             return
         new: Operation | None = None
         shifts = {riscv.SllOp: shift_left, riscv.SrlOp: shift_right_logical, riscv.SraOp: shift_right_arithmetic}
