@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_harness import ADD_I8
 
 from bitfold.backends.riscv.harness import (
     TARGETS,
@@ -58,20 +59,7 @@ def function(symbol: str, body: str) -> str:
 """
 
 
-# void add_i8(const int8_t *a, const int8_t *b, int8_t *c): c = a + b (wrapping), 64 elements.
-ADD_I8 = function("add_i8", """\
-    li t0, 64
-1:  lb t1, 0(a0)
-    lb t2, 0(a1)
-    add t1, t1, t2
-    sb t1, 0(a2)
-    addi a0, a0, 1
-    addi a1, a1, 1
-    addi a2, a2, 1
-    addi t0, t0, -1
-    bnez t0, 1b
-    ret""")
-ADD_I8_INSTRUCTIONS = 1 + 64 * 9 + 1  # li, 64 iterations of the loop, ret
+ADD_I8_INSTRUCTIONS = 1 + 64 * 9 + 1  # test_harness's ADD_I8: li, 64 iterations of its 9-instruction loop, ret
 
 # void twice(const int32_t *x, int32_t *y): y[0] = 2 * x[0], through a helper function `double_a0`
 # (3 instructions, called once); `twice` itself executes 7.
