@@ -74,12 +74,18 @@ def copy_yielded_values(loop: riscv_scf.ForOp | riscv_scf.RofOp) -> None:
             yield_op.operands[index] = copy_of(value, InsertPoint.before(yield_op))
 
 
+def copy_loop_values(op: Operation) -> None:
+    """The copies of the module docstring, for every loop inside `op` (the register allocator
+    calls it again on spilled code: a reload or a rematerialized value may be shared)."""
+    for loop in [o for o in op.walk() if isinstance(o, riscv_scf.ForOp | riscv_scf.RofOp)]:
+        copy_initial_values(loop)
+        copy_yielded_values(loop)
+
+
 class CopyLoopValuesPass(ModulePass):
     """Copies before loops and yields where xDSL's allocator would be unsound (module docstring)."""
 
     name = "bitfold-riscv-copy-loop-values"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for loop in [o for o in op.walk() if isinstance(o, riscv_scf.ForOp | riscv_scf.RofOp)]:
-            copy_initial_values(loop)
-            copy_yielded_values(loop)
+        copy_loop_values(op)

@@ -61,6 +61,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import DiagnosticException
 
 from bitfold.backends.riscv.loop_allocation import LoopAwareAllocator, accumulation_chain
+from bitfold.backends.riscv.loop_value_copies import copy_loop_values
 from bitfold.backends.riscv.instructions import LaOp, LdOp, LwOp, SdOp, SwOp
 
 INTEGER_REGISTERS = (*Registers.T, *Registers.A, *Registers.S)
@@ -541,6 +542,7 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
         spiller.relieve(budget)
         spiller.assign_slots()
         attempt = function.clone()
+        copy_loop_values(attempt)  # spill code may share a value between loop groups again
         try:
             allocate(attempt, registers, taken)
             return attempt
