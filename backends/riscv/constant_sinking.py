@@ -16,14 +16,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.backends.riscv.instructions import LaOp
+from bitfold.backends.riscv.loop_value_copies import ancestor_in
 
 CONSTANTS = (rv32.LiOp, rv64.LiOp, LaOp)
-
-
-def top_level_user(op: Operation, block) -> Operation:
-    while op.parent_block() is not block:
-        op = op.parent_op()
-    return op
 
 
 def sink_constants(function: riscv_func.FuncOp) -> None:
@@ -31,7 +26,7 @@ def sink_constants(function: riscv_func.FuncOp) -> None:
     for constant in [op for op in block.ops if isinstance(op, CONSTANTS)]:
         nests: dict[Operation, list] = {}
         for use in list(constant.results[0].uses):
-            user = top_level_user(use.operation, block)
+            user = ancestor_in(block, use.operation)
             if isinstance(user, riscv_scf.ForOp | riscv_scf.RofOp):
                 nests.setdefault(user, []).append(use)
         for nest, uses in nests.items():

@@ -19,10 +19,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from bitfold.backends.riscv.registers import shift_left, shift_right_arithmetic, shift_right_logical
-
-SI12_MIN, SI12_MAX = -(2**11), 2**11 - 1
-
+from bitfold.backends.riscv.registers import fits_immediate, shift_left, shift_right_arithmetic, shift_right_logical
 
 def constant_of(value: SSAValue) -> int | None:
     owner = value.owner
@@ -31,10 +28,6 @@ def constant_of(value: SSAValue) -> int | None:
     if isinstance(owner, rv32.GetRegisterOp | rv64.GetRegisterOp) and value.type == riscv.Registers.ZERO:
         return 0
     return None
-
-
-def fits_si12(value: int) -> bool:
-    return SI12_MIN <= value <= SI12_MAX
 
 
 @dataclass
@@ -63,13 +56,13 @@ class FoldImmediates(RewritePattern):
             new = shifts[type(op)](lhs, c, self.xlen)
         elif isinstance(op, riscv.MulOp) and c > 0 and c & (c - 1) == 0 and c.bit_length() - 1 < self.xlen:
             new = shift_left(lhs, c.bit_length() - 1, self.xlen)
-        elif isinstance(op, riscv.SubOp) and fits_si12(-c) and constant_of(op.operands[1]) is not None:
+        elif isinstance(op, riscv.SubOp) and fits_immediate(-c) and constant_of(op.operands[1]) is not None:
             new = riscv.AddiOp(lhs, -c)
-        elif isinstance(op, riscv.SubwOp) and fits_si12(-c) and constant_of(op.operands[1]) is not None:
+        elif isinstance(op, riscv.SubwOp) and fits_immediate(-c) and constant_of(op.operands[1]) is not None:
             new = AddiwOp(lhs, -c)
-        elif isinstance(op, riscv.AddwOp) and fits_si12(c):
+        elif isinstance(op, riscv.AddwOp) and fits_immediate(c):
             new = AddiwOp(lhs, c)
-        elif fits_si12(c):
+        elif fits_immediate(c):
             immediate = {
                 riscv.AddOp: riscv.AddiOp,
                 riscv.AndOp: riscv.AndiOp,

@@ -36,14 +36,9 @@ from xdsl.backend.register_type import RegisterType
 from xdsl.dialects import riscv, riscv_scf
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from bitfold.backends.riscv.loop_value_copies import ancestor_in
+
 Loop = riscv_scf.ForOp | riscv_scf.RofOp
-
-
-def ancestor_in(block: Block, op: Operation) -> Operation | None:
-    """The op of `block` that is `op` or contains it."""
-    while op is not None and op.parent_block() is not block:
-        op = op.parent_op()
-    return op
 
 
 @dataclass

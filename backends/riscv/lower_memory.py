@@ -58,12 +58,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.convert_ptr_to_riscv import ConvertPtrToRiscvPass
 from xdsl.utils.exceptions import DiagnosticException
 
-from bitfold.backends.riscv.immediates import fits_si12
 from bitfold.backends.riscv.instructions import LOADS, STORES, LaOp, LdOp
-from bitfold.backends.riscv.registers import bit_width, sign_extend, zero_extend
+from bitfold.backends.riscv.registers import add_constant, bit_width, sign_extend, zero_extend
 
 BITS_PER_BYTE = 8
-LUI_SHIFT = 12
 """`lui rd, hi` sets rd = hi << 12"""
 
 
@@ -228,23 +226,6 @@ class ReshapeIsSameAddress(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.CollapseShapeOp | memref.ExpandShapeOp, rewriter: PatternRewriter) -> None:
         rewriter.replace(op, UnrealizedConversionCastOp.get((op.src,), (op.result.type,)))
-
-
-def add_constant(base: SSAValue, offset: int) -> tuple[list[Operation], SSAValue]:
-    """base + offset in registers: `addi` for a 12-bit signed offset, else `lui` of the high part
-    (rounded so that the low part is a 12-bit signed immediate), `add`, and `addi` of the low
-    part. (Not `li` + `add`: xDSL's canonicalization folds any `li` into an `addi`, out of
-    range or not.)"""
-    if fits_si12(offset):
-        add = riscv.AddiOp(base, offset)
-        return [add], add.rd
-    half = 1 << (LUI_SHIFT - 1)
-    low = (offset + half) % (2 * half) - half
-    high = riscv.LuiOp((offset - low) >> LUI_SHIFT)
-    ops: list[Operation] = [high, add := riscv.AddOp(base, high.rd)]
-    if low:
-        ops.append(add := riscv.AddiOp(add.rd, low))
-    return ops, add.rd
 
 
 class WorkspaceViewIsOffsetAddress(RewritePattern):

@@ -28,6 +28,7 @@ are not `arith`, dynamic shapes) are left for `bitfold-linalg-to-loops`.
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, riscv, riscv_scf
@@ -42,6 +43,7 @@ from xdsl.rewriter import InsertPoint
 from bitfold.backends.riscv.instructions import LOADS, STORES, LdOp
 from bitfold.backends.riscv.loop_nest_plan import (
     ALLOCATABLE_INTEGER_REGISTERS,
+    IMMEDIATE_REACH,
     Access,
     CostModel,
     NestPlan,
@@ -50,6 +52,8 @@ from bitfold.backends.riscv.loop_nest_plan import (
     plan_nest,
 )
 from bitfold.backends.riscv.registers import (
+    add_constant,
+    fits_immediate,
     load_immediate,
     shift_left,
     shift_right_arithmetic,
@@ -59,7 +63,6 @@ from bitfold.backends.riscv.registers import (
 )
 from bitfold.backends.riscv.weight_panels import Panel, relayout_constant_operands
 
-SI12_MIN, SI12_MAX = -(2**11), 2**11 - 1
 TOP = -1
 """The level before the outermost loop."""
 
@@ -67,10 +70,6 @@ NEST_ATTRIBUTE = "bitfold.nest"
 """On a nest's address arithmetic: the nest's number in its function. CSE would otherwise merge
 equal bounds of different nests (two loops over one buffer) into one value live from the
 first nest to the last, through the hot loops between."""
-
-
-def fits_si12(value: int) -> bool:
-    return SI12_MIN <= value <= SI12_MAX
 
 
 def register() -> Attribute:
@@ -154,18 +153,22 @@ class NestEmitter:
     def access(self, operand: int) -> Access:
         return self.plan.accesses[operand]
 
+    @cached_property
+    def owners(self) -> list[int]:
+        """Per operand, the operand whose pointer it uses: the first one with the same buffer
+        (an interleaved panel, an input read twice) walked the same way. Read once the panels
+        are known."""
+        walks = [tuple(self.advance(k, level) for level in self.loop_levels()) for k in range(len(self.op.operands))]
+        return [
+            next(j for j in range(k + 1) if self.op.operands[j] is self.op.operands[k] and walks[j] == walks[k])
+            for k in range(len(self.op.operands))
+        ]
+
     def owner(self, operand: int) -> int:
-        """The operand whose pointer `operand` uses: the first one with the same buffer (an
-        interleaved panel, an input read twice) walked the same way."""
-        value = self.op.operands[operand]
-        levels = self.loop_levels()
-        for k in range(operand):
-            if self.op.operands[k] is value and all(self.advance(k, l) == self.advance(operand, l) for l in levels):
-                return k
-        return operand
+        return self.owners[operand]
 
     def pointer_owners(self) -> list[int]:
-        return [k for k in range(len(self.op.operands)) if self.owner(k) == k]
+        return [k for k, owner in enumerate(self.owners) if owner == k]
 
     def loop_levels(self) -> range:
         return range(len(self.plan.loops))
@@ -181,10 +184,17 @@ class NestEmitter:
         d = self.plan.loops[level]
         return self.plan.dims[d].bound // self.plan.steps[d]
 
+    @cached_property
+    def operand_levels(self) -> list[int]:
+        """Per operand, the innermost loop level whose dimension moves its pointer (TOP: none).
+        Read once the panels are known."""
+        return [
+            max((k for k in self.loop_levels() if self.advance(operand, k)), default=TOP)
+            for operand in range(len(self.op.operands))
+        ]
+
     def operand_level(self, operand: int) -> int:
-        """The innermost loop level whose dimension moves the operand's pointer."""
-        moving = [k for k in range(len(self.plan.loops)) if self.advance(operand, k)]
-        return moving[-1] if moving else TOP
+        return self.operand_levels[operand]
 
     def original_offset(self, operand: int, point: Sequence[int]) -> int:
         access = self.access(operand)
@@ -226,26 +236,19 @@ class NestEmitter:
 
     def address(self, pointer: SSAValue, offset: int, level: int) -> tuple[SSAValue, int]:
         """(register, immediate) addressing pointer + offset."""
-        if fits_si12(offset):
+        if fits_immediate(offset):
             return pointer, offset
-        base = offset - offset % 2048
+        base = offset - offset % IMMEDIATE_REACH
         ops, value = self.add_constant(pointer, base)
         self.insert(ops, level)
         return value, offset - base
 
     def add_constant(self, value: SSAValue, amount: int) -> tuple[list[Operation], SSAValue]:
-        """value + amount, tagged with the nest (`NEST_ATTRIBUTE`)."""
-        if amount == 0:
-            return [], value
-        if fits_si12(amount):
-            ops: list[Operation] = [riscv.AddiOp(value, amount, rd=register())]
-        else:
-            ops = upper_immediate(abs(amount))
-            combine = riscv.AddOp if amount > 0 else riscv.SubOp
-            ops.append(combine(value, ops[-1].results[0], rd=register()))
+        """value + amount (`registers.add_constant`), tagged with the nest (`NEST_ATTRIBUTE`)."""
+        ops, result = add_constant(value, amount)
         for op in ops:
             op.attributes[NEST_ATTRIBUTE] = IntAttr(self.nest)
-        return ops, ops[-1].results[0]
+        return ops, result
 
     # loads and stores
 
@@ -435,7 +438,7 @@ class NestEmitter:
         outer = self.levels[level - 1]
         operands = self.pointer_owners()
         moved = [x for x in operands if self.operand_level(x) >= level]
-        stepping = [x for x in moved if 0 < self.advance(x, level) and fits_si12(self.advance(x, level))]
+        stepping = [x for x in moved if 0 < self.advance(x, level) and fits_immediate(self.advance(x, level))]
         # best loop variable: a pointer no inner loop moves (the variable then replaces it)
         stepping.sort(key=lambda x: self.operand_level(x) != level)
         trips = self.trips(level)
@@ -528,17 +531,6 @@ class NestEmitter:
         if inner >= len(self.plan.loops) or self.operand_level(operand) < inner:
             return 0
         return self.trips(inner) * self.advance(operand, inner)
-
-
-def upper_immediate(value: int) -> list[Operation]:
-    """`lui` (+ `addi`) materializing a constant in [0, 2**31 - 2**11). Not `li`: xDSL 0.74's
-    canonicalization turns `add x, (li c)` into `addi x, c` whatever c, which fails for c
-    outside 12 bits."""
-    upper = (value + 2**11) >> 12
-    ops: list[Operation] = [riscv.LuiOp(upper, rd=register())]
-    if lower := value - (upper << 12):
-        ops.append(riscv.AddiOp(ops[-1].results[0], lower, rd=register()))
-    return ops
 
 
 def unpack(byte: SSAValue, slot: int, bits: int, unsigned: bool, xlen: int) -> tuple[list[Operation], SSAValue]:

@@ -86,3 +86,30 @@ def zero_extend(x: SSAValue, width: int, xlen: int) -> tuple[list[Operation], SS
     left = shift_left(x, xlen - width, xlen)
     right = shift_right_logical(left.results[0], xlen - width, xlen)
     return [left, right], right.results[0]
+
+
+IMMEDIATE_MIN, IMMEDIATE_MAX = -(2**11), 2**11 - 1
+"""The 12-bit signed immediates of addi, loads and stores."""
+
+
+def fits_immediate(value: int) -> bool:
+    return IMMEDIATE_MIN <= value <= IMMEDIATE_MAX
+
+
+def add_constant(base: SSAValue, amount: int) -> tuple[list[Operation], SSAValue]:
+    """base + amount in registers (|amount| < 2**31 - 2**11): `addi` for a 12-bit signed amount,
+    else `lui` (+ `addi`) of |amount| and `add` or `sub`. Not `li` + `add`: xDSL 0.74's
+    canonicalization turns `add x, (li c)` into `addi x, c` whatever c, which fails beyond 12
+    bits; and `lui` takes 0..2**20-1 only, hence `sub` for negative amounts."""
+    if amount == 0:
+        return [], base
+    if fits_immediate(amount):
+        op = riscv.AddiOp(base, amount)
+        return [op], op.rd
+    magnitude = abs(amount)
+    upper = (magnitude + 2**11) >> 12
+    ops: list[Operation] = [riscv.LuiOp(upper)]
+    if lower := magnitude - (upper << 12):
+        ops.append(riscv.AddiOp(ops[-1].results[0], lower))
+    ops.append((riscv.AddOp if amount > 0 else riscv.SubOp)(base, ops[-1].results[0]))
+    return ops, ops[-1].results[0]

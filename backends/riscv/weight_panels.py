@@ -186,7 +186,16 @@ def pack_rows(values: np.ndarray, row: int, bits: int) -> np.ndarray:
 
 
 def _references(module: ModuleOp, name: str) -> int:
-    return sum(1 for o in module.walk() if isinstance(o, memref.GetGlobalOp) and o.name_.root_reference.data == name)
+    """`memref.get_global`s of `name`: at the top level of the functions' bodies, where
+    `bufferize` and the panels put them (not a walk of the nests already emitted)."""
+    return sum(
+        1
+        for function in module.ops
+        for region in function.regions
+        for block in region.blocks
+        for o in block.ops
+        if isinstance(o, memref.GetGlobalOp) and o.name_.root_reference.data == name
+    )
 
 
 def _panel_name(module: ModuleOp, name: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_harness import ADD_I8
+from test_harness import ADD_I8, leaf
 
 from bitfold.backends.riscv.harness import (
     TARGETS,
@@ -49,28 +49,17 @@ def target(request, counter):
     return request.param
 
 
-def function(symbol: str, body: str) -> str:
-    return f"""    .text
-    .globl {symbol}
-    .type {symbol}, @function
-{symbol}:
-{body}
-    .size {symbol}, . - {symbol}
-"""
-
-
 ADD_I8_INSTRUCTIONS = 1 + 64 * 9 + 1  # test_harness's ADD_I8: li, 64 iterations of its 9-instruction loop, ret
 
 # void twice(const int32_t *x, int32_t *y): y[0] = 2 * x[0], through a helper function `double_a0`
 # (3 instructions, called once); `twice` itself executes 7.
-TWICE = function("double_a0", "    add a0, a0, a0\n    nop\n    ret") + function("twice", """\
+TWICE = leaf("double_a0", "    add a0, a0, a0\n    nop") + leaf("twice", """\
     mv t1, ra
     mv t2, a1
     lw a0, 0(a0)
     jal double_a0
     sw a0, 0(t2)
-    mv ra, t1
-    ret""")
+    mv ra, t1""")
 TWICE_INSTRUCTIONS = 7
 DOUBLE_A0_INSTRUCTIONS = 3
 
