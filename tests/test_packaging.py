@@ -5,8 +5,10 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = {"bitfold": "bitfold", "dialects": "bitfold.dialects", "passes": "bitfold.passes",
+LAYERS = {"driver": "bitfold", "dialects": "bitfold.dialects", "passes": "bitfold.passes",
           "frontends": "bitfold.frontends", "backends": "bitfold.backends"}
 
 
@@ -22,9 +24,11 @@ def test_every_package_folder_is_listed_in_pyproject():
     assert found == listed
 
 
-def test_installed_package_imports_from_any_directory(tmp_path):
+@pytest.mark.parametrize("where", ["elsewhere", "checkout root"])
+def test_installed_package_imports_from_any_directory(tmp_path, where):
     code = "import bitfold.dialects.quant as q, bitfold.passes, bitfold.frontends, bitfold.backends; print(q.__name__)"
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    cwd = tmp_path if where == "elsewhere" else ROOT
+    done = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "bitfold.dialects.quant"
 
