@@ -19,6 +19,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.parser import Parser
 
+from bitfold.backend_input import lower_to_backend_input
 from bitfold.backends.riscv import compile_kernel
 from bitfold.backends.riscv.harness import Counted, count_assembly, run_assembly
 from bitfold.backends.riscv.harness.main_program import c_type as element_c_type
@@ -28,7 +29,6 @@ from bitfold.dialects.quant import BipolarQuantizedType, Granularity, QuantizedT
 from bitfold.dialects.quant_semantics import dequantize, quantize
 from bitfold.interpreter import entry_function, input_names, output_names, run
 from bitfold.load import full_context
-from bitfold.passes.pipelines import backend_input_stages
 from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
 
 
@@ -126,9 +126,7 @@ def compile_model(module: ModuleOp, target: str, symbol: str | None = None) -> C
     """Lower `module` (ONNX-imported or quant-form IR) to the backend's input with integer
     inputs and outputs, then to assembly and a header for `target` ("rv32im", "rv64im", or either
     with compressed instructions: "rv32imc", "rv64imc")."""
-    ctx = full_context()
-    for stage in backend_input_stages(integer_io=True):
-        stage.apply(ctx, module)
+    lower_to_backend_input(full_context(), module)
     function = entry_function(module)
     symbol = symbol or c_symbol(function.sym_name.data)
     inputs = _ports(input_names(function), function.function_type.inputs, function.arg_attrs)
