@@ -12,6 +12,7 @@ apt_packages=(
   picolibc-riscv64-unknown-elf   # ... and its C library (rv32im/ilp32 multilib)
   qemu-user                      # qemu-riscv32 / qemu-riscv64: runs the harnesses
   clang-19 llvm-19               # llvm-mc-19 assembles the output; clang-19 -O3 is a benchmark baseline
+  llvm-22 clang-22               # the LLVM backend: mlir-translate-22's LLVM IR -> RISC-V (RVV) and host objects
   gcc pkg-config libglib2.0-dev  # build the instruction counter, a qemu plugin (backends/riscv/harness/)
 )
 missing=()
