@@ -12,6 +12,7 @@ Public API for embedding bitfold in another xDSL-based compiler:
 """
 
 from collections.abc import Mapping, Sequence
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from xdsl.context import Context
@@ -19,7 +20,12 @@ from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.registry import get_all_dialects, get_all_passes, get_all_targets
 
-__all__ = ["get_all_dialects", "get_all_passes", "get_all_targets", "register_into", "run"]
+try:
+    __version__ = version("bitfold")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = ["__version__", "get_all_dialects", "get_all_passes", "get_all_targets", "register_into", "run"]
 
 
 def register_into(ctx: Context) -> None:

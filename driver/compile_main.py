@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bitfold import __version__
 from bitfold.backends.riscv import ARCHITECTURES, CodegenError
 from bitfold.backends.riscv.harness import TARGETS, HarnessError, compile_object, section_sizes
 from bitfold.diagnostics import fail, one_line_errors
@@ -35,6 +36,7 @@ def _arguments() -> argparse.ArgumentParser:
                         help="run under qemu on these float inputs (NAME= may be left out for one input)")
     parser.add_argument("--count", action="store_true",
                         help="with --run: print the instructions one call executes and the code and data bytes")
+    parser.add_argument("--version", action="version", version=f"bitfold-compile {__version__}")
     return parser
 
 

@@ -2,7 +2,9 @@
 bitfold's. Same flags as `xdsl-opt`. Bad input is one error line and exit status 1
 (`bitfold.diagnostics`)."""
 
+import argparse
 import inspect
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
@@ -13,7 +15,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from bitfold import register_into
+from bitfold import __version__, register_into
 from bitfold.diagnostics import fail, one_line_errors
 from bitfold.load import import_onnx
 from bitfold.registry import get_all_passes, get_all_targets
@@ -21,7 +23,16 @@ from bitfold.registry import get_all_passes, get_all_targets
 
 class BitfoldOptMain(xDSLOptMain):
     """Registers what the `xdsl.universe` plugins provide (bitfold included once installed),
-    then bitfold's own entries where a plugin did not already (running from a source tree)."""
+    then bitfold's own entries where a plugin did not already (running from a source tree).
+    `--help` ends with bitfold's passes, their options and what each does."""
+
+    version_format = f"bitfold-opt {__version__} (xdsl {{xdsl_version}})"
+
+    def __init__(self, args: Sequence[str] | None = None):
+        arguments = sys.argv[1:] if args is None else args
+        self._describe_passes = any(argument in ("-h", "--help") for argument in arguments)
+        super().__init__(description="bitfold-opt: bitfold's quantization compiler driver (xDSL's opt driver "
+                         "with bitfold's dialects, passes and targets)", args=args)
 
     def register_all_dialects(self):
         super().register_all_dialects()
@@ -39,6 +50,12 @@ class BitfoldOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser):
         super().register_all_arguments(arg_parser)
+        arg_parser.prog = "bitfold-opt"
+        if self._describe_passes:  # imports every pass: only for --help
+            from bitfold.pass_catalogue import describe_passes
+
+            arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+            arg_parser.epilog = describe_passes()
         arg_parser.add_argument(
             "--verify-quant",
             action="store_true",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bitfold import __version__
 from bitfold.diagnostics import one_line_errors
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
@@ -32,6 +33,7 @@ def _arguments() -> argparse.ArgumentParser:
                         help="value of the function argument NAME (repeat for each input)")
     parser.add_argument("--output-dir", help="save each output as DIR/<name>.npy instead of printing")
     parser.add_argument("--function", help="function to run (default: the only public one)")
+    parser.add_argument("--version", action="version", version=f"bitfold-run {__version__}")
     return parser
 
 
