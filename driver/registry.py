@@ -63,12 +63,20 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     }
 
 
+def get_onnx_targets() -> dict[str, Callable[[], type[Target]]]:
+    """The ONNX exporters, one a quantization form. Their output is binary, which only bitfold-opt's
+    driver can write (xdsl-opt hands a target a text buffer), so the xdsl-opt plugin leaves them out."""
+    return {
+        f"onnx-{form}": _lazy("backends.onnx.targets", f"Onnx{form.capitalize()}Target")
+        for form in ("qdq", "qcdq", "qonnx", "qop")
+    }
+
+
+def get_text_targets() -> dict[str, Callable[[], type[Target]]]:
+    """bitfold's text output targets: RISC-V assembly."""
+    return {"bitfold-riscv-asm": _lazy("backends.riscv.target", "RiscvAsmTarget")}
+
+
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
     """bitfold's output targets by name: ONNX in each quantization form, RISC-V assembly."""
-    return {
-        **{
-            f"onnx-{form}": _lazy("backends.onnx.targets", f"Onnx{form.capitalize()}Target")
-            for form in ("qdq", "qcdq", "qonnx", "qop")
-        },
-        "bitfold-riscv-asm": _lazy("backends.riscv.target", "RiscvAsmTarget"),
-    }
+    return {**get_onnx_targets(), **get_text_targets()}
