@@ -2,15 +2,16 @@
 
 Binary ops broadcast their operands multidirectionally (numpy's rules) and compute in the
 operands' common type: integers wrap around on overflow, floats round once per operation
-(IEEE 754, as onnxruntime does). Sigmoid and Tanh compute in float64 and round once to the
-input's type; onnxruntime approximates them in float32, so the two can differ in the last
-bits.
+(IEEE 754, as onnxruntime does). Sigmoid, Tanh and Exp compute in float64 and round once to
+the input's type; onnxruntime approximates them in float32, so the two can differ in the last
+bits. LeakyRelu, HardSigmoid and HardSwish compute in the input's type, one rounding per
+operation in onnxruntime's order.
 """
 
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, StringAttr
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     attr_def,
@@ -251,4 +252,68 @@ class IdentityOp(OnnxOp):
         return (operands[0],)
 
 
-OPS = [AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp, RoundOp, ReluOp, ClipOp, SigmoidOp, TanhOp, CastOp, IdentityOp]
+@irdl_op_definition
+class ExpOp(OnnxOp):
+    """output = exp(input), in float64 rounded once to the input's type."""
+
+    name = "onnx.Exp"
+    input = operand_def()
+    output = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return (_in_float64(np.exp, operands[0]),)
+
+
+@irdl_op_definition
+class LeakyReluOp(OnnxOp):
+    """Y = X where X >= 0, else alpha * X (one rounding, in X's type)."""
+
+    name = "onnx.LeakyRelu"
+    x = operand_def()
+    y = result_def()
+
+    alpha = attr_def(FloatAttr[Float32Type])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        return (np.where(x >= 0, x, x * x.dtype.type(self.float_attr("alpha"))).astype(x.dtype),)
+
+
+def _hard_sigmoid(x: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    """max(0, min(1, alpha * x + beta)) in x's type, rounding after the product and the sum."""
+    kind = x.dtype.type
+    return np.clip(x * kind(alpha) + kind(beta), kind(0), kind(1)).astype(x.dtype)
+
+
+@irdl_op_definition
+class HardSigmoidOp(OnnxOp):
+    """Y = max(0, min(1, alpha * X + beta)), in X's type (`_hard_sigmoid`)."""
+
+    name = "onnx.HardSigmoid"
+    x = operand_def()
+    y = result_def()
+
+    alpha = attr_def(FloatAttr[Float32Type])
+    beta = attr_def(FloatAttr[Float32Type])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return (_hard_sigmoid(operands[0], self.float_attr("alpha"), self.float_attr("beta")),)
+
+
+@irdl_op_definition
+class HardSwishOp(OnnxOp):
+    """Y = X * max(0, min(1, X / 6 + 1 / 2)), in X's type (`_hard_sigmoid` with alpha = 1/6)."""
+
+    name = "onnx.HardSwish"
+    x = operand_def()
+    y = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        return ((x * _hard_sigmoid(x, 1 / 6, 0.5)).astype(x.dtype),)
+
+
+OPS = [
+    AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp, RoundOp, ReluOp, ClipOp, SigmoidOp, TanhOp, CastOp, IdentityOp,
+    ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp,
+]  # fmt: skip

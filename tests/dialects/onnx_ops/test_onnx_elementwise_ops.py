@@ -1,4 +1,4 @@
-"""onnx elementwise ops against onnxruntime: exact, except Sigmoid and Tanh (see there)."""
+"""onnx elementwise ops against onnxruntime: exact, except Sigmoid, Tanh and Exp (see there)."""
 
 import numpy as np
 import pytest
@@ -71,6 +71,22 @@ def test_sigmoid_tanh(op_type):
     x = np.concatenate([values((200,), np.float32), np.array([0, -0.0, 1e-8, 30, -30, 100, -100], np.float32)])
     # Not exact: onnxruntime approximates these in float32; bitfold rounds the float64 value once.
     assert_close(op_type, [x], rtol=1e-6, atol=1e-7)
+
+
+def test_exp():
+    x = np.concatenate([values((200,), np.float32) / 3, np.array([0, -0.0, 88, 89, -104], np.float32)])
+    # Not exact, like Sigmoid: onnxruntime approximates exp in float32.
+    assert_close("Exp", [x], rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("op_type", "attributes"),
+    [("LeakyRelu", {}), ("LeakyRelu", {"alpha": 0.3}), ("HardSigmoid", {}), ("HardSigmoid", {"alpha": 0.25, "beta": 0.4}),
+     ("HardSwish", {})],
+)  # fmt: skip
+def test_piecewise_linear_activations(op_type, attributes):
+    x = np.concatenate([values((300,), np.float32) / 3, np.array([0, -0.0, -3, 3, -2.5, 2.5, 1e-30], np.float32)])
+    assert_exact(op_type, [x], **attributes)
 
 
 CAST_TYPES = {
