@@ -841,9 +841,9 @@ class RoundingCastOpBase(CastOpBase):
 class QuantizeCastCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls):
-        from bitfold.dialects.canonicalization_patterns.quant import FoldQuantizeOfDequantize
+        from bitfold.dialects.canonicalization_patterns.quant import FoldQuantizeOfConstant, FoldQuantizeOfDequantize
 
-        return (FoldQuantizeOfDequantize(),)
+        return (FoldQuantizeOfDequantize(), FoldQuantizeOfConstant())
 
 
 def storage_types_match(quantized: QuantizedType, integer: IntegerType) -> bool:
@@ -860,9 +860,17 @@ def storage_types_match(quantized: QuantizedType, integer: IntegerType) -> bool:
 class StorageCastCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls):
-        from bitfold.dialects.canonicalization_patterns.quant import FoldStorageCastPair
+        from bitfold.dialects.canonicalization_patterns.quant import FoldStorageCastOfConstant, FoldStorageCastPair
 
-        return (FoldStorageCastPair(),)
+        return (FoldStorageCastPair(), FoldStorageCastOfConstant())
+
+
+class RequantizeCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls):
+        from bitfold.dialects.canonicalization_patterns.quant import FoldRequantizeOfConstant
+
+        return (FoldRequantizeOfConstant(),)
 
 
 @irdl_op_definition
@@ -978,7 +986,7 @@ class RequantizeOp(RoundingCastOpBase):
     op's output rescale is the default form. A bitfold extension; upstream MLIR lacks it."""
 
     name = "quant.requant"
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), RequantizeCanonicalization())
 
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type

@@ -1,17 +1,28 @@
 """Canonicalization patterns of the quant dialect. Each is exact: the folded IR computes the
 same values as the original under the ops' documented semantics.
 
+Every quant op whose operand is a constant folds into a constant of its result type, computed
+by the op's own `evaluate` (so exact by construction): qcast of a float `onnx.Constant`
+(uniform or bipolar), requant and scast of a quantized constant in canonical form
+(`bitfold.dialects.quantized_constants`). dcast is the exception: `dcast(c)` is how a model
+reads a quantized weight, and stays.
+
 `dcast(qcast(x)) -> x` is deliberately absent: it would erase the quantization a model asks for
 (upstream MLIR folds it)."""
 
 from functools import cache
 
 import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects import quant
 from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.quant_semantics import dequantize, quantize
+from bitfold.dialects.quantized_constants import constant_stored_values, quantized_constant
 
 MAX_ROUND_TRIP_CHECKS = 1 << 20
 """Most (stored value, scale/zero point pair) combinations `round_trip_is_exact` tries; a
@@ -86,3 +97,65 @@ class FoldStorageCastPair(RewritePattern):
         source = op.input.owner
         if isinstance(source, quant.StorageCastOp) and source.input.type == op.result.type:
             rewriter.replace(op, [], [source.input])
+
+
+def _erase_unused_sources(rewriter: PatternRewriter, value: SSAValue) -> None:
+    """Erase the `quant.scast` / `onnx.Constant` chain that produced `value` as far as nothing
+    else reads it (an `onnx.Constant` has no Pure trait, so dead-code elimination keeps it)."""
+    while not value.uses and isinstance(owner := value.owner, (ConstantOp, quant.StorageCastOp)):
+        rewriter.erase(owner)
+        if isinstance(owner, ConstantOp):
+            return
+        value = owner.input
+
+
+def _replace_with(rewriter: PatternRewriter, op: Operation, new_ops: list[Operation], value: SSAValue) -> None:
+    """Replace `op`'s result by `value` (computed by `new_ops`), then erase `op`'s constant
+    sources that are left unused."""
+    source = op.operands[0]
+    rewriter.replace(op, new_ops, [value])
+    _erase_unused_sources(rewriter, source)
+
+
+class FoldQuantizeOfConstant(RewritePattern):
+    """qcast(onnx.Constant x) -> scast(onnx.Constant i), i the storage integers of the qcast's
+    own `evaluate(x)` (uniform or bipolar, any rounding and order): float weights behind a
+    quantizer become integer constants."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: quant.QuantizeCastOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(constant := op.input.owner, ConstantOp):
+            return
+        (stored,) = op.evaluate(constant.evaluate([]))
+        integers, cast = quantized_constant(stored, op.result.type)
+        _replace_with(rewriter, op, [integers, cast], cast.result)
+
+
+class FoldRequantizeOfConstant(RewritePattern):
+    """requant(c) -> c' for a quantized constant c: c' holds the requant's own `evaluate` of
+    c's stored values. This is how QCDQ's Clip on a run-time quantized weight (Brevitas'
+    `QuantizeLinear(W) -> Clip -> DequantizeLinear`) ends as one narrow constant."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: quant.RequantizeOp, rewriter: PatternRewriter) -> None:
+        if (stored := constant_stored_values(op.input)) is None:
+            return
+        (requantized,) = op.evaluate([stored])
+        integers, cast = quantized_constant(requantized, op.result.type)
+        _replace_with(rewriter, op, [integers, cast], cast.result)
+
+
+class FoldStorageCastOfConstant(RewritePattern):
+    """scast(c) -> onnx.Constant of the integers, for a quantized constant c read as integers
+    of another type than the constant's own (c's own type: `FoldStorageCastPair`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: quant.StorageCastOp, rewriter: PatternRewriter) -> None:
+        if (stored := constant_stored_values(op.input)) is None or op.result.type == op.input.owner.input.type:
+            return
+        (integers,) = op.evaluate([stored])
+        result_type = op.result.type
+        assert isinstance(result_type, TensorType)
+        value = dense_attr(integers, result_type.element_type)
+        constant = ConstantOp.create(attributes={"value": value}, result_types=[value.type])
+        _replace_with(rewriter, op, [constant], constant.output)

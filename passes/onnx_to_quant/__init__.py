@@ -8,7 +8,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
-from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp, FoldQuantizeOfConstant
+from bitfold.dialects.canonicalization_patterns.quant import (
+    FoldQuantizeOfConstant,
+    FoldRequantizeOfConstant,
+    FoldStorageCastOfConstant,
+)
+from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.onnx_to_quant.qdq import DequantizeLinearToCast, QuantizeLinearToCast
 from bitfold.passes.onnx_to_quant.qonnx import BipolarQuantToCasts, QuantToCasts, TruncToRequant, TruncV1ToRequant
 from bitfold.passes.onnx_to_quant.qop import (
@@ -41,6 +46,6 @@ class OnnxToQuantPass(ModulePass):
             QuantToCasts(), BipolarQuantToCasts(), TruncToRequant(), TruncV1ToRequant(),
             QLinearConvToFloat(), QLinearMatMulToFloat(), QGemmToFloat(), QLinearBinaryToFloat(),
             QLinearPoolToFloat(), QLinearConcatToFloat(),
-            FoldQuantizeOfConstant(), EraseUnusedOnnxOp(),
+            FoldQuantizeOfConstant(), FoldRequantizeOfConstant(), FoldStorageCastOfConstant(), EraseUnusedOnnxOp(),
         ]  # fmt: skip
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

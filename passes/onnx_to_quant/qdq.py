@@ -4,7 +4,6 @@ remain (docs/canonical-quant-form.md, "Per source form")."""
 
 from dataclasses import dataclass
 
-import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -22,6 +21,7 @@ from bitfold.dialects.quant import (
     element_type,
 )
 from bitfold.dialects.quant_semantics import clamp, from_storage
+from bitfold.dialects.quantized_constants import quantized_constant
 from bitfold.passes.onnx_to_quant.parameters import (
     constant_array,
     fail,
@@ -30,7 +30,7 @@ from bitfold.passes.onnx_to_quant.parameters import (
     same_float_type,
     uniform_type,
 )
-from bitfold.passes.onnx_to_quant.storage import storage_constant, with_value_range
+from bitfold.passes.onnx_to_quant.storage import with_value_range
 
 
 def onnx_quantized_type(op: OnnxOp, integers: SSAValue, scale: SSAValue, zero_point: SSAValue | None,
@@ -135,8 +135,7 @@ def _quantized_values(clipped: ClippedIntegers, full: UniformQuantizedType,
         return [requantize], requantize.result
     if isinstance(constant := source.owner, ConstantOp):
         stored = clamp(from_storage(dense_to_numpy(constant.value), full), clipped.low, clipped.high)
-        integers = storage_constant(np.asarray(stored), qtype)
-        scast = storage_to_quantized(integers.output, qtype)
+        integers, scast = quantized_constant(stored, TensorType(qtype, shape))
         return [integers, scast], scast.result
     scast = storage_to_quantized(source, full)
     if qtype == full:

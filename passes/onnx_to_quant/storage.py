@@ -1,14 +1,9 @@
 """Canonical storage (docs/canonical-quant-form.md, "Types"): the narrowest of i2/i4/i8/i16/
-i32 (u2.. when the range has no negatives) holding a quantized value's range, and integer
-constants holding stored values."""
+i32 (u2.. when the range has no negatives) holding a quantized value's range."""
 
-import numpy as np
 from xdsl.dialects.builtin import IntAttr, IntegerType, Signedness
 
-from bitfold.dialects.onnx.constant import ConstantOp
-from bitfold.dialects.onnx.encoding import dense_attr
-from bitfold.dialects.quant import QuantizedType, UniformQuantizedType, integer_range
-from bitfold.dialects.quant_semantics import to_storage
+from bitfold.dialects.quant import UniformQuantizedType, integer_range
 
 STORAGE_WIDTHS = (2, 4, 8, 16, 32)
 """The canonical storage widths: every ONNX integer type's, and QONNX bit widths round up."""
@@ -30,10 +25,3 @@ def with_value_range(qtype: UniformQuantizedType, low: int, high: int) -> Unifor
     width, signed = canonical_storage(low, high)
     storage = IntegerType(width, Signedness.SIGNED if signed else Signedness.UNSIGNED)
     return UniformQuantizedType(storage, IntAttr(low), IntAttr(high), *qtype.parameters[3:])
-
-
-def storage_constant(stored: np.ndarray, qtype: QuantizedType) -> ConstantOp:
-    """An `onnx.Constant` of the signless storage integers (`quant.scast`'s integer type)
-    holding the stored values `stored` of `qtype`."""
-    value = dense_attr(to_storage(stored, qtype), qtype.storage_integer_type())
-    return ConstantOp.create(attributes={"value": value}, result_types=[value.type])
