@@ -43,6 +43,8 @@ class Counted(NamedTuple):
     instructions: int
     """Instructions executed inside the counted symbols."""
     outputs: list[np.ndarray]
+    by_address: dict[int, int] | None = None
+    """With `profile`: how often each instruction address inside the counted symbols executed."""
 
 
 def buffer_layouts(arrays: Sequence[np.ndarray]) -> list[tuple[tuple[int, ...], np.dtype]]:
@@ -97,15 +99,21 @@ def run_program(program: Path, target: str | Target, inputs: Sequence[np.ndarray
     return split_outputs(done.stdout, outputs)
 
 
+def _symbols(program: Path) -> list[list[str]]:
+    """readelf's symbol table rows (Num, Value, Size, Type, Bind, Vis, Ndx, Name) of the program."""
+    done = run_tool(f"reading the symbols of {program.name}", [READELF, "-sW", program])
+    return [fields for fields in map(str.split, done.stdout.splitlines()) if len(fields) == 8]
+
+
 def function_sizes(program: Path) -> dict[str, int]:
     """Name -> size in bytes of every function symbol (STT_FUNC) of the program."""
-    done = run_tool(f"reading the symbols of {program.name}", [READELF, "-sW", program])
-    sizes = {}
-    for line in done.stdout.splitlines():
-        fields = line.split()
-        if len(fields) == 8 and fields[3] == "FUNC":
-            sizes[fields[7]] = int(fields[2], 0)
-    return sizes
+    return {fields[7]: int(fields[2], 0) for fields in _symbols(program) if fields[3] == "FUNC"}
+
+
+def label_addresses(program: Path, prefix: str) -> dict[str, int]:
+    """Name -> address of every symbol of the program whose name starts with `prefix` (the
+    assembly's plain labels are local symbols)."""
+    return {fields[7]: int(fields[1], 16) for fields in _symbols(program) if fields[7].startswith(prefix)}
 
 
 def check_countable(program: Path, symbols: Sequence[str]) -> None:
@@ -120,9 +128,10 @@ def check_countable(program: Path, symbols: Sequence[str]) -> None:
 
 
 def count_program(program: Path, target: str | Target, symbols: Sequence[str], inputs: Sequence[np.ndarray],
-                  outputs: Sequence[tuple[Sequence[int], np.dtype]]) -> Counted:
+                  outputs: Sequence[tuple[Sequence[int], np.dtype]], profile: bool = False) -> Counted:
     """Run a harness program once under qemu with the instruction counter; count the instructions
-    executed inside `symbols` (exact: the same program and inputs give the same count)."""
+    executed inside `symbols` (exact: the same program and inputs give the same count), and with
+    `profile` each of their addresses' executions."""
     target = target_named(target)
     program = Path(program)
     input_file = program.parent / INPUT_FILE_NAME
@@ -132,7 +141,8 @@ def count_program(program: Path, target: str | Target, symbols: Sequence[str], i
     output_file.unlink(missing_ok=True)
     log_file.unlink(missing_ok=True)
     check_countable(program, symbols)
-    plugin = ",".join([str(plugin_path()), *(f"sym={symbol}" for symbol in symbols)])
+    options = [*(f"sym={symbol}" for symbol in symbols), *(["profile=on"] if profile else [])]
+    plugin = ",".join([str(plugin_path()), *options])
     command = [require_tool(target.qemu), "-cpu", target.cpu, "-plugin", plugin, "-d", "plugin", "-D", str(log_file),
                str(program), str(input_file), str(output_file)]
     try:
@@ -145,7 +155,9 @@ def count_program(program: Path, target: str | Target, symbols: Sequence[str], i
     found = re.search(r"^counted (\d+)$", log, re.MULTILINE)
     if found is None:
         raise HarnessError(f"the instruction counter wrote no count:\n{(log + done.stderr).strip()}")
-    return Counted(int(found.group(1)), split_outputs(output_file.read_bytes(), outputs))
+    by_address = {int(a, 16): int(n) for a, n in re.findall(r"^at (0x[0-9a-f]+) (\d+)$", log, re.MULTILINE)}
+    return Counted(int(found.group(1)), split_outputs(output_file.read_bytes(), outputs),
+                   by_address if profile else None)
 
 
 def write_kernel(assembly: str, symbol: str, workdir: Path) -> Path:

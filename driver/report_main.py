@@ -1,0 +1,146 @@
+"""`bitfold-report MODEL [--target rv32im ...] [--input [NAME=]x.npy ...] [--calibration data.npz]
+[--json FILE] [--plot FILE]`: one row per layer of the model (ONNX or quant-form `.mlir`): MACs,
+BOPs (MACs x weight bits x activation bits), weight bits and packed bytes, activation and output
+bits, output bytes, the bytes of layer outputs alive after it; with `--target`, the instructions
+each layer executes on that RISC-V target (one call under qemu, bitfold's instruction counter);
+with inputs, each layer's quantization error against the float network (largest difference in
+output steps, SQNR in dB) and against the integer code. `--calibration` takes an `.npz` with one
+array per model input whose first axis concatenates samples of the input's shape. `--json` writes
+`{"layers": [...], "total": {...}}`, `--plot` a PNG or SVG of cost and error per layer
+(matplotlib). The calculation: `bitfold.report.model_report`. Errors are one line and exit 1."""
+
+import argparse
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from bitfold.backends.riscv import ARCHITECTURES, CodegenError
+from bitfold.backends.riscv.harness import HarnessError
+from bitfold.diagnostics import one_line_errors
+from bitfold.interpreter import InterpretationInputError, entry_function, input_names
+from bitfold.load import load_module
+from bitfold.report import Report, model_report
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bitfold-report", description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", help="an .onnx model or a quant-form .mlir file")
+    parser.add_argument("--target", choices=sorted(ARCHITECTURES), help="count instructions per layer on this target")
+    parser.add_argument("--input", action="append", default=[], metavar="[NAME=]FILE.npy",
+                        help="one float input sample (NAME= may be left out for one input)")
+    parser.add_argument("--calibration", metavar="DATA.npz", help="float input samples by input name")
+    parser.add_argument("--json", metavar="FILE", help="write the report as JSON")
+    parser.add_argument("--plot", metavar="FILE", help="draw cost and error per layer (.png or .svg)")
+    return parser
+
+
+def _load_array(path: str) -> np.ndarray:
+    array = np.load(path, allow_pickle=False)
+    if not isinstance(array, np.ndarray) or array.dtype.kind not in "biuf":
+        raise InterpretationInputError(f"{path}: expected one array of numbers")
+    return array
+
+
+def samples_from(inputs: Sequence[str], calibration: str | None, names: Sequence[str],
+                 shapes: Sequence[Sequence[int]]) -> list[dict[str, np.ndarray]]:
+    """The float input samples the options give: one from `--input`s, or the calibration
+    file's arrays split along their first axis into chunks of the inputs' first dimension."""
+    if inputs:
+        sample = {}
+        for spec in inputs:
+            name, sep, path = spec.rpartition("=")
+            if not sep:
+                if len(names) != 1:
+                    raise InterpretationInputError(f"the model has inputs {list(names)}: give --input NAME=FILE.npy")
+                name = names[0]
+            sample[name] = _load_array(path)
+        return [sample]
+    if calibration is None:
+        return []
+    with np.load(calibration, allow_pickle=False) as data:
+        missing = [n for n in names if n not in data.files]
+        if missing:
+            raise InterpretationInputError(f"{calibration} lacks inputs {missing}")
+        arrays = {n: np.asarray(data[n]) for n in names}
+    counts = {n: arrays[n].shape[0] // max(shape[0], 1) for n, shape in zip(names, shapes, strict=True)}
+    if len(set(counts.values())) != 1:
+        raise InterpretationInputError(f"{calibration}: the inputs hold different numbers of samples {counts}")
+    return [{n: arrays[n][i * shape[0]:(i + 1) * shape[0]] for n, shape in zip(names, shapes, strict=True)}
+            for i in range(next(iter(counts.values())))]
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return "inf" if math.isinf(value) else f"{value:.2f}"
+    return f"{value:,}"
+
+
+def format_table(report: Report) -> str:
+    """The report as an aligned text table with a total row."""
+    columns = [("layer", "name"), ("op", "op"), ("MACs", "macs"), ("BOPs", "bops"), ("w bits", "weight_bits"),
+               ("w bytes", "weight_bytes"), ("a bits", "activation_bits"), ("out bits", "output_bits"),
+               ("out bytes", "output_bytes"), ("live bytes", "live_bytes")]
+    if report.target is not None:
+        columns.append((f"instr ({report.target})", "instructions"))
+    if any(row.sqnr_db is not None or row.float_max_steps is not None for row in report.layers):
+        columns += [("err steps", "float_max_steps"), ("SQNR dB", "sqnr_db"), ("int err steps", "integer_max_steps")]
+    rows = [[_cell(getattr(row, key)) for _, key in columns] for row in report.layers]
+    total = {"name": "total", "macs": report.total["macs"], "bops": report.total["bops"],
+             "weight_bytes": report.total["weight_bytes"], "live_bytes": report.total["workspace_bytes"],
+             "instructions": report.total["instructions"]}
+    rows.append([_cell(total.get(key)) for _, key in columns])
+    header = [title for title, _ in columns]
+    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(columns))]
+    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
+             for line in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.insert(len(lines) - 1, lines[1])
+    return "\n".join(lines)
+
+
+def plot(report: Report, path: str) -> None:
+    """Per-layer MACs (and instructions) above, SQNR below, saved to `path` (PNG or SVG)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise InterpretationInputError("--plot needs matplotlib (pip install matplotlib)") from None
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    names = [row.name for row in report.layers]
+    positions = np.arange(len(names))
+    figure, (cost, error) = pyplot.subplots(2, 1, sharex=True, figsize=(max(6, len(names) * 0.5), 6))
+    cost.bar(positions - 0.2, [row.macs for row in report.layers], 0.4, label="MACs")
+    if report.target is not None:
+        cost.bar(positions + 0.2, [row.instructions or 0 for row in report.layers], 0.4,
+                 label=f"instructions ({report.target})")
+    cost.set_yscale("symlog")
+    cost.legend()
+    error.bar(positions, [row.sqnr_db if row.sqnr_db is not None else 0 for row in report.layers])
+    error.set_ylabel("SQNR vs float (dB)")
+    error.set_xticks(positions, names, rotation=90)
+    figure.tight_layout()
+    figure.savefig(path)
+    pyplot.close(figure)
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    options = _arguments().parse_args(args)
+    with one_line_errors(InterpretationInputError, CodegenError, HarnessError):
+        module = load_module(options.model)
+        function = entry_function(module)
+        shapes = [arg.type.get_shape() for arg in function.args]
+        samples = samples_from(options.input, options.calibration, input_names(function), shapes)
+        report = model_report(module, options.target, samples)
+        print(format_table(report))
+        if options.json:
+            Path(options.json).write_text(json.dumps(report.as_json(), indent=2) + "\n")
+        if options.plot:
+            plot(report, options.plot)

@@ -1,0 +1,85 @@
+"""bitfold-report end to end: per-layer instructions add up to the counter's own total, the JSON
+holds the documented keys, the integer code agrees with the quantized model within one step, and
+bad input is one line."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bitfold.frontends.onnx import import_model
+from bitfold.report import model_report
+from bitfold.report_main import main
+from bitfold.riscv import compile_model
+from conftest import require_tools, unavailable
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "cnn_depthwise_qdq.onnx"
+INPUT = ROOT / "examples" / "cnn_depthwise_input.npy"
+
+
+@pytest.fixture(scope="module")
+def counted_report():
+    require_tools("qemu-riscv32")
+    return model_report(import_model(EXAMPLE), "rv32im", [{"input": np.load(INPUT)}])
+
+
+def test_layer_instructions_add_up_to_one_call(counted_report, tmp_path):
+    compiled = compile_model(import_model(EXAMPLE), "rv32im")
+    total = compiled.count_qemu(compiled.quantize({"input": np.load(INPUT)}), tmp_path).instructions
+    assert counted_report.total["instructions"] == total
+    assert sum(row.instructions for row in counted_report.layers) + \
+        counted_report.total["entry_and_exit_instructions"] == total
+    convolutions = [row for row in counted_report.layers if row.op == "Conv"]
+    assert all(row.instructions >= row.macs for row in convolutions)  # one multiply per MAC at least
+
+
+def test_integer_code_is_within_one_step(counted_report):
+    assert all(row.integer_max_steps is not None and row.integer_max_steps <= 1 for row in counted_report.layers)
+    assert all(row.sqnr_db is not None and row.sqnr_db > 20 for row in counted_report.layers)
+
+
+def test_cli_prints_a_table_and_writes_json(tmp_path, capsys):
+    require_tools("qemu-riscv32")
+    out = tmp_path / "report.json"
+    main([str(EXAMPLE), "--target", "rv32im", "--input", f"input={INPUT}", "--json", str(out)])
+    table = capsys.readouterr().out
+    assert table.splitlines()[0].split()[:4] == ["layer", "op", "MACs", "BOPs"]
+    assert table.splitlines()[-1].startswith("total")
+    data = json.loads(out.read_text())
+    assert {"name", "op", "macs", "bops", "instructions", "sqnr_db"} <= set(data["layers"][0])
+    assert {"macs", "bops", "weight_bytes", "workspace_bytes", "instructions"} <= set(data["total"])
+
+
+def test_calibration_samples_split_along_the_batch_axis(tmp_path, capsys):
+    data = tmp_path / "data.npz"
+    samples = np.random.default_rng(0).standard_normal((3, 3, 16, 16)).astype(np.float32)
+    np.savez(data, input=samples)
+    out = tmp_path / "report.json"
+    main([str(EXAMPLE), "--calibration", str(data), "--json", str(out)])
+    assert all(row["sqnr_db"] is not None for row in json.loads(out.read_text())["layers"])
+
+
+def test_plot_writes_an_image(tmp_path):
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        unavailable("not installed: matplotlib (pip install '.[test]')")
+    out = tmp_path / "report.png"
+    main([str(EXAMPLE), "--plot", str(out)])
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--calibration", "{tmp}/missing.npz"], "error: No such file or directory"),
+    (["--calibration", "{tmp}/other.npz"], "error: {tmp}/other.npz lacks inputs ['input']"),
+])
+def test_bad_input_is_one_line(tmp_path, capsys, args, expected):
+    np.savez(tmp_path / "other.npz", x=np.zeros((1, 3, 16, 16), np.float32))
+    with pytest.raises(SystemExit) as exit_:
+        main([str(EXAMPLE), *(a.format(tmp=tmp_path) for a in args)])
+    assert exit_.value.code == 1
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1
+    assert error.startswith(expected.format(tmp=tmp_path))
