@@ -39,6 +39,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
 
 from bitfold.backends.riscv.instructions import LOADS, STORES, LdOp
 from bitfold.backends.riscv.loop_nest_plan import (
@@ -87,10 +88,21 @@ def as_type(value: SSAValue, type_: Attribute) -> tuple[Operation, SSAValue]:
 
 
 def supported_body(op: linalg.GenericOp) -> bool:
-    """Only `arith` operations without regions (pure, so copies and hoisting are exact)."""
+    """Only `arith` operations without regions (pure, so copies and hoisting are exact) and
+    `memref.load`s from constant globals (table lookups at a computed index)."""
     return all(
-        isinstance(o, linalg.YieldOp) or (o.name.startswith("arith.") and not o.regions) for o in op.body.block.ops
+        isinstance(o, linalg.YieldOp) or (o.name.startswith("arith.") and not o.regions) or reads_constant(o)
+        for o in op.body.block.ops
     )
+
+
+def reads_constant(op: Operation) -> bool:
+    """`memref.load` from a `memref.get_global` of a constant global (nothing writes it)."""
+    if not isinstance(op, memref.LoadOp) or not isinstance(get := op.memref.owner, memref.GetGlobalOp):
+        return False
+    module = get.get_toplevel_object()
+    table = SymbolTable.lookup_symbol(module, get.name_) if isinstance(module, ModuleOp) else None
+    return isinstance(table, memref.GlobalOp) and table.constant is not None
 
 
 def folded_extension(argument: SSAValue) -> type | None:

@@ -6,6 +6,8 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
   constants, bias on the accumulator's grid;
 - `elementwise`: Relu, Clip, Add, Sub, Mul, Concat; `qcast(dcast(q))` -> `quant.requant`;
 - `pooling`: MaxPool, AveragePool, GlobalAveragePool;
+- `tables`: unary activations (Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid, HardSwish,
+  QLinearSigmoid, QLinearLeakyRelu) as lookup tables of the stored input;
 - shape-only ops on quantized values (left there by `canonicalize-quant`, whose sinking
   patterns run here first) stay as they are;
 - `signless`: ONNX's `ui8` data between scasts sinks to quantized values or becomes `i8`;
@@ -39,10 +41,11 @@ from bitfold.passes.quant_to_integer.elementwise import (
     ReluToInteger,
     RequantizeDequantized,
 )
-from bitfold.passes.quant_to_integer.integer_io import use_integer_io
+from bitfold.passes.quant_to_integer.integer_io import record_integer_io, use_integer_io
 from bitfold.passes.quant_to_integer.operands import fail
 from bitfold.passes.quant_to_integer.pooling import AveragePoolToInteger, GlobalAveragePoolToInteger, MaxPoolToInteger
 from bitfold.passes.quant_to_integer.signless import SinkStorageCast, make_storage_signless
+from bitfold.passes.quant_to_integer.tables import QLinearUnaryToTable, UnaryToTable
 
 INTEGER_PATTERNS = (
     ConvToInteger(),
@@ -57,6 +60,8 @@ INTEGER_PATTERNS = (
     AveragePoolToInteger(),
     GlobalAveragePoolToInteger(),
     RequantizeDequantized(),
+    UnaryToTable(),
+    QLinearUnaryToTable(),
 )
 
 
@@ -109,6 +114,7 @@ class QuantToIntegerPass(ModulePass):
                 EraseUnusedOnnxOp(),
             ]
         )
+        record_integer_io(op)
         PatternRewriteWalker(patterns, post_walk_func=region_dce).rewrite_module(op)
         check_integer(op)
         make_storage_signless(op)

@@ -1,0 +1,140 @@
+"""Unary activations on quantized values become lookup tables indexed by the stored input:
+
+    qcast(f(dcast(q)))                 ->  table[q - lo]
+    table[i] = qcast(f(dcast(lo + i)))     for every stored value lo + i of q's type
+
+f is Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid or HardSwish; onnxruntime's QLinearSigmoid /
+QLinearLeakyRelu (kept by onnx-to-quant on the storage integers, between `quant.scast`s) are
+tables already: table[i] = the op's own result for input lo + i. The table is computed at
+compile time by the ops' own numpy references (`evaluate`: the interpreter's numbers), so
+the integer code is bit-exact to bitfold-run on every input by construction.
+
+The integer form is a parallel `linalg.generic` whose body reads the table, an
+`arith.constant` tensor of the result's storage integers, with `tensor.extract` at
+`index_cast(ext(q) - lo)`. q's type must be uniform per tensor with at most
+`MAX_TABLE_ENTRIES` stored values (16 bits); the result per tensor (uniform)."""
+
+import numpy as np
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.onnx.contrib import QLinearUnaryOp
+from bitfold.dialects.onnx.elementwise import ExpOp, HardSigmoidOp, HardSwishOp, LeakyReluOp, SigmoidOp, TanhOp
+from bitfold.dialects.quant import (
+    DequantizeCastOp,
+    Granularity,
+    QuantizeCastOp,
+    StorageCastOp,
+    UniformQuantizedType,
+    element_type,
+)
+from bitfold.passes.linalg_building import Body
+from bitfold.passes.quant_propagation.casts import constant_array
+from bitfold.passes.quant_to_integer.dequantized import quantized
+from bitfold.passes.quant_to_integer.generic import I32, build_generic, empty, integer_constant
+from bitfold.passes.quant_to_integer.operands import Quantized, fail, storage_value, widened
+
+MAX_TABLE_ENTRIES = 1 << 16
+"""The most stored input values a table may have (16-bit inputs: 64 K entries)."""
+
+TABLE_OPS = (SigmoidOp, TanhOp, ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp)
+
+
+def table_input_values(op: Operation, qtype) -> np.ndarray:
+    """Every stored value lo..hi of `qtype` (uniform per tensor, at most MAX_TABLE_ENTRIES)."""
+    if not isinstance(qtype, UniformQuantizedType) or qtype.kind != Granularity.PER_TENSOR:
+        raise fail(op, f"a table needs an input quantized per tensor (uniform), got {qtype}")
+    low, high = qtype.value_range()
+    if high - low + 1 > MAX_TABLE_ENTRIES:
+        raise fail(op, f"a table of {high - low + 1} entries ({qtype}) is above {MAX_TABLE_ENTRIES}: not supported")
+    return np.arange(low, high + 1).astype(numpy_dtype(qtype))
+
+
+def lookup(body: Body, table: SSAValue, index: SSAValue) -> SSAValue:
+    """table[index] in a generic body, `index` an i32 (`arith.index_cast`, `tensor.extract`)."""
+    position = body.emit(arith.IndexCastOp(index, IndexType()))
+    return body.emit(tensor.ExtractOp(table, [position], table.type.element_type))
+
+
+def table_constant(rewriter: PatternRewriter, stored: np.ndarray, storage: IntegerType) -> SSAValue:
+    """The table's stored values as an `arith.constant` of `storage` (at least i8: the
+    backend reads sub-byte tables as bytes)."""
+    return integer_constant(rewriter, stored, IntegerType(max(8, storage.width.data)))
+
+
+def apply_table(rewriter: PatternRewriter, source: Quantized, stored: np.ndarray, storage: IntegerType) -> SSAValue:
+    """out = table[ext(q) - lo] over `source`'s storage integers, as `storage` integers
+    (`stored[i]` the result for input lo + i)."""
+    table = table_constant(rewriter, stored, storage)
+    low, _ = source.qtype.value_range()
+    rank = len(source.shape)
+
+    def build(body: Body) -> SSAValue:
+        index = widened(body, body.values["in0"], source.qtype)
+        if low:
+            index = body.emit(arith.SubiOp(index, body.constant(low, I32)))
+        value = lookup(body, table, index)
+        return value if value.type == storage else body.emit(arith.TruncIOp(value, storage))
+
+    identity = AffineMap.identity(rank)
+    return build_generic(
+        rewriter, [(storage_value(rewriter, source), identity)], (empty(rewriter, source.shape, storage), identity), [], build
+    )
+
+
+def _single_qcast_user(op: Operation) -> QuantizeCastOp | None:
+    users = [use.operation for use in op.results[0].uses]
+    return users[0] if len(users) == 1 and isinstance(users[0], QuantizeCastOp) else None
+
+
+class UnaryToTable(RewritePattern):
+    """qcast(f(dcast(q))) -> table[q - lo] for f in TABLE_OPS (module docstring)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, TABLE_OPS) or not isinstance(dcast := op.operands[0].owner, DequantizeCastOp):
+            return
+        if (qcast := _single_qcast_user(op)) is None:
+            raise fail(op, "a table activation needs a single qcast user")
+        target = element_type(qcast.result.type)
+        if not isinstance(target, UniformQuantizedType) or target.kind != Granularity.PER_TENSOR:
+            raise fail(op, f"a table activation needs a result quantized per tensor (uniform), got {target}")
+        source = Quantized(dcast.input, element_type(dcast.input.type), None)
+        inputs = table_input_values(op, source.qtype)
+        (real,) = dcast.evaluate([inputs])
+        (activated,) = op.evaluate([real])
+        (stored,) = qcast.evaluate([activated])
+        values = apply_table(rewriter, source, stored.astype(np.int64), target.storage_integer_type())
+        rewriter.replace(qcast, [], [quantized(rewriter, values, target)])
+        rewriter.erase(op)
+
+
+class QLinearUnaryToTable(RewritePattern):
+    """QLinearSigmoid / QLinearLeakyRelu(scast(q)) with users `scast` to a quantized type ->
+    table[q - lo], the table the op's own `evaluate` gives (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: QLinearUnaryOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(cast := op.x.owner, StorageCastOp):
+            raise fail(op, "the input must be the storage integers of a quantized value")
+        users = [use.operation for use in op.y.uses]
+        if not users or not all(isinstance(u, StorageCastOp) for u in users):
+            raise fail(op, "the result must be reinterpreted as a quantized value (quant.scast)")
+        source = Quantized(cast.input, element_type(cast.input.type), None)
+        inputs = table_input_values(op, source.qtype)
+        parameters = [self._constant(op, v) for v in op.operands[1:]]
+        (stored,) = op.evaluate([inputs.astype(numpy_dtype(op.x.type.element_type)), *parameters])
+        for user in users:
+            target = element_type(user.result.type)
+            values = apply_table(rewriter, source, stored.astype(np.int64), target.storage_integer_type())
+            rewriter.replace(user, [], [quantized(rewriter, values, target)])
+        rewriter.erase(op)
+
+    @staticmethod
+    def _constant(op: Operation, value: SSAValue) -> np.ndarray:
+        if (array := constant_array(value)) is None:
+            raise fail(op, "scales and zero points must be constants")
+        return array
