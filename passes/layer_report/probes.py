@@ -12,7 +12,7 @@ values their expressed float type: the network without rounding, with the model'
 (quantized) weights, the reference each layer's quantization error is measured against."""
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -27,6 +27,7 @@ from bitfold.dialects.quant import (
     element_type,
 )
 from bitfold.passes.layer_report.costs import is_constant, layer_ops
+from bitfold.passes.observed_values import append_results
 
 PROBE_PREFIX = "probe"
 
@@ -57,16 +58,7 @@ def add_layer_probes(function: func.FuncOp) -> list[str]:
     """Append every layer's output to `function`'s results (module docstring); returns the
     layers' node names, in the order of the probes `probe0`, `probe1`, ..."""
     layers = layer_ops(function)
-    probes = [_probe(op) for op in layers]
-    returned = function.body.block.last_op
-    assert isinstance(returned, func.ReturnOp)
-    Rewriter.replace_op(returned, func.ReturnOp(*returned.arguments, *probes))
-    outputs = [*function.function_type.outputs, *(probe.type for probe in probes)]
-    function.function_type = func.FunctionType.from_lists(function.function_type.inputs.data, outputs)
-    kept = function.res_attrs.data if function.res_attrs is not None else \
-        [DictionaryAttr({})] * len(returned.arguments)
-    names = [DictionaryAttr({"onnx.name": StringAttr(f"{PROBE_PREFIX}{i}")}) for i in range(len(probes))]
-    function.res_attrs = ArrayAttr([*kept, *names])
+    append_results(function, [_probe(op) for op in layers], PROBE_PREFIX)
     return [op.node_name for op in layers]
 
 
