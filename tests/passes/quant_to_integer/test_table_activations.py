@@ -1,0 +1,184 @@
+"""Unary activations on quantized values as lookup tables (`passes/quant_to_integer/tables.py`),
+on QDQ models built here (`x -> Q -> DQ -> op -> Q -> DQ`, every stored input value fed once)
+and on models onnxruntime's `quantize_static` quantized (QDQ Sigmoid / Tanh, QOperator
+QLinearSigmoid / QLinearLeakyRelu):
+
+- bitfold-run on the imported model against onnxruntime (ORT_DISABLE_ALL): within one output
+  step. onnxruntime computes Sigmoid, Tanh and Exp in float32 with its own approximations, so a
+  value next to a rounding boundary of the output grid can round to the neighbouring step (66
+  of the 65536 entries of the 16-bit Sigmoid below, none of the 8-bit tables); LeakyRelu,
+  HardSigmoid, HardSwish and the QLinear tables are bit-exact to it.
+- the integer IR (quant-to-integer, then lower-quant) bit-exact to bitfold-run on the imported
+  model: the tables are the references' own numbers;
+- rv32im under qemu bit-exact to bitfold-run on the integer IR."""
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from models.float_models import IR_VERSION
+from models.quantized import QuantConfig, quantize
+from onnx import TensorProto, helper, numpy_helper
+
+import bitfold
+from bitfold.load import full_context, load_module
+from bitfold.passes.canonicalize_quant import CanonicalizeQuantPass
+from bitfold.passes.lower_quant import LowerQuantPass
+from bitfold.passes.onnx_to_quant import OnnxToQuantPass
+from bitfold.passes.quant_to_integer import QuantToIntegerPass
+from bitfold.riscv import compile_model
+
+ONNX_TYPES = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8, np.uint16: TensorProto.UINT16, np.int16: TensorProto.INT16}
+
+
+def qdq_activation(op_type: str, attributes: dict, opset: int, x_type, x_param, y_type, y_param) -> onnx.ModelProto:
+    """x -> QuantizeLinear(x_param) -> DequantizeLinear -> op -> QuantizeLinear(y_param) -> DequantizeLinear."""
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="x_q"),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="x_dq"),
+        helper.make_node(op_type, ["xd"], ["a"], name="act", **attributes),
+        helper.make_node("QuantizeLinear", ["a", "ys", "yz"], ["aq"], name="a_q"),
+        helper.make_node("DequantizeLinear", ["aq", "ys", "yz"], ["y"], name="a_dq"),
+    ]
+    initializers = [
+        numpy_helper.from_array(np.array(x_param[0], np.float32), "xs"),
+        numpy_helper.from_array(np.array(x_param[1], x_type), "xz"),
+        numpy_helper.from_array(np.array(y_param[0], np.float32), "ys"),
+        numpy_helper.from_array(np.array(y_param[1], y_type), "yz"),
+    ]
+    count = np.iinfo(x_type).max - np.iinfo(x_type).min + 1
+    graph = helper.make_graph(
+        nodes, op_type.lower(),
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, count])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, count])],
+        initializers,
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model)
+    return model
+
+
+def every_stored_value(x_type, x_param) -> np.ndarray:
+    """The real values of every stored value of the input type: the quantizer gives them back."""
+    info = np.iinfo(x_type)
+    stored = np.arange(info.min, info.max + 1, dtype=np.int64)
+    return ((stored - x_param[1]) * np.float32(x_param[0])).astype(np.float32).reshape(1, -1)
+
+
+HAND_BUILT = [
+    pytest.param("Sigmoid", {}, 13, np.uint8, (0.05, 128), np.uint8, (1 / 256, 0), id="sigmoid-u8"),
+    pytest.param("Tanh", {}, 13, np.int8, (0.03, -5), np.int8, (1 / 128, 0), id="tanh-s8"),
+    pytest.param("LeakyRelu", {"alpha": 0.1}, 13, np.int8, (0.1, 3), np.int8, (0.07, -100), id="leakyrelu-s8"),
+    pytest.param("HardSigmoid", {"alpha": 0.25, "beta": 0.4}, 13, np.uint8, (0.04, 100), np.uint8, (1 / 255, 0), id="hardsigmoid-u8"),
+    pytest.param("HardSwish", {}, 14, np.int8, (0.05, 0), np.uint8, (0.025, 20), id="hardswish-s8-u8"),
+    pytest.param("Exp", {}, 13, np.int8, (0.02, 10), np.uint8, (0.05, 0), id="exp-s8-u8"),
+    pytest.param("Sigmoid", {}, 21, np.int16, (0.0005, 0), np.uint16, (1 / 65536, 0), id="sigmoid-s16-u16"),
+]  # fmt: skip
+
+EXACT_TO_ONNXRUNTIME = {"LeakyRelu", "HardSigmoid", "HardSwish"}
+
+
+def onnxruntime_outputs(path, inputs: dict) -> list[np.ndarray]:
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"]).run(None, inputs)
+
+
+def integer_module(path):
+    """The model through onnx-to-quant, canonicalize-quant, quant-to-integer and lower-quant."""
+    module = load_module(str(path))
+    ctx = full_context()
+    for stage in (OnnxToQuantPass(), CanonicalizeQuantPass(), QuantToIntegerPass(), LowerQuantPass()):
+        stage.apply(ctx, module)
+    module.verify()
+    return module
+
+
+def check_all_stages(path, inputs: dict, step: float, exact_to_onnxruntime: bool) -> None:
+    (expected,) = onnxruntime_outputs(path, inputs)
+    (reference,) = bitfold.run(load_module(str(path)), inputs).values()
+    if exact_to_onnxruntime:
+        np.testing.assert_array_equal(reference, expected)
+    else:
+        assert np.abs(reference.astype(np.float64) - expected).max() <= step * (1 + 1e-6)
+    (integer,) = bitfold.run(integer_module(path), inputs).values()
+    np.testing.assert_array_equal(integer, reference)
+
+
+def check_rv32im(path, inputs: dict, tmp_path) -> None:
+    compiled = compile_model(load_module(str(path)), "rv32im")
+    stored = compiled.quantize(inputs)
+    for got, want in zip(compiled.run_qemu(stored, tmp_path), compiled.run_reference(stored), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("op_type", "attributes", "opset", "x_type", "x_param", "y_type", "y_param"), HAND_BUILT)
+def test_hand_built_tables(op_type, attributes, opset, x_type, x_param, y_type, y_param, tmp_path):
+    path = tmp_path / "model.onnx"
+    onnx.save(qdq_activation(op_type, attributes, opset, x_type, x_param, y_type, y_param), path)
+    inputs = {"x": every_stored_value(x_type, x_param)}
+    check_all_stages(path, inputs, y_param[0], op_type in EXACT_TO_ONNXRUNTIME)
+    check_rv32im(path, inputs, tmp_path)
+
+
+def gemm_activations(activations: list[tuple[str, dict]]) -> onnx.ModelProto:
+    """x (4 x 16) -> Gemm(16 -> 16) -> the activations in a chain."""
+    rng = np.random.default_rng(7)
+    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["h"], transB=1, name="fc")]
+    current = "h"
+    for i, (op_type, attributes) in enumerate(activations):
+        nodes.append(helper.make_node(op_type, [current], [f"a{i}"], name=f"{op_type.lower()}{i}", **attributes))
+        current = f"a{i}"
+    graph = helper.make_graph(
+        nodes, "activations",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+        [helper.make_tensor_value_info(current, TensorProto.FLOAT, [4, 16])],
+        [numpy_helper.from_array(rng.standard_normal((16, 16)).astype(np.float32), "w"),
+         numpy_helper.from_array(rng.standard_normal(16).astype(np.float32), "b")],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = IR_VERSION
+    return model
+
+
+@pytest.mark.parametrize("fmt", ["qdq", "qop"])
+def test_onnxruntime_quantized_activations(fmt, tmp_path):
+    """quantize_static: QDQ Sigmoid / Tanh around float ops, or QOperator QLinearSigmoid /
+    QLinearLeakyRelu (onnxruntime's own tables) and a QDQ Tanh."""
+    path = tmp_path / "model.onnx"
+    model = gemm_activations([("Sigmoid", {}), ("Tanh", {}), ("LeakyRelu", {"alpha": 0.2})])
+    quantized = quantize(model, QuantConfig(fmt, "u8", "s8"), path)
+    assert {"QLinearSigmoid", "QLinearLeakyRelu"} <= {n.op_type for n in quantized.graph.node} or fmt == "qdq"
+    inputs = {"x": np.random.default_rng(3).standard_normal((4, 16)).astype(np.float32) * 2}
+    (expected,) = onnxruntime_outputs(path, inputs)
+    (reference,) = bitfold.run(load_module(str(path)), inputs).values()
+    step = next(numpy_helper.to_array(t) for t in quantized.graph.initializer if t.name.startswith("a2") and "scale" in t.name)
+    assert np.abs(reference.astype(np.float64) - expected).max() <= float(step) * (1 + 1e-6)
+    module = load_module(str(path))
+    ctx = full_context()
+    for stage in (OnnxToQuantPass(), CanonicalizeQuantPass(), QuantToIntegerPass()):
+        stage.apply(ctx, module)
+    (integer,) = bitfold.run(module, inputs).values()
+    np.testing.assert_array_equal(integer, reference)
+    check_rv32im(path, inputs, tmp_path)
+
+
+REFUSED_TABLE = """
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %xq = quant.qcast %x : tensor<4xf32> to tensor<4x!quant.uniform<i32<-100000:100000>:f32, 0.001>>
+  %xf = quant.dcast %xq : tensor<4x!quant.uniform<i32<-100000:100000>:f32, 0.001>> to tensor<4xf32>
+  %y = "onnx.Sigmoid"(%xf) : (tensor<4xf32>) -> tensor<4xf32> loc("sigmoid_wide")
+  %yq = quant.qcast %y : tensor<4xf32> to tensor<4x!quant.uniform<u8:f32, 0.00390625>>
+  %yf = quant.dcast %yq : tensor<4x!quant.uniform<u8:f32, 0.00390625>> to tensor<4xf32>
+  func.return %yf : tensor<4xf32>
+}
+"""
+
+
+def test_table_above_16_bits_is_refused_in_one_line(bitfold_opt):
+    done = bitfold_opt(REFUSED_TABLE, "-p", "quant-to-integer")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert "quant-to-integer: 'onnx.Sigmoid' (sigmoid_wide): a table of 200001 entries" in lines[0], lines[0]
