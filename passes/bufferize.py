@@ -338,6 +338,7 @@ class _FunctionBufferizer:
 
     def _rewrite_signature(self, block: Block, return_op: func.ReturnOp) -> list[SSAValue]:
         function = self.function
+        output_types = [memref_type_of(v.type) for v in return_op.arguments]  # before an argument returned is retyped
         for arg in block.args:
             if isinstance(arg.type, TensorType):
                 new_arg = Rewriter.replace_value_with_new_type(arg, memref_type_of(arg.type))
@@ -347,7 +348,7 @@ class _FunctionBufferizer:
             if isinstance(arg.type, MemRefType):
                 self.buffers[arg] = arg
         n_inputs = len(block.args)
-        outputs = [block.insert_arg(memref_type_of(v.type), len(block.args)) for v in return_op.arguments]
+        outputs = [block.insert_arg(t, len(block.args)) for t in output_types]
         for i, out in enumerate(outputs):
             out.name_hint = f"out{i}" if len(outputs) > 1 else "out"
         workspace = block.insert_arg(MemRefType(i8, [0]), len(block.args))  # sized by `lay_out`

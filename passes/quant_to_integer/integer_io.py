@@ -2,18 +2,21 @@
 
 An argument read only by qcasts to one type T becomes a tensor of T's signless storage
 integers (the qcasts become `scast`s of it); a result produced by a dcast of a value of type
-T becomes that value's storage integers. Each such argument and result carries
+T becomes that value's storage integers. Integers the model itself takes or returns (an
+argument read only by scasts to one type T, as ONNX's uint8 input into DequantizeLinear; a
+result that is a scast of a value of type T, as a QuantizeLinear output) become T's signless
+storage integers, the same bits. Each such argument and result carries
 `quant.type = "T"` (the type's text, which later passes leave alone) in its attribute
 dictionary, for whoever feeds and reads the function (a C header documents scale and zero
 point from it)."""
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, StringAttr
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IntegerType, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp, StorageCastOp, element_type
+from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp, QuantizedType, StorageCastOp, element_type
 from bitfold.passes.lower_quant.casts import storage_tensor
 
 QUANT_TYPE = "quant.type"
@@ -25,15 +28,62 @@ def _with_entry(attrs, index: int, count: int, value: Attribute) -> ArrayAttr[Di
     return ArrayAttr(DictionaryAttr(e) for e in entries)
 
 
+def _quantizes(user: Operation) -> bool:
+    """A qcast, or a scast of storage integers to a quantized type."""
+    return isinstance(user, QuantizeCastOp) or (
+        isinstance(user, StorageCastOp) and isinstance(element_type(user.result.type), QuantizedType)
+    )
+
+
+def _has_type(attrs: ArrayAttr[DictionaryAttr] | None, index: int) -> bool:
+    return attrs is not None and QUANT_TYPE in attrs.data[index].data
+
+
+def _signless(value: SSAValue) -> None:
+    """Retype `value` (a tensor of `uiN` / `siN` / `iN`) to `iN`, the same bits."""
+    tensor = value.type
+    Rewriter.replace_value_with_new_type(value, TensorType(IntegerType(tensor.element_type.width), tensor.get_shape()))
+
+
+def _functions(module: ModuleOp) -> list[func.FuncOp]:
+    return [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+
+
+def record_integer_io(module: ModuleOp) -> None:
+    """Before the rewrite (which may fold the scasts away), give each integer argument read only
+    by scasts to one quantized type T, and each result that is a scast of a value of type T,
+    its `quant.type` T: the model's own integer inputs and outputs."""
+    for function in _functions(module):
+        for index, argument in enumerate(function.args):
+            users = [use.operation for use in argument.uses]
+            if not users or not all(isinstance(u, StorageCastOp) and _quantizes(u) for u in users):
+                continue
+            types = {u.result.type for u in users}
+            if len(types) == 1:
+                (quantized,) = types
+                function.arg_attrs = _with_entry(
+                    function.arg_attrs, index, len(function.args), StringAttr(str(element_type(quantized)))
+                )
+        ret = function.body.blocks[-1].last_op
+        for index, value in enumerate(ret.operands):
+            producer = value.owner
+            if isinstance(producer, StorageCastOp) and isinstance(element_type(producer.input.type), QuantizedType):
+                function.res_attrs = _with_entry(
+                    function.res_attrs, index, len(ret.operands), StringAttr(str(element_type(producer.input.type)))
+                )
+
+
 def _argument(function: func.FuncOp, index: int) -> None:
     argument = function.args[index]
+    if _has_type(function.arg_attrs, index):
+        _signless(argument)
+        return
     users = [use.operation for use in argument.uses]
-    types = {u.result.type for u in users if isinstance(u, QuantizeCastOp)}
-    if not users or len(types) != 1 or not all(isinstance(u, QuantizeCastOp) for u in users):
+    if not users or not all(isinstance(u, QuantizeCastOp) for u in users) or len({u.result.type for u in users}) != 1:
         raise PassFailedException(
             f"quant-to-integer: integer-io: argument {index} of @{function.sym_name.data} is not read by qcasts to one type"
         )
-    (quantized,) = types
+    quantized = users[0].result.type
     argument = Rewriter.replace_value_with_new_type(argument, storage_tensor(quantized))
     for user in users:
         Rewriter.replace_op(user, StorageCastOp(argument, quantized))
@@ -41,10 +91,16 @@ def _argument(function: func.FuncOp, index: int) -> None:
 
 
 def _result(function: func.FuncOp, ret: func.ReturnOp, index: int) -> None:
-    dcast = ret.operands[index].owner
+    value = ret.operands[index]
+    if _has_type(function.res_attrs, index):
+        if not isinstance(value, BlockArgument):  # an argument was made signless above
+            _signless(value)
+        return
+    dcast = value.owner
     if not isinstance(dcast, DequantizeCastOp):
         raise PassFailedException(
-            f"quant-to-integer: integer-io: result {index} of @{function.sym_name.data} is not dequantized"
+            f"quant-to-integer: integer-io: result {index} of @{function.sym_name.data} is not dequantized "
+            "or storage integers"
         )
     quantized = dcast.input.type
     cast = StorageCastOp(dcast.input, storage_tensor(quantized))
@@ -58,7 +114,7 @@ def _result(function: func.FuncOp, ret: func.ReturnOp, index: int) -> None:
 
 def use_integer_io(module: ModuleOp) -> None:
     """Rewrite every function with a body to integer inputs and outputs."""
-    for function in [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]:
+    for function in _functions(module):
         for index in range(len(function.args)):
             _argument(function, index)
         ret = function.body.blocks[-1].last_op

@@ -7,8 +7,10 @@ from ONNX carries uint8 data as `ui8` between a `quant.scast` and the ONNX ops t
   carries over): MaxPool then becomes integer like any other, and the scast pairs fold.
 - `make_storage_signless`: what remains `uiN` / `siN` on scasts and data-movement ops (not
   on constants, whose attribute fixes their type, and not on ops whose result depends on the
-  signedness) becomes `iN`, the same bits."""
+  signedness) becomes `iN`, the same bits. A value the function returns keeps the model's
+  `uiN` / `siN`: the signature stays the model's (`integer_io` makes it signless)."""
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerType, ModuleOp, Signedness, TensorType
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
@@ -50,11 +52,13 @@ class SinkStorageCast(RewritePattern):
 
 
 def make_storage_signless(module: ModuleOp) -> None:
-    """Retype the `uiN` / `siN` tensor results of scasts and `MOVES_DATA` ops to `iN`."""
+    """Retype the `uiN` / `siN` tensor results of scasts and `MOVES_DATA` ops to `iN`, but not
+    a result the function returns."""
     for op in list(module.walk()):
         if not isinstance(op, (StorageCastOp, *MOVES_DATA)):
             continue
         for result in op.results:
-            if _signed_storage(result.type):
+            returned = any(isinstance(u.operation, func.ReturnOp) for u in result.uses)
+            if _signed_storage(result.type) and not returned:
                 signless = TensorType(IntegerType(result.type.element_type.width), result.type.get_shape())
                 Rewriter.replace_value_with_new_type(result, signless)
