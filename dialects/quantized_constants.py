@@ -29,13 +29,22 @@ def quantized_constant(stored: np.ndarray, tensor_type: TensorType) -> tuple[Con
     return integers, StorageCastOp(integers.output, tensor_type)
 
 
-def constant_stored_values(value: SSAValue) -> np.ndarray | None:
-    """The stored values of `value` when it is a quantized constant in canonical form (a
-    `quant.scast` of an `onnx.Constant` of integers), else None."""
+def is_quantized_constant(value: SSAValue) -> bool:
+    """Whether `value` is a quantized constant in canonical form: the `quant.scast` of an
+    `onnx.Constant` of integers to a quantized type."""
     cast = value.owner
-    if not isinstance(cast, StorageCastOp) or not isinstance(constant := cast.input.owner, ConstantOp):
+    return (
+        isinstance(cast, StorageCastOp)
+        and isinstance(cast.input.owner, ConstantOp)
+        and isinstance(element_type(value.type), QuantizedType)
+    )
+
+
+def constant_stored_values(value: SSAValue) -> np.ndarray | None:
+    """The stored values of `value` when it is a quantized constant in canonical form, else
+    None."""
+    if not is_quantized_constant(value):
         return None
-    if not isinstance(element_type(value.type), QuantizedType):
-        return None
-    (stored,) = cast.evaluate([dense_to_numpy(constant.value)])
+    cast = value.owner
+    (stored,) = cast.evaluate([dense_to_numpy(cast.input.owner.value)])
     return stored

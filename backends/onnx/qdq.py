@@ -5,15 +5,17 @@ native integer type its range is.
   output. QuantizeLinear computes `saturate(round_half_even(x / scale) + zero_point)`, so the
   qcast must round half to even in ONNX order (`zero_point_first` only with zero points 0).
 - `dcast q` -> `DequantizeLinear(q, scale, zero_point)`.
-- `scast` of an integer constant -> an initializer of the container type holding the stored
-  values (`from_storage`: a signless constant holds their bit patterns); other
-  `scast`s name the same ONNX tensor (the integer type must be the container's).
+- `scast` of an integer constant -> an initializer holding the stored values (`from_storage`:
+  a signless constant holds their bit patterns) in the narrowest ONNX integer type holding
+  the type's range (`constant_container`): its values need no clamp, so a narrow range
+  (`i8<-127:127>` in int8, `i4<-7:7>` in int4) is a constant like any other; other `scast`s
+  name the same ONNX tensor (the integer type must be the container's).
 - `requant` -> DequantizeLinear then QuantizeLinear, where that float path gives the exact
   requantization for every stored input value (checked by enumeration).
-The container of a uniform type is the ONNX integer type whose full range is the storage
-range: int8/uint8, int16/uint16 and int32 (DequantizeLinear only) at opset 13, int4/uint4
-(opset 21), int2/uint2 (opset 25). A narrower range (`i4<-7:7>`, `u8<0:63>`) has none: QCDQ
-(Clip) or QONNX (bit width, `narrow`) hold it. Per-axis types write a 1-D scale and zero
+The container of a value computed at run time is the ONNX integer type whose full range is
+the storage range: int8/uint8, int16/uint16 and int32 (DequantizeLinear only) at opset 13,
+int4/uint4 (opset 21), int2/uint2 (opset 25). QuantizeLinear cannot clamp to a narrower range
+(`i4<-7:7>`, `u8<0:63>`): QCDQ (Clip) or QONNX (bit width, `narrow`) hold such a value. Per-axis types write a 1-D scale and zero
 point with `axis`; sub-channel types with one blocked axis write ONNX blocked quantization
 (opset 21: `axis`, `block_size`). Bipolar types and other rounding modes are QONNX's."""
 
@@ -43,6 +45,7 @@ from bitfold.dialects.quant import (
     integer_range,
 )
 from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize, requantize
+from bitfold.dialects.quantized_constants import is_quantized_constant
 
 NATIVE_WIDTHS = (2, 4, 8, 16, 32)
 """Bit widths of ONNX integer types QuantizeLinear / DequantizeLinear take (32: DQ only)."""
@@ -83,6 +86,25 @@ class QdqForm(QuantForm):
                               f"(no ONNX integer type has it); {self.alternatives} can")
         return found
 
+    def constant_container(self, qtype: QuantizedType, op: Operation) -> tuple[int, bool]:
+        """(bits, signed) of the ONNX integer type a constant of `qtype` is written in: the
+        narrowest native one holding its range, of its signedness first (a constant's values
+        lie in the range, so no clamp is needed)."""
+        if isinstance(qtype, BipolarQuantizedType):
+            return self.container(qtype, op)
+        assert isinstance(qtype, UniformQuantizedType)
+        low, high = qtype.value_range()
+        native = ((bits, signed) for bits in NATIVE_WIDTHS for signed in (qtype.is_signed, not qtype.is_signed))
+        return next(t for t in native if integer_range(*t)[0] <= low and high <= integer_range(*t)[1])
+
+    def value_container(self, value: SSAValue, op: Operation) -> tuple[int, bool]:
+        """(bits, signed) of the ONNX tensor holding the quantized `value`: a constant's
+        (`constant_container`) or a computed value's (`container`)."""
+        qtype = element_type(value.type)
+        if is_quantized_constant(value):
+            return self.constant_container(qtype, op)
+        return self.container(qtype, op)
+
     def holding_type(self, qtype: UniformQuantizedType) -> tuple[int, bool] | None:
         """QDQ: the native integer type whose full range is `qtype`'s, if any."""
         native = ((bits, signed) for bits in NATIVE_WIDTHS for signed in (True, False))
@@ -95,10 +117,11 @@ class QdqForm(QuantForm):
     # -- parameters ---------------------------------------------------------------------
 
     def parameters(self, emitter: GraphEmitter, qtype: UniformQuantizedType, shape: tuple[int, ...],
-                   op: Operation, hint: str) -> tuple[list[str], list[onnx.AttributeProto]]:
+                   op: Operation, hint: str, container: tuple[int, bool]) -> tuple[list[str], list[onnx.AttributeProto]]:
         """[scale, zero point] initializers and the `axis` / `block_size` attributes of a
-        QuantizeLinear / DequantizeLinear of `qtype` on a tensor of `shape`."""
-        bits, signed = self.container(qtype, op)
+        QuantizeLinear / DequantizeLinear of `qtype` on a tensor of `shape` held in the ONNX
+        integer type `container` (bits, signed), the zero point's type."""
+        bits, signed = container
         scale_code = tensor_code(qtype.expressed_type, op_label(op))
         scales = np.array(qtype.scale_values(), dtype=numpy_dtype(qtype.expressed_type))
         zero_points = np.array(qtype.zero_point_values(), dtype=np.int64)
@@ -157,7 +180,7 @@ class QdqForm(QuantForm):
             raise ExportError(f"no ONNX form quantizes to 32 bits ({qtype} at {op_label(op)})")
         self.check_rounding(op, qtype)
         name = emitter.node_name(op)
-        inputs, attributes = self.parameters(emitter, qtype, shape_of(value), op, name)
+        inputs, attributes = self.parameters(emitter, qtype, shape_of(value), op, name, (bits, signed))
         (q,) = emitter.builder.node("QuantizeLinear", [x, *inputs], [integer_code(bits, signed)], name,
                                     attributes=attributes, output_hints=[op.result.name_hint or name])
         return self.narrow(emitter, q, qtype, op)
@@ -165,12 +188,12 @@ class QdqForm(QuantForm):
     def dequantize(self, emitter: GraphEmitter, op: Operation, q: str, qtype: QuantizedType) -> str:
         """DequantizeLinear of the container tensor `q` of `qtype` (op: the dcast, or the
         requant it is a step of)."""
-        self.container(qtype, op)
+        container = self.value_container(op.operands[0], op)
         assert isinstance(qtype, UniformQuantizedType)
         result = op.results[0]
         suffix = "" if isinstance(op, DequantizeCastOp) else "_DequantizeLinear"
         name = emitter.node_name(op, suffix)
-        inputs, attributes = self.parameters(emitter, qtype, shape_of(result), op, name)
+        inputs, attributes = self.parameters(emitter, qtype, shape_of(result), op, name, container)
         (x,) = emitter.builder.node("DequantizeLinear", [q, *inputs], [tensor_code(qtype.expressed_type, op_label(op))],
                                     name, attributes=attributes, output_hints=[(result.name_hint or name) + suffix])
         return x
@@ -180,9 +203,9 @@ class QdqForm(QuantForm):
         a new initializer of the container type (see `constant`)."""
         quantized, integer = op.quantized_and_integer()
         qtype = element_type(quantized)
-        bits, signed = self.container(qtype, op)
-        if isinstance(op.input.owner, ConstantOp) and quantized is op.result.type:
+        if is_quantized_constant(op.result):
             return self.constant(emitter, op, from_storage(dense_to_numpy(op.input.owner.value), qtype), qtype)
+        bits, signed = self.container(qtype, op)
         source = emitter.name(op.input)
         if emitter.builder.codes[source] != integer_code(bits, signed):
             raise ExportError(f"{self.name} holds {qtype} as {integer_code_name(bits, signed)}, but "
@@ -190,9 +213,9 @@ class QdqForm(QuantForm):
         return source
 
     def constant(self, emitter: GraphEmitter, op: StorageCastOp, values: np.ndarray, qtype: QuantizedType) -> str:
-        """An integer constant of `qtype` as an initializer of its container type (values
-        outside the type's range are an error)."""
-        bits, signed = self.container(qtype, op)
+        """An integer constant of `qtype` as an initializer of its `constant_container` type
+        (values outside the type's range are an error)."""
+        bits, signed = self.constant_container(qtype, op)
         low, high = qtype.value_range()
         if values.size and not (low <= values.min() and values.max() <= high):
             raise ExportError(f"constant of {op_label(op)} holds values outside the range [{low}, {high}] of {qtype}")

@@ -30,6 +30,12 @@ def _dequantized(value: SSAValue | None) -> UniformQuantizedType | None:
     return qtype if isinstance(qtype, UniformQuantizedType) else None
 
 
+def _quantized_source(value: SSAValue) -> SSAValue:
+    """The quantized value `value` is the dcast of (`_dequantized` has found one)."""
+    assert isinstance(value.owner, DequantizeCastOp)
+    return value.owner.input
+
+
 class QopForm(QdqForm):
     """See the module docstring."""
 
@@ -40,8 +46,11 @@ class QopForm(QdqForm):
             return
         super().emit(emitter, op)
 
-    def _eight_bit(self, qtype: UniformQuantizedType | None, op: Operation, per_channel_axis: int | None = None) -> bool:
-        if qtype is None or self.container(qtype, op)[0] != 8:
+    def _eight_bit(self, value: SSAValue, op: Operation, per_channel_axis: int | None = None) -> bool:
+        """Whether `value` is the dcast of a uniform value held in int8 / uint8, per tensor or
+        per `per_channel_axis`."""
+        qtype = _dequantized(value)
+        if qtype is None or self.value_container(_quantized_source(value), op)[0] != 8:
             return False
         return qtype.kind == Granularity.PER_TENSOR or (qtype.kind == Granularity.PER_AXIS and qtype.axis == per_channel_axis)
 
@@ -50,7 +59,9 @@ class QopForm(QdqForm):
         if bias is None:
             return True
         qtype = _dequantized(bias)
-        if qtype is None or qtype.kind == Granularity.SUB_CHANNEL or not qtype.is_symmetric or self.container(qtype, op) != (32, True):
+        if qtype is None or qtype.kind == Granularity.SUB_CHANNEL or not qtype.is_symmetric:
+            return False
+        if self.value_container(_quantized_source(bias), op) != (32, True):
             return False
         expected = np.float32(x.scale) * np.array(w.scale_values(), dtype=np.float32)
         actual = np.array(qtype.scale_values(), dtype=np.float32)
@@ -63,7 +74,10 @@ class QopForm(QdqForm):
         y = element_type(qcast.result.type)
         if not isinstance(compute, ConvOp | MatMulOp) or not qcast.input.has_one_use():
             return False
-        if not (isinstance(y, UniformQuantizedType) and self._eight_bit(y, qcast) and onnx_order_equivalent(qcast, y)):
+        if not (isinstance(y, UniformQuantizedType) and onnx_order_equivalent(qcast, y)):
+            return False
+        y_container = self.container(y, qcast)
+        if y_container[0] != 8 or y.kind != Granularity.PER_TENSOR:
             return False
         if isinstance(compute, ConvOp):
             x, w, bias = compute.x, compute.w, compute.b
@@ -71,21 +85,22 @@ class QopForm(QdqForm):
         else:
             x, w, bias = compute.a, compute.b, None
             op_type, weight_axis = "QLinearMatMul", None
-        x_type, w_type = _dequantized(x), _dequantized(w)
-        if not (self._eight_bit(x_type, qcast) and self._eight_bit(w_type, qcast, weight_axis)):
+        if not (self._eight_bit(x, qcast) and self._eight_bit(w, qcast, weight_axis)):
             return False
+        x_type, w_type = _dequantized(x), _dequantized(w)
         if not self._bias_matches(bias, x_type, w_type, qcast):
             return False
         name = emitter.node_name(compute)
         inputs: list[str] = []
         for value, qtype, hint in ((x, x_type, f"{name}_x"), (w, w_type, f"{name}_w")):
-            inputs.append(emitter.name(value.owner.input))
-            inputs += self.parameters(emitter, qtype, (), qcast, hint)[0]
-        inputs += self.parameters(emitter, y, (), qcast, f"{name}_y")[0]
+            source = _quantized_source(value)
+            inputs.append(emitter.name(source))
+            inputs += self.parameters(emitter, qtype, (), qcast, hint, self.value_container(source, qcast))[0]
+        inputs += self.parameters(emitter, y, (), qcast, f"{name}_y", y_container)[0]
         if bias is not None:
             inputs.append(emitter.name(bias.owner.input))
         attributes = emitter.attributes(compute)
-        (result,) = emitter.builder.node(op_type, inputs, [integer_code(*self.container(y, qcast))], name,
+        (result,) = emitter.builder.node(op_type, inputs, [integer_code(*y_container)], name,
                                          attributes=attributes, output_hints=[qcast.result.name_hint or name])
         emitter.define(qcast.result, result)
         return True
