@@ -1,12 +1,13 @@
 """`bitfold-compile MODEL --target rv32im|rv64im|rv32imc|rv64imc -o DIR [--symbol NAME]
 [--run INPUT.npy | --run NAME=FILE.npy ...] [--count]`: compile an ONNX model (or quant-form `.mlir`) to `DIR/<symbol>.S` and `DIR/<symbol>.h`.
-With `--run`, the float inputs are quantized to the integers the function takes, the assembly
-runs under qemu (restricted to the target ISA), the outputs are saved as
-`DIR/<symbol>.outputs.npz` (storage integers, by output name) and printed beside the
-reference: bitfold's interpreter on the same integer IR (which qemu must equal bit for bit)
-and the source model itself in float. With `--count` too, the run is under bitfold's instruction
-counter, which prints the instructions one call of the function executes, and the bytes of
-`.text` and `.rodata` of the assembled object (and of the workspace the caller provides).
+With `--run`, the float inputs are quantized to the integers the function takes (an input the
+model itself takes as uint8 / int8 is passed as it is), the assembly runs under qemu
+(restricted to the target ISA), the outputs are saved as `DIR/<symbol>.outputs.npz` (storage
+integers, by output name) and printed beside the reference: bitfold's interpreter on the same
+integer IR (which qemu must equal bit for bit) and the source model itself (in float, or its
+own integers where it returns integers). With `--count` too, the run is under bitfold's
+instruction counter, which prints the instructions one call of the function executes, and the
+bytes of `.text` and `.rodata` of the assembled object (and of the workspace the caller provides).
 Errors are one line and exit status 1."""
 
 import argparse
@@ -56,15 +57,26 @@ def _inputs(specs: Sequence[str], compiled: CompiledModel) -> dict[str, np.ndarr
     return inputs
 
 
+def _agreement(got: np.ndarray, want: np.ndarray) -> str:
+    if np.array_equal(got, want):
+        return "bit-exact"
+    largest = np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))
+    return f"DIFFERS in {np.count_nonzero(got != want)} elements (by at most {largest:g})"
+
+
 def _report(compiled: CompiledModel, outputs, reference, source) -> None:
+    """Per output: qemu beside bitfold-run, then beside the source model, dequantized where the
+    model returns floats, as the integers themselves where the model returns integers."""
     with np.printoptions(threshold=sys.maxsize, linewidth=120):
         for port, got, want, real, (name, model) in zip(
             compiled.outputs, outputs, reference, compiled.dequantize(outputs), source.items(), strict=True
         ):
-            same = "bit-exact" if np.array_equal(got, want) else f"DIFFERS in {np.count_nonzero(got != want)} elements"
-            print(f"{port.name}: {port.c_type}{list(port.shape)}, qemu vs bitfold-run: {same}")
+            print(f"{port.name}: {port.c_type}{list(port.shape)}, qemu vs bitfold-run: {_agreement(got, want)}")
             print(f"  qemu ({compiled.target}):\n{got}\n  bitfold-run:\n{want}")
-            print(f"  dequantized:\n{real}\n  source model ({name}):\n{model}")
+            if port.model_integers:
+                print(f"  source model ({name}, {model.dtype}), qemu vs source model: {_agreement(got, model)}\n{model}")
+            else:
+                print(f"  dequantized:\n{real}\n  source model ({name}):\n{model}")
 
 
 def _print_counts(compiled: CompiledModel, instructions: int, kernel: Path, workdir: str) -> None:

@@ -4,7 +4,7 @@ inputs and outputs (`passes/pipelines.py`), then `backends.riscv`'s assembly and
     compiled = compile_model(module, "rv32im")
     compiled.assembly, compiled.header          # the .S and .h texts
     compiled.workspace_size                     # bytes of the workspace the function takes last
-    compiled.quantize(inputs)                   # float inputs -> the storage integers it takes
+    compiled.quantize(inputs)                   # model inputs -> the storage integers it takes
     compiled.run_reference(stored)              # bitfold's interpreter on the same integer IR
     compiled.run_qemu(stored, workdir)          # the assembly under qemu (backends.riscv.harness)
     compiled.count_qemu(stored, workdir)        # the same, and the instructions one call executes
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntegerType, ModuleOp, StringAttr
 from xdsl.parser import Parser
 
 from bitfold.backend_input import lower_to_backend_input
@@ -27,18 +27,21 @@ from bitfold.backends.riscv.header import Buffer, Quantization, c_header
 from bitfold.dialects.evaluation import storage_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, Granularity, QuantizedType
 from bitfold.dialects.quant_semantics import dequantize, quantize
-from bitfold.interpreter import entry_function, input_names, output_names, run
+from bitfold.interpreter import InterpretationInputError, entry_function, input_names, output_names, run
 from bitfold.load import full_context
 from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
 
 
 @dataclass(frozen=True)
 class Port:
-    """One argument or result of the compiled function: its name, shape and quantized type."""
+    """One argument or result of the compiled function: its name, shape and quantized type;
+    `model_integers` when the source model itself takes or returns these storage integers (an
+    ONNX uint8 / int8 graph input or output), not floats."""
 
     name: str
     shape: tuple[int, ...]
     qtype: QuantizedType
+    model_integers: bool = False
 
     @property
     def signed(self) -> bool:
@@ -67,15 +70,27 @@ class Port:
         return Buffer(self.name, self.shape, self.c_type, quantization, qtype.value_range())
 
 
-def _ports(names: Sequence[str], types, attrs) -> list[Port]:
+def _ports(names: Sequence[str], types, attrs, source_types) -> list[Port]:
     ctx = full_context()
     ports = []
-    for name, value_type, entry in zip(names, types, attrs, strict=True):
+    for name, value_type, entry, source_type in zip(names, types, attrs, source_types, strict=True):
         text = entry.data[QUANT_TYPE]
         assert isinstance(text, StringAttr)
         qtype = Parser(ctx, text.data).parse_attribute()
-        ports.append(Port(name, tuple(value_type.get_shape()), qtype))
+        integers = isinstance(getattr(source_type, "element_type", source_type), IntegerType)
+        ports.append(Port(name, tuple(value_type.get_shape()), qtype, integers))
     return ports
+
+
+def _stored_input(port: Port, values: np.ndarray) -> np.ndarray:
+    """The integers a model that takes storage integers is given, as the port's dtype."""
+    stored = values.astype(port.dtype)
+    if not np.issubdtype(values.dtype, np.integer) or not np.array_equal(stored, values):
+        raise InterpretationInputError(
+            f"input '{port.name}': the model takes {port.c_type} integers, got {values.dtype} values that are not all "
+            f"{port.c_type}"
+        )
+    return stored
 
 
 def c_symbol(name: str) -> str:
@@ -99,8 +114,13 @@ class CompiledModel:
     """bytes of the workspace the caller passes as the last argument (docs/riscv-abi.md)"""
 
     def quantize(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        """Float inputs (by name) as the stored integers the function takes."""
-        return [quantize(np.asarray(inputs[p.name]), p.qtype).astype(p.dtype) for p in self.inputs]
+        """The model's inputs (by name) as the stored integers the function takes: float inputs
+        quantized by the model's input quantizer, integer inputs as they are."""
+        return [
+            _stored_input(p, np.asarray(inputs[p.name])) if p.model_integers
+            else quantize(np.asarray(inputs[p.name]), p.qtype).astype(p.dtype)
+            for p in self.inputs
+        ]
 
     def dequantize(self, outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [dequantize(np.asarray(o), p.qtype) for o, p in zip(outputs, self.outputs, strict=True)]
@@ -126,11 +146,12 @@ def compile_model(module: ModuleOp, target: str, symbol: str | None = None) -> C
     """Lower `module` (ONNX-imported or quant-form IR) to the backend's input with integer
     inputs and outputs, then to assembly and a header for `target` ("rv32im", "rv64im", or either
     with compressed instructions: "rv32imc", "rv64imc")."""
+    source_type = entry_function(module).function_type
     lower_to_backend_input(full_context(), module)
     function = entry_function(module)
     symbol = symbol or c_symbol(function.sym_name.data)
-    inputs = _ports(input_names(function), function.function_type.inputs, function.arg_attrs)
-    outputs = _ports(output_names(function), function.function_type.outputs, function.res_attrs)
+    inputs = _ports(input_names(function), function.function_type.inputs, function.arg_attrs, source_type.inputs)
+    outputs = _ports(output_names(function), function.function_type.outputs, function.res_attrs, source_type.outputs)
     kernel = compile_kernel(module, target, symbol)
     header = c_header(symbol, [p.buffer() for p in inputs], [p.buffer() for p in outputs], kernel.workspace_size)
     return CompiledModel(module, target, symbol, inputs, outputs, kernel.assembly, header, kernel.workspace_size)
