@@ -8,10 +8,12 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
 - `pooling`: MaxPool, AveragePool, GlobalAveragePool;
 - `tables`: unary activations (Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid, HardSwish,
   QLinearSigmoid, QLinearLeakyRelu) as lookup tables of the stored input;
+- `softmax`: Softmax along the last axis (exp table, integer sum and division; bounded error);
 - shape-only ops on quantized values (left there by `canonicalize-quant`, whose sinking
   patterns run here first) stay as they are;
 - `signless`: ONNX's `ui8` data between scasts sinks to quantized values or becomes `i8`;
-- `integer_io`: optionally, the function takes and returns storage integers.
+- `integer_io`: integers the model itself takes or returns get their `quant.type`;
+  optionally, the function takes and returns storage integers.
 
 Each op lowered to integers leaves `dcast` of its integer result for its users, so regions
 compose: the next op reads a dcast again, and the region's closing qcast becomes a requant.
@@ -45,6 +47,7 @@ from bitfold.passes.quant_to_integer.integer_io import record_integer_io, use_in
 from bitfold.passes.quant_to_integer.operands import fail
 from bitfold.passes.quant_to_integer.pooling import AveragePoolToInteger, GlobalAveragePoolToInteger, MaxPoolToInteger
 from bitfold.passes.quant_to_integer.signless import SinkStorageCast, make_storage_signless
+from bitfold.passes.quant_to_integer.softmax import SoftmaxToInteger
 from bitfold.passes.quant_to_integer.tables import QLinearUnaryToTable, UnaryToTable
 
 INTEGER_PATTERNS = (
@@ -62,6 +65,7 @@ INTEGER_PATTERNS = (
     RequantizeDequantized(),
     UnaryToTable(),
     QLinearUnaryToTable(),
+    SoftmaxToInteger(),
 )
 
 

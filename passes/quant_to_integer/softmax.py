@@ -1,0 +1,107 @@
+"""Softmax along the last axis of a dequantized value, in integers:
+
+    m[o]    = max_i q[o, i]                                   (q the stored input)
+    T[j]    = R(2^F exp((j - D) s))          j = 0..D, D = max - min of q's storage range
+    e[o, i] = T[q[o, i] - m[o] + D]                           (a table of the input grid)
+    S[o]    = sum_i e[o, i]                                   (i32, S >= T[D] = 2^F)
+    u[o, i] = floor((e[o, i] 2^P + floor(S[o] / 2)) / S[o])   (integer division, rounded)
+
+and the result is dcast of u at scale 2^-P (the following qcast becomes a `quant.requant`).
+q's type must be uniform per tensor; D + 1 table entries, at most `MAX_TABLE_ENTRIES`.
+
+Error bound: with y the exact softmax, T_j = 2^F E_j + d_j (|d_j| <= 1/2),
+|T_i / S - y_i| = |d_i - y_i sum_j d_j| / S <= (1 + N) / 2^(F+1), and the division adds at
+most 2^-(P+1) (the tie rounds up), so
+
+    |u 2^-P - y| <= eps = (N + 1) 2^-(F+1) + 2^-(P+1)        (N the axis length)
+
+F and P are chosen to minimize eps under the i32 limits N 2^F <= 2^31 - 1 and
+2^(F+P) + N 2^(F-1) <= 2^31 - 1. Where the result is quantized (a uniform per-tensor qcast
+with step s_out), eps < s_out / 2 is required, so the integer result is within one step of
+the exactly rounded softmax; otherwise the pass fails with one line."""
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from bitfold.dialects.onnx.nn import SoftmaxOp
+from bitfold.dialects.quant import Granularity, QuantizeCastOp, UniformQuantizedType, element_type
+from bitfold.passes.linalg_building import Body
+from bitfold.passes.quant_to_integer.dequantized import dequantized
+from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
+from bitfold.passes.quant_to_integer.operands import INT32_MAX, accumulator_type, fail, quantized_operand, storage_value, widened
+from bitfold.passes.quant_to_integer.tables import lookup, table_input_values
+
+
+def softmax_error_bound(length: int, exp_bits: int, fraction_bits: int) -> float:
+    """eps of the module docstring for an axis of `length`, F = exp_bits, P = fraction_bits."""
+    return (length + 1) * 2.0 ** -(exp_bits + 1) + 2.0 ** -(fraction_bits + 1)
+
+
+def fixed_point_bits(length: int) -> tuple[int, int]:
+    """(F, P) of least eps within the i32 limits (module docstring)."""
+    candidates = [
+        (softmax_error_bound(length, f, p), f, p)
+        for f in range(1, 31)
+        for p in range(1, 31)
+        if length << f <= INT32_MAX and (1 << (f + p)) + (length << (f - 1)) <= INT32_MAX
+    ]
+    _, exp_bits, fraction_bits = min(candidates)
+    return exp_bits, fraction_bits
+
+
+class SoftmaxToInteger(RewritePattern):
+    """Softmax(dcast(q)) along the last axis -> dcast(u) at 2^-P (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SoftmaxOp, rewriter: PatternRewriter) -> None:
+        source = quantized_operand(op, op.input)
+        shape = source.shape
+        rank = len(shape)
+        if op.int_attr("axis") % rank != rank - 1:
+            raise fail(op, "only Softmax along the last axis is supported")
+        stored = table_input_values(op, source.qtype)
+        low, high = int(stored[0]), int(stored[-1])
+        span, length = high - low, shape[-1]
+        exp_bits, fraction_bits = fixed_point_bits(length)
+        bound = softmax_error_bound(length, exp_bits, fraction_bits)
+        users = [use.operation for use in op.output.uses]
+        for user in users:
+            target = element_type(user.result.type) if isinstance(user, QuantizeCastOp) else None
+            if isinstance(target, UniformQuantizedType) and target.kind == Granularity.PER_TENSOR:
+                if bound >= target.scale / 2:
+                    raise fail(op, f"over {length} values the error bound {bound:.3g} is not below half an output step ({target.scale:.3g})")
+        steps = np.arange(-span, 1, dtype=np.float64) * source.qtype.scale
+        table = integer_constant(rewriter, np.round(np.exp(steps) * 2.0**exp_bits).astype(np.int64), I32)
+        x = storage_value(rewriter, source)
+        dims = [AffineDimExpr(d) for d in range(rank)]
+        whole, per_row = AffineMap.identity(rank), affine_map(rank, dims[:-1])
+        rows = shape[:-1]
+        last = [rank - 1]
+
+        def exponential(body: Body) -> SSAValue:
+            shifted = body.emit(arith.SubiOp(widened(body, body.values["in0"], source.qtype), body.values["in1"]))
+            return lookup(body, table, body.emit(arith.AddiOp(shifted, body.constant(span, I32))))
+
+        maximum = build_generic(
+            rewriter, [(x, whole)], (filled(rewriter, np.array(low), [], rows, I32), per_row), last,
+            lambda body: body.emit(arith.MaxSIOp(widened(body, body.values["in0"], source.qtype), body.values["output"])),
+        )  # fmt: skip
+        total = build_generic(
+            rewriter, [(x, whole), (maximum, per_row)], (filled(rewriter, np.array(0), [], rows, I32), per_row), last,
+            lambda body: body.emit(arith.AddiOp(body.values["output"], exponential(body))),
+        )  # fmt: skip
+
+        def normalize(body: Body) -> SSAValue:
+            scaled = body.emit(arith.ShLIOp(exponential(body), body.constant(fraction_bits, I32)))
+            half = body.emit(arith.ShRUIOp(body.values["in2"], body.constant(1, I32)))
+            return body.emit(arith.DivUIOp(body.emit(arith.AddiOp(scaled, half)), body.values["in2"]))
+
+        fractions = build_generic(
+            rewriter, [(x, whole), (maximum, per_row), (total, per_row)], (empty(rewriter, shape, I32), whole), [], normalize
+        )
+        qtype = accumulator_type(np.array([2.0**-fraction_bits]), None, source.qtype.expressed_type, 1 << fraction_bits)
+        rewriter.replace(op, [], [dequantized(rewriter, fractions, qtype, op.output.type)])
+
