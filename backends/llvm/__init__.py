@@ -1,0 +1,16 @@
+"""The LLVM backend: bitfold's backend-input IR, bufferized by bitfold (the caller-provided workspace),
+through upstream `mlir-opt-22`, `mlir-translate-22` and `clang-22 -O3` to assembly for RV32IM/RV64IM
+(a second opinion beside the scalar backend), RVV 1.0 (rv32imv, rv64imv, rv64gcv) and the x86-64 host,
+with the scalar backend's ABI (docs/riscv-abi.md) and harness; docs/upstream-mlir.md gives the commands.
+
+    compile_kernel(ctx, module, "rv64imv", "my_kernel") -> Kernel(assembly, workspace_size)
+    NativeKernel.build(ctx, module, workdir)                # host: a shared object called through ctypes
+"""
+
+from bitfold.backends.llvm.emit import compile_kernel
+from bitfold.backends.llvm.mlir_input import LlvmInputError
+from bitfold.backends.llvm.native import NativeKernel
+from bitfold.backends.llvm.targets import DEFAULT_VLEN, HOST, LLVM_TARGETS, VECTOR_TARGETS, VLENS, harness_target
+
+__all__ = ["DEFAULT_VLEN", "HOST", "LLVM_TARGETS", "VECTOR_TARGETS", "VLENS", "LlvmInputError", "NativeKernel",
+           "compile_kernel", "harness_target"]

@@ -1,0 +1,73 @@
+"""The LLVM backend (`backends/llvm`, `compile_model(..., backend="llvm")` and its LLVM-only targets) on
+a representative subset of the quantized test models, one of each network and form: under qemu with the
+vector extension (rv32imv, rv64imv at VLEN 128 and 256; rv64gcv and VLEN 512 on one model), with
+`--backend llvm` on rv32im (also equal to bitfold's own code generator), and natively on the host through
+ctypes; every output bit for bit equal to bitfold's interpreter on the same integer IR. Without the
+tools these tests skip, except under CI, where they fail."""
+
+import numpy as np
+import pytest
+from conftest import require_tools
+
+from bitfold.load import load_module
+from bitfold.riscv import compile_model
+
+LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")
+QEMU_TOOLS = ("qemu-riscv32", "qemu-riscv64", "riscv64-linux-gnu-gcc", "riscv64-unknown-elf-gcc")
+MODELS = [
+    "mlp-qdq-u8s8-perchannel",
+    "cnn_depthwise-qdq-s8s8",
+    "cnn_depthwise-qdq-u8s4-perchannel",
+    "residual-qop-u8u8",
+    "pooling-qdq-u8s8-perchannel",
+    "mlp-qdq-u16s8",
+    "residual-qonnx-w4a6",
+    "mlp-qonnx-bipolar",
+    "pooling-qonnx-trunc",
+]
+
+
+def compiled_and_stored(name, target, model_catalogue, backend="llvm"):
+    compiled = compile_model(load_module(str(model_catalogue.path(name))), target, backend=backend)
+    return compiled, compiled.quantize(model_catalogue.inputs(name, seed=0))
+
+
+def assert_equal(actual, expected, where):
+    for got, want in zip(actual, expected, strict=True):
+        assert got.dtype == want.dtype and got.shape == want.shape, where
+        np.testing.assert_array_equal(got, want, err_msg=where)
+
+
+@pytest.mark.parametrize("target", ["rv32imv", "rv64imv"])
+@pytest.mark.parametrize("name", MODELS)
+def test_vector_code_equals_bitfold_run_at_every_vlen(name, target, model_catalogue, tmp_path):
+    require_tools(*LLVM_TOOLS, *QEMU_TOOLS)
+    compiled, stored = compiled_and_stored(name, target, model_catalogue)
+    assert "vsetvli" in compiled.assembly or "vsetivli" in compiled.assembly  # vector code
+    expected = compiled.run_reference(stored)
+    for vlen in (128, 256):
+        assert_equal(compiled.run_qemu(stored, tmp_path / str(vlen), vlen), expected, f"{name} {target} VLEN {vlen}")
+
+
+@pytest.mark.parametrize(("target", "vlen"), [("rv64imv", 512), ("rv64gcv", 128), ("rv64gcv", 256)])
+def test_one_binary_at_vlen_512_and_on_rv64gcv(target, vlen, model_catalogue, tmp_path):
+    require_tools(*LLVM_TOOLS, *QEMU_TOOLS)
+    compiled, stored = compiled_and_stored("cnn_depthwise-qdq-u8s8-perchannel", target, model_catalogue)
+    assert_equal(compiled.run_qemu(stored, tmp_path, vlen), compiled.run_reference(stored), f"{target} VLEN {vlen}")
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_llvm_and_bitfold_code_generators_agree_on_rv32im(name, model_catalogue, tmp_path):
+    require_tools(*LLVM_TOOLS, *QEMU_TOOLS)
+    llvm, stored = compiled_and_stored(name, "rv32im", model_catalogue)
+    own, _ = compiled_and_stored(name, "rv32im", model_catalogue, backend="xdsl")
+    expected = llvm.run_reference(stored)
+    assert_equal(llvm.run_qemu(stored, tmp_path / "llvm"), expected, f"{name} llvm")
+    assert_equal(own.run_qemu(stored, tmp_path / "xdsl"), expected, f"{name} xdsl")
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_host_object_equals_bitfold_run(name, model_catalogue, tmp_path):
+    require_tools(*LLVM_TOOLS)
+    compiled, stored = compiled_and_stored(name, "host", model_catalogue)
+    assert_equal(compiled.run_native(stored, tmp_path), compiled.run_reference(stored), f"{name} host")
