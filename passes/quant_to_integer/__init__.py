@@ -12,8 +12,7 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
 - shape-only ops on quantized values (left there by `canonicalize-quant`, whose sinking
   patterns run here first) stay as they are;
 - `signless`: ONNX's `ui8` data between scasts sinks to quantized values or becomes `i8`;
-- `integer_io`: integers the model itself takes or returns get their `quant.type`;
-  optionally, the function takes and returns storage integers.
+- `integer_io`: optionally, the function takes and returns storage integers.
 
 Each op lowered to integers leaves `dcast` of its integer result for its users, so regions
 compose: the next op reads a dcast again, and the region's closing qcast becomes a requant.
