@@ -1,5 +1,6 @@
-"""Compile a quantized model for RV32IM / RV64IM: the backend-input pipeline with integer
-inputs and outputs (`passes/pipelines.py`), then `backends.riscv`'s assembly and C header.
+"""Compile a quantized model for RV32IM / RV64IM (bitfold's code generator or LLVM's), RVV or the
+host: the backend-input pipeline with integer inputs and outputs (`passes/pipelines.py`), then
+`backends.riscv`'s or `backends.llvm`'s assembly and the C header.
 
     compiled = compile_model(module, "rv32im")
     compiled.assembly, compiled.header          # the .S and .h texts
@@ -8,6 +9,7 @@ inputs and outputs (`passes/pipelines.py`), then `backends.riscv`'s assembly and
     compiled.run_reference(stored)              # bitfold's interpreter on the same integer IR
     compiled.run_qemu(stored, workdir)          # the assembly under qemu (backends.riscv.harness)
     compiled.count_qemu(stored, workdir)        # the same, and the instructions one call executes
+    compiled.run_native(stored, workdir)        # target "host" (LLVM backend): called in this process
 """
 
 import re
@@ -20,7 +22,9 @@ from xdsl.dialects.builtin import IntegerType, ModuleOp, StringAttr
 from xdsl.parser import Parser
 
 from bitfold.backend_input import lower_to_backend_input
-from bitfold.backends.riscv import compile_kernel
+from bitfold.backends.llvm import DEFAULT_VLEN, NativeKernel, harness_target
+from bitfold.backends.llvm import compile_kernel as compile_llvm_kernel
+from bitfold.backends.riscv import ARCHITECTURES, compile_kernel
 from bitfold.backends.riscv.harness import Counted, count_assembly, run_assembly
 from bitfold.backends.riscv.harness.main_program import c_type as element_c_type
 from bitfold.backends.riscv.header import Buffer, Quantization, c_header
@@ -130,29 +134,44 @@ class CompiledModel:
         results = run(self.module, list(stored))
         return [np.asarray(results[p.name]).astype(p.dtype) for p in self.outputs]
 
-    def run_qemu(self, stored: Sequence[np.ndarray], workdir: str | Path) -> list[np.ndarray]:
-        """The assembly, linked into a harness and run under qemu restricted to the target ISA."""
-        layouts = [(p.shape, p.dtype) for p in self.outputs]
-        return run_assembly(self.assembly, self.target, self.symbol, list(stored), layouts, Path(workdir))
+    @property
+    def layouts(self) -> list[tuple[tuple[int, ...], np.dtype]]:
+        return [(p.shape, p.dtype) for p in self.outputs]
 
-    def count_qemu(self, stored: Sequence[np.ndarray], workdir: str | Path) -> Counted:
+    def run_qemu(self, stored: Sequence[np.ndarray], workdir: str | Path, vlen: int = DEFAULT_VLEN) -> list[np.ndarray]:
+        """The assembly, linked into a harness and run under qemu restricted to the target ISA
+        (vector registers of `vlen` bits on the vector targets)."""
+        target = harness_target(self.target, vlen)
+        return run_assembly(self.assembly, target, self.symbol, list(stored), self.layouts, Path(workdir))
+
+    def count_qemu(self, stored: Sequence[np.ndarray], workdir: str | Path, vlen: int = DEFAULT_VLEN) -> Counted:
         """`run_qemu` under the instruction counter: the outputs and the instructions executed inside
         the function (one call)."""
-        layouts = [(p.shape, p.dtype) for p in self.outputs]
-        return count_assembly(self.assembly, self.target, self.symbol, list(stored), layouts, Path(workdir))
+        target = harness_target(self.target, vlen)
+        return count_assembly(self.assembly, target, self.symbol, list(stored), self.layouts, Path(workdir))
+
+    def run_native(self, stored: Sequence[np.ndarray], workdir: str | Path) -> list[np.ndarray]:
+        """Target `host`: the function as a shared object, called in this process (`backends.llvm.native`)."""
+        kernel = NativeKernel.build(full_context(), self.module, self.symbol, Path(workdir))
+        return kernel(list(stored), self.layouts)
 
 
-def compile_model(module: ModuleOp, target: str, symbol: str | None = None) -> CompiledModel:
+def compile_model(module: ModuleOp, target: str, symbol: str | None = None, backend: str = "xdsl") -> CompiledModel:
     """Lower `module` (ONNX-imported or quant-form IR) to the backend's input with integer
-    inputs and outputs, then to assembly and a header for `target` ("rv32im", "rv64im", or either
-    with compressed instructions: "rv32imc", "rv64imc")."""
+    inputs and outputs, then to assembly and a header for `target`: with `backend` "xdsl" (bitfold's
+    own code generator) "rv32im", "rv64im", or either with compressed instructions, "rv32imc",
+    "rv64imc"; with "llvm" (upstream MLIR 22 and LLVM 22, `backends.llvm`) those and "rv32imv",
+    "rv64imv", "rv64gcv" (RVV 1.0) and "host" (x86-64). The LLVM-only targets imply "llvm"."""
     source_type = entry_function(module).function_type
     lower_to_backend_input(full_context(), module)
     function = entry_function(module)
     symbol = symbol or c_symbol(function.sym_name.data)
     inputs = _ports(input_names(function), function.function_type.inputs, function.arg_attrs, source_type.inputs)
     outputs = _ports(output_names(function), function.function_type.outputs, function.res_attrs, source_type.outputs)
-    kernel = compile_kernel(module, target, symbol)
+    if backend == "llvm" or target not in ARCHITECTURES:
+        kernel = compile_llvm_kernel(full_context(), module, target, symbol)
+    else:
+        kernel = compile_kernel(module, target, symbol)
     header = c_header(symbol, [p.buffer() for p in inputs], [p.buffer() for p in outputs], kernel.workspace_size)
     return CompiledModel(module, target, symbol, inputs, outputs, kernel.assembly, header, kernel.workspace_size)
 
