@@ -1,4 +1,5 @@
-"""`bitfold-compile MODEL --target rv32im|rv64im|rv32imc|rv64imc -o DIR [--symbol NAME]
+"""`bitfold-compile MODEL --target rv32im|rv64im|rv32imc|rv64imc|rv32imv|rv64imv|rv64gcv|host -o DIR
+[--backend xdsl|llvm] [--vlen N] [--symbol NAME]
 [--run INPUT.npy | --run NAME=FILE.npy ...] [--count]`: compile an ONNX model (or quant-form `.mlir`) to `DIR/<symbol>.S` and `DIR/<symbol>.h`.
 With `--run`, the float inputs are quantized to the integers the function takes (an input the
 model itself takes as uint8 / int8 is passed as it is), the assembly runs under qemu
@@ -19,8 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from bitfold import __version__
-from bitfold.backends.riscv import ARCHITECTURES, CodegenError
-from bitfold.backends.riscv.harness import TARGETS, HarnessError, compile_object, section_sizes
+from bitfold.backends.llvm import DEFAULT_VLEN, HOST, LLVM_TARGETS, VLENS, LlvmInputError, harness_target
+from bitfold.backends.riscv import CodegenError
+from bitfold.backends.riscv.harness import HarnessError, compile_object, section_sizes
 from bitfold.diagnostics import fail, one_line_errors
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
@@ -30,7 +32,13 @@ from bitfold.riscv import CompiledModel, compile_model
 def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bitfold-compile", description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="an .onnx model or a quant-form .mlir file")
-    parser.add_argument("--target", required=True, choices=sorted(ARCHITECTURES))
+    parser.add_argument("--target", required=True, choices=sorted(LLVM_TARGETS),
+                        help="rv32imv, rv64imv, rv64gcv (RVV 1.0) and host (x86-64, --run executes it in this "
+                             "process) are compiled through MLIR 22 and LLVM 22")
+    parser.add_argument("--backend", choices=("xdsl", "llvm"), default="xdsl",
+                        help="xdsl: bitfold's own code generator (the scalar targets); llvm: upstream MLIR and LLVM")
+    parser.add_argument("--vlen", type=int, choices=VLENS, default=DEFAULT_VLEN,
+                        help="with --run on a vector target: qemu's vector register bits")
     parser.add_argument("-o", "--output-dir", required=True, help="directory for <symbol>.S and <symbol>.h")
     parser.add_argument("--symbol", help="the function's name (default: the model's, as a C identifier)")
     parser.add_argument("--run", action="append", default=[], metavar="[NAME=]FILE.npy",
@@ -81,7 +89,7 @@ def _report(compiled: CompiledModel, outputs, reference, source) -> None:
 
 def _print_counts(compiled: CompiledModel, instructions: int, kernel: Path, workdir: str) -> None:
     """One call's executed instructions, and the sizes of the assembled function and its constants."""
-    sizes = section_sizes(compile_object(kernel, TARGETS[compiled.target], Path(workdir)))
+    sizes = section_sizes(compile_object(kernel, harness_target(compiled.target), Path(workdir)))
     print(f"{compiled.symbol} on {compiled.target}: {instructions:,} instructions executed by one call")
     print(f"  .text {sizes.get('.text', 0):,} bytes, .rodata {sizes.get('.rodata', 0):,} bytes")
     if hasattr(compiled, "workspace_size"):
@@ -93,9 +101,11 @@ def main(args: Sequence[str] | None = None) -> None:
     options = parser.parse_args(args)
     if options.count and not options.run:
         parser.error("--count needs --run: it counts one call on those inputs")
-    with one_line_errors(InterpretationInputError, CodegenError, HarnessError):
+    if options.count and options.target == HOST:
+        parser.error("--count counts instructions under qemu: not for --target host")
+    with one_line_errors(InterpretationInputError, CodegenError, HarnessError, LlvmInputError):
         source_module = load_module(options.model)
-        compiled = compile_model(source_module.clone(), options.target, options.symbol)
+        compiled = compile_model(source_module.clone(), options.target, options.symbol, options.backend)
         directory = Path(options.output_dir)
         directory.mkdir(parents=True, exist_ok=True)
         (directory / f"{compiled.symbol}.S").write_text(compiled.assembly)
@@ -108,10 +118,11 @@ def main(args: Sequence[str] | None = None) -> None:
         stored = compiled.quantize(inputs)
         with tempfile.TemporaryDirectory() as workdir:
             if options.count:
-                counted = compiled.count_qemu(stored, workdir)
+                counted = compiled.count_qemu(stored, workdir, options.vlen)
                 outputs = counted.outputs
             else:
-                outputs = compiled.run_qemu(stored, workdir)
+                outputs = compiled.run_native(stored, workdir) if options.target == HOST \
+                    else compiled.run_qemu(stored, workdir, options.vlen)
             reference = compiled.run_reference(stored)
             np.savez(directory / f"{compiled.symbol}.outputs.npz",
                      **{p.name: o for p, o in zip(compiled.outputs, outputs, strict=True)})
