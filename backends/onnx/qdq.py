@@ -27,7 +27,7 @@ from xdsl.ir import Operation, SSAValue
 
 from bitfold.backends.onnx.errors import ExportError
 from bitfold.backends.onnx.graph import GraphEmitter, QuantForm, op_label
-from bitfold.backends.onnx.types import integer_code, tensor_code
+from bitfold.backends.onnx.types import integer_code, integer_container, tensor_code
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
 from bitfold.dialects.quant import (
@@ -97,13 +97,13 @@ class QdqForm(QuantForm):
         native = ((bits, signed) for bits in NATIVE_WIDTHS for signed in (qtype.is_signed, not qtype.is_signed))
         return next(t for t in native if integer_range(*t)[0] <= low and high <= integer_range(*t)[1])
 
-    def value_container(self, value: SSAValue, op: Operation) -> tuple[int, bool]:
-        """(bits, signed) of the ONNX tensor holding the quantized `value`: a constant's
-        (`constant_container`) or a computed value's (`container`)."""
-        qtype = element_type(value.type)
-        if is_quantized_constant(value):
-            return self.constant_container(qtype, op)
-        return self.container(qtype, op)
+    @staticmethod
+    def tensor_container(emitter: GraphEmitter, name: str) -> tuple[int, bool]:
+        """(bits, signed) of the ONNX integer tensor `name` that holds a quantized value (a
+        constant's `constant_container`, a computed value's `container`)."""
+        container = integer_container(emitter.builder.codes[name])
+        assert container is not None, f"{name} holds quantized values, so it is an integer tensor"
+        return container
 
     def holding_type(self, qtype: UniformQuantizedType) -> tuple[int, bool] | None:
         """QDQ: the native integer type whose full range is `qtype`'s, if any."""
@@ -188,7 +188,7 @@ class QdqForm(QuantForm):
     def dequantize(self, emitter: GraphEmitter, op: Operation, q: str, qtype: QuantizedType) -> str:
         """DequantizeLinear of the container tensor `q` of `qtype` (op: the dcast, or the
         requant it is a step of)."""
-        container = self.value_container(op.operands[0], op)
+        container = self.tensor_container(emitter, q)
         assert isinstance(qtype, UniformQuantizedType)
         result = op.results[0]
         suffix = "" if isinstance(op, DequantizeCastOp) else "_DequantizeLinear"

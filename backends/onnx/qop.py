@@ -46,22 +46,28 @@ class QopForm(QdqForm):
             return
         super().emit(emitter, op)
 
-    def _eight_bit(self, value: SSAValue, op: Operation, per_channel_axis: int | None = None) -> bool:
+    def _held_in(self, emitter: GraphEmitter, value: SSAValue) -> tuple[int, bool]:
+        """(bits, signed) of the ONNX tensor holding the quantized value `value` is the dcast
+        of (emitted first: the unfused path reads it too)."""
+        return self.tensor_container(emitter, emitter.name(_quantized_source(value)))
+
+    def _eight_bit(self, emitter: GraphEmitter, value: SSAValue, per_channel_axis: int | None = None) -> bool:
         """Whether `value` is the dcast of a uniform value held in int8 / uint8, per tensor or
         per `per_channel_axis`."""
         qtype = _dequantized(value)
-        if qtype is None or self.value_container(_quantized_source(value), op)[0] != 8:
+        if qtype is None or self._held_in(emitter, value)[0] != 8:
             return False
         return qtype.kind == Granularity.PER_TENSOR or (qtype.kind == Granularity.PER_AXIS and qtype.axis == per_channel_axis)
 
-    def _bias_matches(self, bias: SSAValue | None, x: UniformQuantizedType, w: UniformQuantizedType, op: Operation) -> bool:
+    def _bias_matches(self, emitter: GraphEmitter, bias: SSAValue | None, x: UniformQuantizedType,
+                      w: UniformQuantizedType) -> bool:
         """No bias, or an int32 one at the accumulator's scale fl32(s_x * s_w)."""
         if bias is None:
             return True
         qtype = _dequantized(bias)
         if qtype is None or qtype.kind == Granularity.SUB_CHANNEL or not qtype.is_symmetric:
             return False
-        if self.value_container(_quantized_source(bias), op) != (32, True):
+        if self._held_in(emitter, bias) != (32, True):
             return False
         expected = np.float32(x.scale) * np.array(w.scale_values(), dtype=np.float32)
         actual = np.array(qtype.scale_values(), dtype=np.float32)
@@ -85,17 +91,16 @@ class QopForm(QdqForm):
         else:
             x, w, bias = compute.a, compute.b, None
             op_type, weight_axis = "QLinearMatMul", None
-        if not (self._eight_bit(x, qcast) and self._eight_bit(w, qcast, weight_axis)):
+        if not (self._eight_bit(emitter, x) and self._eight_bit(emitter, w, weight_axis)):
             return False
         x_type, w_type = _dequantized(x), _dequantized(w)
-        if not self._bias_matches(bias, x_type, w_type, qcast):
+        if not self._bias_matches(emitter, bias, x_type, w_type):
             return False
         name = emitter.node_name(compute)
         inputs: list[str] = []
         for value, qtype, hint in ((x, x_type, f"{name}_x"), (w, w_type, f"{name}_w")):
-            source = _quantized_source(value)
-            inputs.append(emitter.name(source))
-            inputs += self.parameters(emitter, qtype, (), qcast, hint, self.value_container(source, qcast))[0]
+            inputs.append(emitter.name(_quantized_source(value)))
+            inputs += self.parameters(emitter, qtype, (), qcast, hint, self._held_in(emitter, value))[0]
         inputs += self.parameters(emitter, y, (), qcast, f"{name}_y", y_container)[0]
         if bias is not None:
             inputs.append(emitter.name(bias.owner.input))

@@ -29,6 +29,15 @@ def integer_code(bits: int, signed: bool) -> int:
     return tensor_code(IntegerType(bits, Signedness.SIGNLESS if signed else Signedness.UNSIGNED), f"{bits}-bit integer")
 
 
+def integer_container(code: int) -> tuple[int, bool] | None:
+    """(bits, signed) of an ONNX integer type code, the inverse of `integer_code`; None for
+    any other type."""
+    element = ELEMENT_TYPES.get(code)
+    if not isinstance(element, IntegerType):
+        return None
+    return element.width.data, element.signedness.data != Signedness.UNSIGNED
+
+
 def value_info(name: str, value_type: Attribute, where: str) -> onnx.ValueInfoProto:
     """A graph input or output: `name` with the ONNX type of a tensor type."""
     if isinstance(value_type, TensorType):
