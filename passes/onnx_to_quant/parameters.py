@@ -70,7 +70,8 @@ class Parameters:
 def onnx_parameters(op: OnnxOp, scale: np.ndarray, zero_point: np.ndarray | None,
                     shape: Sequence[int], axis: int, block_size: int) -> Parameters:
     """ONNX's layout (QuantizeLinear's `expand`): one element per tensor, else per `axis`, or
-    with `block_size` > 0 a table of the input's rank blocked along `axis`."""
+    with `block_size` > 0 a table of the input's rank blocked along `axis` (every other axis
+    has one scale per index: block 1)."""
     zero_points = np.zeros(scale.shape, np.int64) if zero_point is None else zero_point.astype(np.int64)
     if scale.size == 1:
         return Parameters(scale.reshape(()), zero_points.reshape(()))
@@ -79,7 +80,8 @@ def onnx_parameters(op: OnnxOp, scale: np.ndarray, zero_point: np.ndarray | None
         return Parameters(scale.reshape(-1), np.broadcast_to(zero_points.reshape(-1), (scale.size,)), axis)
     if shape[axis] % block_size:
         fail(op, f"block_size {block_size} does not divide dimension {axis} of size {shape[axis]}")
-    return Parameters(scale, np.broadcast_to(zero_points, scale.shape), block_sizes={axis: block_size})
+    blocks = {d: block_size if d == axis else 1 for d in range(len(shape))}
+    return Parameters(scale, np.broadcast_to(zero_points, scale.shape), block_sizes=blocks)
 
 
 def broadcast_parameters(op: OnnxOp, scale: np.ndarray, zero_point: np.ndarray, rank: int) -> Parameters:
