@@ -14,6 +14,7 @@ apt_packages=(
   clang-19 llvm-19               # llvm-mc-19 assembles the output; clang-19 -O3 is a benchmark baseline
   llvm-22 clang-22               # the LLVM backend: mlir-translate-22's LLVM IR -> RISC-V (RVV) and host objects
   gcc pkg-config libglib2.0-dev  # build the instruction counter, a qemu plugin (backends/riscv/harness/)
+  g++                            # tests/backends/riscv/test_header.py: the generated header compiles as C++
 )
 missing=()
 for package in "${apt_packages[@]}"; do

@@ -3,31 +3,21 @@
 instruction counter. Skipped where the tools are missing, except under CI, where it fails."""
 
 import importlib.util
-import os
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import require_tools, unavailable
 
 from bitfold.backends.riscv.harness import TARGETS, HarnessError, plugin_path
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "riscv_kernels.py"
 
 
-def unavailable(message: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
 def bench():
     target = TARGETS["rv32im"]
-    missing = [tool for tool in ("riscv64-linux-gnu-gcc", target.compiler, target.qemu, "riscv64-unknown-elf-nm")
-               if shutil.which(tool) is None]
-    if missing:
-        unavailable(f"not installed: {', '.join(missing)} (scripts/setup.sh installs them)")
+    require_tools("riscv64-linux-gnu-gcc", target.compiler, target.qemu, "riscv64-unknown-elf-nm")
     try:
         plugin_path()
     except HarnessError as error:

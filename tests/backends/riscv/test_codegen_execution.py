@@ -1,12 +1,12 @@
 """Generated RISC-V kernels run under qemu (RV64IM, Linux user mode) against numpy and bitfold's
 interpreter on the tensor IR; the same kernels assembled for RV32IM by GNU as and llvm-mc."""
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import require_tools
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import IntegerType, MemRefType, TensorType
@@ -18,10 +18,15 @@ from bitfold.backends.riscv.harness import run_assembly
 RV32_GCC = "riscv64-unknown-elf-gcc"
 LLVM_MC = "llvm-mc-19"
 
-needs_qemu = pytest.mark.skipif(
-    not all(shutil.which(t) for t in ("riscv64-linux-gnu-gcc", RV32_GCC, "qemu-riscv64", "qemu-riscv32")),
-    reason="RISC-V cross compilers and qemu user mode needed",
-)
+
+@pytest.fixture
+def riscv_toolchain():
+    """The RISC-V cross compilers and qemu user mode (conftest's require_tools)."""
+    require_tools("riscv64-linux-gnu-gcc", RV32_GCC, "qemu-riscv64", "qemu-riscv32")
+
+
+needs_qemu = pytest.mark.usefixtures("riscv_toolchain")
+
 
 def parse(text: str):
     ctx = Context()
@@ -62,16 +67,15 @@ def assemble_rv32(ir: str, tmp_path: Path) -> str:
     assembly = compile_to_assembly(parse(ir), "rv32im", "kernel")
     source = tmp_path / "kernel32.S"
     source.write_text(assembly)
-    if shutil.which(RV32_GCC):
-        subprocess.run(
-            [RV32_GCC, "-march=rv32im", "-mabi=ilp32", "-c", "-o", tmp_path / "k32.o", source],
-            check=True, capture_output=True, text=True,
-        )
-    if shutil.which(LLVM_MC):
-        subprocess.run(
-            [LLVM_MC, "-triple=riscv32", "-mattr=+m", "-filetype=obj", "-o", tmp_path / "k32mc.o", source],
-            check=True, capture_output=True, text=True,
-        )
+    require_tools(RV32_GCC, LLVM_MC)
+    subprocess.run(
+        [RV32_GCC, "-march=rv32im", "-mabi=ilp32", "-c", "-o", tmp_path / "k32.o", source],
+        check=True, capture_output=True, text=True,
+    )
+    subprocess.run(
+        [LLVM_MC, "-triple=riscv32", "-mattr=+m", "-filetype=obj", "-o", tmp_path / "k32mc.o", source],
+        check=True, capture_output=True, text=True,
+    )
     return assembly
 
 

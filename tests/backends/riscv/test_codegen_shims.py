@@ -1,10 +1,10 @@
 """What each bitfold shim of the RISC-V code generator covers: the xDSL 0.74 behaviour first
 (the bug), then bitfold's."""
 
-import shutil
 import subprocess
 
 import pytest
+from conftest import require_tools
 from xdsl.backend.riscv.lowering.convert_arith_to_riscv import ConvertArithToRiscvPass
 from xdsl.backend.riscv.lowering.convert_memref_to_riscv import ConvertMemRefToRiscvPass
 from xdsl.backend.riscv.prologue_epilogue_insertion import PrologueEpilogueInsertion
@@ -30,8 +30,7 @@ def parse(text: str):
 
 def assembles(line: str) -> bool:
     """Whether llvm-mc accepts one RV64IM instruction."""
-    if not shutil.which("llvm-mc-19"):
-        pytest.skip("llvm-mc-19 needed")
+    require_tools("llvm-mc-19")
     run = subprocess.run(
         ["llvm-mc-19", "-triple=riscv64", "-mattr=+m"], input=f"{line}\n", capture_output=True, text=True
     )

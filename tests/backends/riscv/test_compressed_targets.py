@@ -2,11 +2,10 @@
 with the C extension, bitfold's assembly for them lets the assembler use 16-bit encodings, and a
 compiled catalogue model runs bit-exact to bitfold-run in less `.text` than on rv32im / rv64im."""
 
-import os
-import shutil
 
 import numpy as np
 import pytest
+from conftest import require_tools
 
 from bitfold.backends.riscv.harness import TARGETS, compile_object, run_assembly, section_sizes
 from bitfold.load import load_module
@@ -20,13 +19,7 @@ MODEL = "cnn_depthwise-qdq-u8s8-perchannel"
 @pytest.fixture(params=sorted(COMPRESSED))
 def target(request):
     spec = TARGETS[request.param]
-    missing = [tool for tool in (spec.compiler, "riscv64-unknown-elf-gcc", "riscv64-unknown-elf-size", spec.qemu)
-               if shutil.which(tool) is None]
-    if missing:
-        message = f"not installed: {', '.join(missing)} (scripts/setup.sh installs them)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_tools(spec.compiler, "riscv64-unknown-elf-gcc", "riscv64-unknown-elf-size", spec.qemu)
     return request.param
 
 

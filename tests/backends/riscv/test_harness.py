@@ -1,12 +1,11 @@
 """The RISC-V harness runs hand-written kernels under qemu (RV32IM, RV64IM) and reports failures."""
 
-import os
-import shutil
 import subprocess
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from conftest import require_tools
 
 from bitfold.backends.riscv.harness import (
     TARGETS,
@@ -20,20 +19,10 @@ from bitfold.backends.riscv.harness import (
 TARGET_NAMES = sorted(name for name, spec in TARGETS.items() if not spec.compressed)
 
 
-def needs(*tools: str) -> None:
-    """Skip where a tool is missing (CI installs them all: there a missing tool fails)."""
-    missing = [tool for tool in tools if shutil.which(tool) is None]
-    if missing:
-        message = f"not installed: {', '.join(missing)} (scripts/setup.sh installs them)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-
-
 @pytest.fixture(params=TARGET_NAMES)
 def target(request):
     spec = TARGETS[request.param]
-    needs(spec.compiler, "riscv64-unknown-elf-gcc", spec.qemu)
+    require_tools(spec.compiler, "riscv64-unknown-elf-gcc", spec.qemu)
     return request.param
 
 

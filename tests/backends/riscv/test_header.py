@@ -1,12 +1,12 @@
 """The kernel header compiles warning-free as C99 for RISC-V and the host and states the right values."""
 
-import os
 import re
 import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from conftest import require_tools
 
 from bitfold.backends.riscv.header import Buffer, Quantization, c_header
 
@@ -42,12 +42,8 @@ CASES = {"per_tensor": PER_TENSOR, "per_channel": PER_CHANNEL, "odd_names": ODD_
 
 
 def available(compiler: str) -> str:
-    path = shutil.which(compiler)
-    if path is None:
-        if os.environ.get("CI") and compiler != "g++":
-            pytest.fail(f"{compiler} is not installed")
-        pytest.skip(f"{compiler} is not installed")
-    return path
+    require_tools(compiler)
+    return shutil.which(compiler)
 
 
 def prototype(header: str) -> str:

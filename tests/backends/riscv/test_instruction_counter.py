@@ -3,13 +3,13 @@ first use): exact and repeatable counts of the instructions executed inside name
 the counter cannot be built these tests skip, except under CI (which installs what it needs),
 where they fail."""
 
-import os
 import shutil
 import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import require_tools, unavailable
 from test_harness import ADD_I8, leaf
 
 from bitfold.backends.riscv.harness import (
@@ -19,17 +19,11 @@ from bitfold.backends.riscv.harness import (
     count_assembly,
     count_instructions,
     count_program,
+    counter_plugin,
     plugin_path,
 )
-from bitfold.backends.riscv.harness import counter_plugin
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def unavailable(message: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(message)  # CI installs the tools: a counter that cannot be built must not pass as a skip
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +37,7 @@ def counter() -> Path:
 @pytest.fixture(params=sorted(TARGETS))
 def target(request, counter):
     spec = TARGETS[request.param]
-    missing = [tool for tool in (spec.compiler, "riscv64-unknown-elf-gcc", spec.qemu) if shutil.which(tool) is None]
-    if missing:
-        unavailable(f"not installed: {', '.join(missing)} (scripts/setup.sh installs them)")
+    require_tools(spec.compiler, "riscv64-unknown-elf-gcc", spec.qemu)
     return request.param
 
 

@@ -5,12 +5,12 @@ same integer IR (issue 6's acceptance): `bitfold.riscv.compile_model`, the harne
 model's own input qcast. The emitted assembly also assembles with llvm-mc-19, and the header
 compiles with -Wall -Werror -std=c99."""
 
-import os
 import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from conftest import require_tools
 from models.recipes import names
 
 from bitfold.load import load_module
@@ -44,11 +44,8 @@ def test_assembly_and_header_build_with_other_tools(target, model_catalogue, tmp
     source.write_text(compiled.assembly)
     header = tmp_path / "model.h"
     header.write_text(compiled.header)
+    require_tools("llvm-mc-19")
     llvm_mc = shutil.which("llvm-mc-19")
-    if llvm_mc is None:
-        if os.environ.get("CI"):
-            pytest.fail("llvm-mc-19 is not installed (CI installs llvm-19)")
-        pytest.skip("llvm-mc-19 is not installed")
     triple = "riscv32" if target == "rv32im" else "riscv64"
     subprocess.run([llvm_mc, f"-triple={triple}", "-mattr=+m", "-filetype=obj", str(source), "-o", str(tmp_path / "m.o")],
                    check=True, capture_output=True)

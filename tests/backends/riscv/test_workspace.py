@@ -6,12 +6,12 @@ from the planner; the outputs of two calls on two workspaces holding different g
 compared with each other and with bitfold's interpreter on the same integer IR."""
 
 import math
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import require_tools
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerType
 
@@ -33,12 +33,6 @@ greedy placement)"""
 READELF = "riscv64-unknown-elf-readelf"
 MULTI_LAYER_MODEL = "mlp-qdq-s8s8"
 """Gemm, Relu, Gemm: intermediates of two element types"""
-
-
-def needs(*tools: str) -> None:
-    missing = [tool for tool in tools if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"not installed: {', '.join(missing)}")
 
 
 def bufferized(module) -> func.FuncOp:
@@ -129,7 +123,7 @@ def compiled_mlp(model_catalogue):
 def test_object_has_no_data_or_bss(compiled_mlp, tmp_path):
     """GNU as gives every object empty .data and .bss sections: they must stay empty, and no
     symbol may live in them."""
-    needs(TARGETS["rv32im"].compiler, READELF)
+    require_tools(TARGETS["rv32im"].compiler, READELF)
     assert compiled_mlp.workspace_size > 0
     source = tmp_path / "kernel.S"
     source.write_text(compiled_mlp.assembly)
@@ -156,7 +150,7 @@ def test_two_calls_on_different_garbage_give_the_interpreters_outputs(target, mo
     """The harness's CALLS = 2: a second call on a second workspace holding other garbage must
     give the outputs of the first (the program fails otherwise); both equal bitfold-run's."""
     spec = TARGETS[target]
-    needs(spec.compiler, spec.qemu)
+    require_tools(spec.compiler, spec.qemu)
     name = MULTI_LAYER_MODEL
     compiled = compile_model(load_module(str(model_catalogue.path(name))), target)
     assert f"#define {compiled.symbol.upper()}_WORKSPACE_SIZE {compiled.workspace_size}\n" in compiled.header
@@ -178,7 +172,7 @@ def test_the_harness_catches_a_kernel_that_reads_stale_workspace(tmp_path):
     """A kernel whose output depends on what the workspace held before the call: two calls on
     different garbage differ, and the harness says so."""
     spec = TARGETS["rv64im"]
-    needs(spec.compiler, spec.qemu)
+    require_tools(spec.compiler, spec.qemu)
     kernel = tmp_path / "stale.S"
     kernel.write_text("# workspace: 4 bytes, the last argument\n    .text\n    .globl stale\n    .type stale, @function\n"
                       "stale:\n    lbu t0, 0(a1)\n    sb t0, 0(a0)\n    ret\n    .size stale, . - stale\n")
@@ -195,7 +189,7 @@ def test_the_harness_catches_a_kernel_that_reads_stale_workspace(tmp_path):
 @pytest.mark.parametrize("offset", [-1, 4])
 def test_a_write_outside_the_workspace_is_an_error(offset, tmp_path):
     spec = TARGETS["rv32im"]
-    needs(spec.compiler, spec.qemu)
+    require_tools(spec.compiler, spec.qemu)
     kernel = tmp_path / "spill.S"
     kernel.write_text("# workspace: 4 bytes, the last argument\n    .text\n    .globl spill\n    .type spill, @function\n"
                       f"spill:\n    sb zero, {offset}(a1)\n    sb zero, 0(a0)\n    ret\n    .size spill, . - spill\n")

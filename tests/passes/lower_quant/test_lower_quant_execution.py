@@ -1,11 +1,11 @@
 """Run quant IR before and after `lower-quant` on the same inputs: qcast, dcast and scast
 bit-exact; requant equal to `requantize_fixed_point` and within 1 LSB of the exact one."""
 
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from conftest import require_tools
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
@@ -128,8 +128,8 @@ func.func @main(%q: tensor<4x64x{in_type}>) -> tensor<4x64x{out_type}> {{
     assert np.abs(fixed.astype(np.int64) - exact.astype(np.int64)).max() <= 1
 
 
-@pytest.mark.skipif(shutil.which("mlir-opt-22") is None, reason="mlir-opt-22 not installed")
 def test_lowered_ir_parses_in_mlir_opt():
+    require_tools("mlir-opt-22")
     text = _cast_module(TYPES[8], "f32", "") + _cast_module(TYPES[7], "f32", "").replace("@main", "@per_axis")
     text += f"""
 func.func @requant(%q: tensor<4x64x{REQUANTS[4][0]}>) -> tensor<4x64x{REQUANTS[4][1]}> {{

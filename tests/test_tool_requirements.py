@@ -1,0 +1,38 @@
+"""conftest's `require_tools` / `unavailable`: a missing tool skips a test locally and fails it under CI."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import require_tools
+
+TESTS = Path(__file__).resolve().parent
+
+TEST = """
+from conftest import require_tools
+
+def test_needs_a_missing_tool():
+    require_tools("sh", "bitfold-no-such-tool")
+"""
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [(None, "1 skipped"), ("", "1 skipped"), ("false", "1 skipped"),
+                                             ("0", "1 skipped"), ("true", "1 failed"), ("1", "1 failed")])
+def test_missing_tool_skips_locally_and_fails_under_ci(tmp_path, monkeypatch, ci, outcome):
+    """A test in a fresh directory, importing tests/conftest.py as a module, run by its own pytest."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    (tmp_path / "test_case.py").write_text(TEST)
+    if ci is None:
+        monkeypatch.delenv("CI", raising=False)
+    else:
+        monkeypatch.setenv("CI", ci)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", str(tmp_path)],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert outcome in done.stdout, done.stdout
+    assert "bitfold-no-such-tool" in done.stdout and "not installed: sh" not in done.stdout
+
+
+def test_present_tools_pass():
+    require_tools(sys.executable, "sh")  # neither skips nor fails
