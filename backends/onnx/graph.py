@@ -40,10 +40,17 @@ QONNX_DOMAIN = "qonnx.custom_op.general"
 CONTRIB_DOMAIN = "com.microsoft"
 
 
+def location_name(op: Operation) -> str | None:
+    """The op's ONNX node name (a non-empty `NameLoc`), else None (ONNX allows unnamed nodes)."""
+    if isinstance(op.location, NameLoc) and op.location.desc.data:
+        return op.location.desc.data
+    return None
+
+
 def op_label(op: Operation) -> str:
     """How errors name an op: its node name (`NameLoc`), else its op name and first result."""
-    if isinstance(op.location, NameLoc):
-        return f"node '{op.location.desc.data}'"
+    if (node := location_name(op)) is not None:
+        return f"node '{node}'"
     result = op.results[0].name_hint if op.results and op.results[0].name_hint else "?"
     return f"'{op.name}' computing '%{result}'"
 
@@ -156,20 +163,23 @@ class GraphEmitter:
 
     def constant(self, op: ConstantOp, array: np.ndarray, code: int) -> str:
         """An initializer holding a constant's values as ONNX type `code`, named after it."""
-        hint = op.location.desc.data if isinstance(op.location, NameLoc) else op.output.name_hint
+        hint = location_name(op) or op.output.name_hint
         return self.builder.initializer(hint or "constant", array, code)
 
     def node_name(self, op: Operation, suffix: str = "") -> str:
         """The node name for what `op` becomes: its `NameLoc` (plus `suffix` for a second
         node), else its result's name and the suffix."""
-        if isinstance(op.location, NameLoc):
-            return op.location.desc.data + suffix
+        if (node := location_name(op)) is not None:
+            return node + suffix
         return (op.results[0].name_hint or "node") + (suffix or f"_{op.name.split('.')[-1]}")
 
     # -- generic onnx.* / qonnx.* ops -----------------------------------------------------
 
-    def emit_op(self, op: Operation) -> None:
-        """`op` as one node of its op type (see the module docstring)."""
+    def emit_op(self, op: Operation, result_codes: Sequence[int] | None = None,
+                inputs_named: dict[SSAValue, str] | None = None) -> None:
+        """`op` as one node of its op type (see the module docstring); `result_codes` (one per
+        present result) replaces the results' own element types, `inputs_named` the names
+        of the given operands."""
         dialect, _, op_type = op.name.partition(".")
         if dialect == "qonnx":
             domain = QONNX_DOMAIN
@@ -191,9 +201,9 @@ class GraphEmitter:
             if value is None:
                 inputs.append("")
             elif isinstance(value, SSAValue):
-                inputs.append(self.name(value))
+                inputs.append((inputs_named or {}).get(value) or self.name(value))
             else:
-                inputs.extend(self.name(v) for v in value)
+                inputs.extend((inputs_named or {}).get(v) or self.name(v) for v in value)
         results: list[SSAValue | None] = []
         for result_name, _ in definition.results:
             value = getattr(op, result_name)
@@ -201,8 +211,9 @@ class GraphEmitter:
         where = op_label(op)
         attributes = self.attributes(op)
         present = [r for r in results if r is not None]
+        codes = result_codes or [tensor_code(_element(r.type), where) for r in present]
         names = self.builder.node(
-            op_type, inputs, [tensor_code(_element(r.type), where) for r in present], self.node_name(op),
+            op_type, inputs, codes, self.node_name(op),
             domain, attributes, [r.name_hint or self.node_name(op) for r in present],
         )
         outputs = iter(names)

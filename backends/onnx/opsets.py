@@ -58,6 +58,18 @@ def fits(node: onnx.NodeProto, opset: int, codes: dict[str, int]) -> bool:
                 return False
     return all(a.name in schema.attributes or _absent_value(node.op_type, a) for a in node.attribute)
 
+def takes_type(op_type: str, code: int, minimum: int) -> bool:
+    """Whether the standard op's first input takes ONNX type `code` at some opset from
+    `minimum` to `MAX_OPSET` (MaxPool: int8 and uint8, not int16)."""
+    for opset in range(minimum, MAX_OPSET + 1):
+        try:
+            schema = onnx.defs.get_schema(op_type, opset)
+        except onnx.defs.SchemaError:
+            continue
+        if schema.inputs and _allowed(schema, schema.inputs[0], code):
+            return True
+    return False
+
 def select_opset(nodes: Iterable[onnx.NodeProto], codes: dict[str, int], minimum: int) -> int:
     """The lowest opset from `minimum` to `MAX_OPSET` that every standard node fits; an
     error naming the first node that fits none."""

@@ -12,6 +12,12 @@ native integer type its range is.
   name the same ONNX tensor (the integer type must be the container's).
 - `requant` -> DequantizeLinear then QuantizeLinear, where that float path gives the exact
   requantization for every stored input value (checked by enumeration).
+- an `onnx` op on quantized tensors (the data movement and MaxPool `canonicalize-quant` runs
+  on stored values) -> the op on the integer tensors where its schema takes their type at
+  some opset, else (MaxPool on int16, uint16, int4, ...) the op in float between
+  DequantizeLinear and QuantizeLinear, which is exact where QuantizeLinear(DequantizeLinear(q))
+  returns every stored q: the op only moves or selects values, and MaxPool commutes with the
+  non-decreasing dequantization.
 The container of a value computed at run time is the ONNX integer type whose full range is
 the storage range: int8/uint8, int16/uint16 and int32 (DequantizeLinear only) at opset 13,
 int4/uint4 (opset 21), int2/uint2 (opset 25). QuantizeLinear cannot clamp to a narrower range
@@ -27,7 +33,9 @@ from xdsl.ir import Operation, SSAValue
 
 from bitfold.backends.onnx.errors import ExportError
 from bitfold.backends.onnx.graph import GraphEmitter, QuantForm, op_label
+from bitfold.backends.onnx.opsets import takes_type
 from bitfold.backends.onnx.types import integer_code, integer_container, tensor_code
+from bitfold.dialects.canonicalization_patterns.quant import round_trip_is_exact
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
 from bitfold.dialects.quant import (
@@ -161,8 +169,51 @@ class QdqForm(QuantForm):
             emitter.define(op.result, self.storage_cast(emitter, op))
         elif isinstance(op, RequantizeOp):
             emitter.define(op.result, self.requantize(emitter, op))
+        elif any(isinstance(element_type(value.type), QuantizedType) for value in op.results):
+            self.emit_on_stored_values(emitter, op)
         else:
             emitter.emit_op(op)
+
+    def emit_on_stored_values(self, emitter: GraphEmitter, op: Operation) -> None:
+        """An onnx op on quantized tensors, on their integer tensors or in float (module
+        docstring). Its results hold the first quantized operand's stored values."""
+        held = next(emitter.name(v) for v in op.operands if isinstance(element_type(v.type), QuantizedType))
+        code = emitter.builder.codes[held]
+        _, _, op_type = op.name.partition(".")
+        if takes_type(op_type, code, self.minimum_opset):
+            emitter.emit_op(op, [code] * len(op.results))
+            return
+        floats = {v: self.dequantize_operand(emitter, op, v) for v in op.operands
+                  if isinstance(element_type(v.type), QuantizedType)}
+        emitter.emit_op(op, [tensor_code(element_type(r.type).expressed_type, op_label(op)) for r in op.results], floats)
+        for result in op.results:
+            emitter.define(result, self.requantize_result(emitter, op, result))
+
+    def dequantize_operand(self, emitter: GraphEmitter, op: Operation, value: SSAValue) -> str:
+        """DequantizeLinear of the quantized operand `value` of `op`, for `op` in float."""
+        qtype = element_type(value.type)
+        self.container(qtype, op)
+        q = emitter.name(value)
+        name = emitter.node_name(op, "_DequantizeLinear")
+        inputs, attributes = self.parameters(emitter, qtype, shape_of(value), op, name, self.tensor_container(emitter, q))
+        code = tensor_code(qtype.expressed_type, op_label(op))
+        return emitter.builder.node("DequantizeLinear", [q, *inputs], [code], name, attributes=attributes,
+                                    output_hints=[f"{q}_dequantized"])[0]
+
+    def requantize_result(self, emitter: GraphEmitter, op: Operation, result: SSAValue) -> str:
+        """QuantizeLinear of `op`'s float result back to its quantized type, refused where
+        that does not return every stored value (`round_trip_is_exact`)."""
+        qtype = element_type(result.type)
+        bits, signed = self.container(qtype, op)
+        if not round_trip_is_exact(qtype, RoundingMode.HALF_TO_EVEN, False):
+            raise ExportError(f"{self.name} cannot write {op_label(op)} on {integer_code_name(bits, signed)} values, "
+                              f"and in float QuantizeLinear(DequantizeLinear(q)) does not return every stored value of "
+                              f"{qtype}")
+        name = emitter.node_name(op, "_QuantizeLinear")
+        inputs, attributes = self.parameters(emitter, qtype, shape_of(result), op, name, (bits, signed))
+        (q,) = emitter.builder.node("QuantizeLinear", [emitter.names[result], *inputs], [integer_code(bits, signed)],
+                                    name, attributes=attributes, output_hints=[result.name_hint or name])
+        return self.narrow(emitter, q, qtype, op)
 
     def check_rounding(self, op: RoundingCastOpBase, qtype: UniformQuantizedType) -> None:
         """Refuse a qcast / requant that QuantizeLinear's rounding does not compute."""

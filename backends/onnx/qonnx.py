@@ -40,6 +40,9 @@ so `dcast` writes nothing and integers never appear.
 - `scast(Flatten / Reshape / Transpose / Squeeze / Unsqueeze / Identity / MaxPool(scast q))` back to
   q's per-tensor type (a QOp model moving uint8 data, as `onnx-to-quant` keeps it): the
   same node on q's fake-quantized float tensor (moving data commutes with dequantizing).
+- an `onnx` op on quantized tensors (`canonicalize-quant`'s data movement and MaxPool on
+  stored values): the same node on the fake-quantized float tensors, for the same reason
+  (MaxPool: dequantizing is non-decreasing).
 - any other `scast` to integers (an integer graph output, an integer op) is refused: QONNX
   holds no integer tensors (QDQ and QCDQ do)."""
 
@@ -124,6 +127,8 @@ class QonnxForm(QuantForm):
             emitter.define(op.result, self.storage_cast(emitter, op))
         elif isinstance(op, RequantizeOp):
             emitter.define(op.result, self.truncate(emitter, op))
+        elif quantized := [element_type(r.type) for r in op.results if isinstance(element_type(r.type), QuantizedType)]:
+            emitter.emit_op(op, [tensor_code(q.expressed_type, op_label(op)) for q in quantized])
         else:
             emitter.emit_op(op)
 
