@@ -1,0 +1,297 @@
+"""Export the Brevitas reference fixtures of tests/models/brevitas/: small seeded networks built and
+calibrated with Brevitas, exported by Brevitas itself in QONNX form (`export_qonnx`) and QCDQ form
+(`export_onnx_qcdq`), with the PyTorch module's own output on a seeded input saved beside them.
+
+Runs only in a separate virtual environment holding CPU torch and Brevitas (never the project's
+.venv; CI does not install torch and the tests read only the committed files):
+
+    python3 -m venv /work/brevitas-venv
+    /work/brevitas-venv/bin/pip install torch==2.13.0          # the CPU build (no CUDA packages)
+    /work/brevitas-venv/bin/pip install brevitas==0.13.4 onnx==1.23.2 onnxscript==0.7.2 \
+        onnxoptimizer numpy
+    /work/brevitas-venv/bin/python scripts/export_brevitas_fixtures.py [--output DIR]
+
+Both exports use the TorchScript exporter (`dynamo=False`): Brevitas' dynamo QCDQ path refuses
+quantized biases, and its dynamo QONNX path writes weights to an external data file.
+
+Per network `<net>` (tests/models/brevitas/):
+
+    <net>.input.npy        the seeded float input (batch `BATCH`)
+    <net>.output.npy       the module's float output: the dequantized output QuantTensor
+    <net>.output_int.npy   that QuantTensor's integers (`int()`), the output scale in the manifest
+    <net>.qonnx.onnx       export_qonnx       (Quant / BipolarQuant / Trunc)
+    <net>.qcdq.onnx        export_onnx_qcdq   (QuantizeLinear, Clip, DequantizeLinear)
+    <net>.qcdq-int.onnx    the QCDQ export with its final DequantizeLinear dropped, so the graph
+                           output is the quantized integer tensor (Brevitas exports no integer
+                           output itself); only for the networks in `INTEGER_OUTPUT`
+
+manifest.json lists every fixture (network and form) with its files, bit widths, weight
+granularity, the output step, and the versions that made it. Every network ends in an output
+quantizer, so every output has a step. Deterministic for the same torch / Brevitas versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+from torch import nn
+
+import brevitas
+import brevitas.nn as qnn
+from brevitas.export import export_onnx_qcdq, export_qonnx
+from brevitas.graph.calibrate import calibration_mode
+from brevitas.quant import Int8WeightPerChannelFloat, Int8WeightPerTensorFloat, Int32Bias
+from brevitas.quant.binary import SignedBinaryActPerTensorConst, SignedBinaryWeightPerTensorConst
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+OUTPUT = REPOSITORY / "tests" / "models" / "brevitas"
+BATCH = 4
+CALIBRATION_BATCHES = 8
+SEED = 0
+IMAGE = (3, 10, 10)
+FEATURES = 64
+CLASSES = 10
+
+WEIGHT_QUANT = {"pertensor": Int8WeightPerTensorFloat, "perchannel": Int8WeightPerChannelFloat}
+BIT_WIDTHS = {"w8a8": (8, 8), "w4a4": (4, 4), "w3a5": (3, 5), "w2a2": (2, 2)}
+INTEGER_OUTPUT = ("mlp-w8a8-pertensor", "cnn-w4a4-perchannel")
+
+
+def _conv(cin: int, cout: int, weight_bits: int, granularity: str) -> qnn.QuantConv2d:
+    return qnn.QuantConv2d(cin, cout, 3, weight_quant=WEIGHT_QUANT[granularity], weight_bit_width=weight_bits,
+                           bias_quant=Int32Bias, return_quant_tensor=True)
+
+
+def _linear(fin: int, fout: int, weight_bits: int, granularity: str) -> qnn.QuantLinear:
+    return qnn.QuantLinear(fin, fout, weight_quant=WEIGHT_QUANT[granularity], weight_bit_width=weight_bits,
+                           bias_quant=Int32Bias, return_quant_tensor=True)
+
+
+class Cnn(nn.Module):
+    """input quantizer, conv 3x3, ReLU, maxpool 2, conv 3x3, [BatchNorm], ReLU, flatten, linear,
+    output quantizer (signed, activation bits)."""
+
+    def __init__(self, weight_bits: int, act_bits: int, granularity: str, batch_norm: bool = False):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=act_bits, return_quant_tensor=True)
+        self.conv1 = _conv(3, 8, weight_bits, granularity)
+        self.relu1 = qnn.QuantReLU(bit_width=act_bits, return_quant_tensor=True)
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = _conv(8, 8, weight_bits, granularity)
+        self.norm = nn.BatchNorm2d(8) if batch_norm else nn.Identity()
+        self.relu2 = qnn.QuantReLU(bit_width=act_bits, return_quant_tensor=True)
+        self.fc = _linear(8 * 2 * 2, CLASSES, weight_bits, granularity)
+        self.output_quant = qnn.QuantIdentity(bit_width=act_bits, return_quant_tensor=True)
+
+    def forward(self, x):
+        x = self.pool(self.relu1(self.conv1(self.input_quant(x))))
+        x = self.relu2(self.norm(self.conv2(x)))
+        return self.output_quant(self.fc(torch.flatten(x, 1)))
+
+
+class Mlp(nn.Module):
+    """input quantizer, linear 64->32, ReLU, linear 32->32, ReLU, linear 32->10, output quantizer."""
+
+    def __init__(self, weight_bits: int, act_bits: int, granularity: str):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=act_bits, return_quant_tensor=True)
+        self.fc1 = _linear(FEATURES, 32, weight_bits, granularity)
+        self.relu1 = qnn.QuantReLU(bit_width=act_bits, return_quant_tensor=True)
+        self.fc2 = _linear(32, 32, weight_bits, granularity)
+        self.relu2 = qnn.QuantReLU(bit_width=act_bits, return_quant_tensor=True)
+        self.fc3 = _linear(32, CLASSES, weight_bits, granularity)
+        self.output_quant = qnn.QuantIdentity(bit_width=act_bits, return_quant_tensor=True)
+
+    def forward(self, x):
+        x = self.relu1(self.fc1(self.input_quant(x)))
+        x = self.relu2(self.fc2(x))
+        return self.output_quant(self.fc3(x))
+
+
+class Binary(nn.Module):
+    """FINN-style binary network: sign input, bipolar-weight conv (no bias), sign activation,
+    bipolar-weight linear (no bias), 8-bit output quantizer."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(act_quant=SignedBinaryActPerTensorConst, return_quant_tensor=True)
+        self.conv = qnn.QuantConv2d(3, 8, 3, bias=False, weight_quant=SignedBinaryWeightPerTensorConst,
+                                    return_quant_tensor=True)
+        self.sign = qnn.QuantIdentity(act_quant=SignedBinaryActPerTensorConst, return_quant_tensor=True)
+        self.fc = qnn.QuantLinear(8 * 8 * 8, CLASSES, bias=False, weight_quant=SignedBinaryWeightPerTensorConst,
+                                  return_quant_tensor=True)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        x = self.sign(self.conv(self.input_quant(x)))
+        return self.output_quant(self.fc(torch.flatten(x, 1)))
+
+
+class TruncPool(nn.Module):
+    """input quantizer, conv 3x3, ReLU (4 bits), TruncAvgPool2d 2x2 (average as a shift, rounded to
+    8 bits), flatten, linear, output quantizer."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+        self.conv = _conv(3, 8, 8, "perchannel")
+        self.relu = qnn.QuantReLU(bit_width=4, return_quant_tensor=True)
+        self.pool = qnn.TruncAvgPool2d(kernel_size=2, stride=2, return_quant_tensor=True)
+        self.fc = _linear(8 * 4 * 4, CLASSES, 8, "perchannel")
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        x = self.pool(self.relu(self.conv(self.input_quant(x))))
+        return self.output_quant(self.fc(torch.flatten(x, 1)))
+
+
+@dataclass(frozen=True)
+class Network:
+    name: str
+    make: type
+    arguments: tuple
+    input_shape: tuple[int, ...]
+    weight_bits: int | str
+    act_bits: int | str
+    granularity: str
+    forms: tuple[str, ...] = ("qonnx", "qcdq")
+    """Brevitas' QCDQ exporter refuses binary quantizers ("Binary quant not supported")."""
+
+
+def networks() -> list[Network]:
+    found = []
+    for family, make, shape in (("cnn", Cnn, IMAGE), ("mlp", Mlp, (FEATURES,))):
+        for widths, (w, a) in BIT_WIDTHS.items():
+            for granularity in WEIGHT_QUANT:
+                found.append(Network(f"{family}-{widths}-{granularity}", make, (w, a, granularity), shape, w, a, granularity))
+    found.append(Network("binary", Binary, (), IMAGE, "bipolar", "bipolar", "pertensor", ("qonnx",)))
+    found.append(Network("truncavgpool-w8a4", TruncPool, (), IMAGE, 8, 4, "perchannel"))
+    found.append(Network("cnn-batchnorm-w8a8-perchannel", Cnn, (8, 8, "perchannel", True), IMAGE, 8, 8, "perchannel"))
+    return found
+
+
+def _randomize_batch_norms(module: nn.Module, generator: torch.Generator) -> None:
+    """Non-trivial BatchNorm statistics and affine parameters (a fresh one is the identity)."""
+    for norm in module.modules():
+        if isinstance(norm, nn.BatchNorm2d):
+            channels = norm.num_features
+            norm.running_mean.copy_(torch.randn(channels, generator=generator) * 0.2)
+            norm.running_var.copy_(torch.rand(channels, generator=generator) + 0.5)
+            norm.weight.data.copy_(torch.rand(channels, generator=generator) + 0.5)
+            norm.bias.data.copy_(torch.randn(channels, generator=generator) * 0.1)
+
+
+def build(network: Network) -> nn.Module:
+    """The network with seeded weights, its activation scales calibrated on seeded inputs, in eval mode."""
+    torch.manual_seed(SEED)
+    module = network.make(*network.arguments)
+    generator = torch.Generator().manual_seed(SEED + 1)
+    with torch.no_grad():
+        _randomize_batch_norms(module, generator)
+        module.eval()
+        with calibration_mode(module):
+            for _ in range(CALIBRATION_BATCHES):
+                module(torch.randn((BATCH, *network.input_shape), generator=generator))
+    return module.eval()
+
+
+def _drop_final_dequantize(source: Path, target: Path) -> None:
+    """The QCDQ model whose graph output is the integer tensor the last DequantizeLinear reads
+    (its element type: the zero point's of the QuantizeLinear before it, through any Clip)."""
+    model = onnx.load(source)
+    graph = model.graph
+    (output,) = graph.output
+    producers = {out: node for node in graph.node for out in node.output}
+    last = producers[output.name]
+    assert last.op_type == "DequantizeLinear", last.op_type
+    graph.node.remove(last)
+    producer = producers[last.input[0]]
+    producer.output[0] = output.name
+    quantize = producer
+    while quantize.op_type != "QuantizeLinear":
+        quantize = producers[quantize.input[0]]
+    zero_point = next(i for i in graph.initializer if i.name == quantize.input[2])
+    output.type.tensor_type.elem_type = zero_point.data_type
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, target)
+
+
+def _graph_io_names(path: Path) -> None:
+    """Rename the one graph input to `input` and the one graph output to `output` (TorchScript names
+    them by number), in place."""
+    model = onnx.load(path)
+    graph = model.graph
+    inits = {i.name for i in graph.initializer}
+    (source,) = [i for i in graph.input if i.name not in inits]
+    renames = {source.name: "input", graph.output[0].name: "output"}
+    for value in (source, graph.output[0]):
+        value.name = renames[value.name]
+    for node in graph.node:
+        node.input[:] = [renames.get(n, n) for n in node.input]
+        node.output[:] = [renames.get(n, n) for n in node.output]
+    onnx.save(model, path)
+
+
+def export(network: Network, output: Path) -> dict:
+    module = build(network)
+    x = torch.randn((BATCH, *network.input_shape), generator=torch.Generator().manual_seed(SEED + 2))
+    with torch.no_grad():
+        quant = module(x)
+    scale = quant.scale.detach().numpy().astype(np.float64)
+    assert scale.size == 1, "the output quantizer is per tensor"
+    np.save(output / f"{network.name}.input.npy", x.numpy())
+    np.save(output / f"{network.name}.output.npy", quant.value.detach().numpy())
+    integers = quant.int().detach().numpy()
+    np.save(output / f"{network.name}.output_int.npy", integers.astype(np.int8 if quant.signed else np.uint8))
+    module.output_quant.return_quant_tensor = False  # export the dequantized value as the only output
+    forms = {}
+    for form in network.forms:
+        exporter = {"qonnx": export_qonnx, "qcdq": export_onnx_qcdq}[form]
+        path = output / f"{network.name}.{form}.onnx"
+        exporter(module, x, export_path=str(path), dynamo=False)
+        _graph_io_names(path)
+        forms[form] = path.name
+    if network.name in INTEGER_OUTPUT:
+        path = output / f"{network.name}.qcdq-int.onnx"
+        _drop_final_dequantize(output / forms["qcdq"], path)
+        forms["qcdq-int"] = path.name
+    return {
+        "input": f"{network.name}.input.npy",
+        "output": f"{network.name}.output.npy",
+        "output_int": f"{network.name}.output_int.npy",
+        "output_scale": float(scale.reshape(())),
+        "output_signed": bool(quant.signed),
+        "output_bit_width": int(quant.bit_width),
+        "weight_bits": network.weight_bits,
+        "act_bits": network.act_bits,
+        "weights": network.granularity,
+        "forms": forms,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", type=Path, default=OUTPUT)
+    args = parser.parse_args()
+    args.output.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "made_by": "scripts/export_brevitas_fixtures.py",
+        "versions": {"torch": torch.__version__, "brevitas": brevitas.__version__, "onnx": onnx.__version__,
+                     "numpy": np.__version__},
+        "networks": {},
+    }
+    for network in networks():
+        manifest["networks"][network.name] = export(network, args.output)
+        print(network.name, file=sys.stderr)
+    (args.output / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Networks quantized and exported by Brevitas (the real producer): committed fixtures, each with
+the PyTorch module's own output on its seeded input.
+
+Made by `scripts/export_brevitas_fixtures.py` (in a separate venv with CPU torch and Brevitas;
+manifest.json records the versions). A fixture is a network in one exported form:
+
+    <net>.qonnx      Brevitas' export_qonnx (Quant, BipolarQuant, Trunc)
+    <net>.qcdq       Brevitas' export_onnx_qcdq (QuantizeLinear, Clip, DequantizeLinear)
+    <net>.qcdq-int   the QCDQ export without its final DequantizeLinear: the graph output is the
+                     quantized integer tensor
+
+Every network ends in a per-tensor output quantizer: `expected(name)` is the dequantized output
+PyTorch computed (for a `qcdq-int` fixture: the integers, `QuantTensor.int()`), `step(name)` the
+output's quantization step in the units of `expected(name)` (1 for integers).
+
+    from models import brevitas
+    for name in brevitas.names():
+        module = load_module(str(brevitas.path(name)))
+        got = bitfold.run(module, brevitas.inputs(name))["output"]
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import numpy as np
+
+FIXTURES = Path(__file__).resolve().parent
+MANIFEST = FIXTURES / "manifest.json"
+INTEGER_FORM = "qcdq-int"
+
+
+@functools.cache
+def manifest() -> dict:
+    return json.loads(MANIFEST.read_text())
+
+
+def network_of(name: str) -> str:
+    return name.rsplit(".", 1)[0]
+
+
+def form_of(name: str) -> str:
+    return name.rsplit(".", 1)[1]
+
+
+def _entry(name: str) -> dict:
+    return manifest()["networks"][network_of(name)]
+
+
+def names() -> list[str]:
+    """Every fixture, `<network>.<form>`, in the manifest's order."""
+    return [f"{network}.{form}" for network, entry in manifest()["networks"].items() for form in entry["forms"]]
+
+
+def path(name: str) -> Path:
+    return FIXTURES / _entry(name)["forms"][form_of(name)]
+
+
+def inputs(name: str) -> dict[str, np.ndarray]:
+    """The feeds: the one graph input, `input` (float32)."""
+    return {"input": np.load(FIXTURES / _entry(name)["input"])}
+
+
+def expected(name: str) -> np.ndarray:
+    """PyTorch's output for `inputs(name)`: float, or the output integers for a `qcdq-int` fixture."""
+    entry = _entry(name)
+    return np.load(FIXTURES / entry["output_int" if form_of(name) == INTEGER_FORM else "output"])
+
+
+def step(name: str) -> float:
+    """One quantization step of the output, in the units of `expected(name)`."""
+    return 1.0 if form_of(name) == INTEGER_FORM else _entry(name)["output_scale"]
