@@ -7,6 +7,13 @@ Types (upstream syntax and printing, `mlir/lib/Dialect/Quant/IR/TypeParser.cpp`)
     !quant.uniform<u8:f32:1, {0.1:128, 0.2:120}>        per axis (axis 1)
     !quant.uniform<i4:f32:{0:1, 1:32}, {{0.5:1, ...}}>  sub-channel (blocked): axis:block pairs,
                                                         a nested scale[:zero point] literal
+    !quant.any<i8:f32>                                  storage chosen, scale not yet (expressed type optional)
+    !quant.calibrated<f32<-1.0:1.0>>                    calibration statistics: the observed [min, max]
+
+The casts take ranked tensors (dimensions may be dynamic, `?`: per-axis and per-block checks skip
+them), unranked tensors (`tensor<*x...>`, not for sub-channel types) and scalars, as upstream.
+`!quant.any` and `!quant.calibrated` carry no scale: casts to and from them verify and print, but
+executing one is an error.
 
 A stored integer `q` stands for the real value `(q - zero_point) * scale`. Storage is `iN`
 (signed) or `uN` (unsigned), 1 <= N <= 32, with an optional inclusive range `<min:max>`; the
@@ -36,12 +43,13 @@ illegal as upstream has it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from enum import StrEnum
 from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyFloat,
     ArrayAttr,
     BFloat16Type,
@@ -51,10 +59,12 @@ from xdsl.dialects.builtin import (
     FloatData,
     IntAttr,
     IntegerType,
+    NoneAttr,
     Signedness,
     StringAttr,
     TensorType,
     UnitAttr,
+    UnrankedTensorType,
 )
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
@@ -69,7 +79,7 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from bitfold.dialects.evaluation import NumpyEvaluable
 from bitfold.dialects.float_literal import (
@@ -184,16 +194,23 @@ class QuantizedType(ParametrizedAttribute, TypeAttribute):
         return max(max(abs(low - zp), abs(high - zp)) for zp in self.zero_point_values())
 
 
-def _parse_scale(parser: AttrParser, expressed: Attribute) -> float:
-    """`float-literal`, or a hex integer literal holding the bits of a double (as upstream)."""
-    position = parser.pos
-    scale = parser.parse_optional_float(allow_negative=True)
-    if scale is None:
+def _parse_double(parser: AttrParser) -> float:
+    """`float-literal`, or a hex integer literal holding the bits of a double (as upstream prints
+    a double that no short decimal spells)."""
+    value = parser.parse_optional_float(allow_negative=True)
+    if value is None:
         token = parser._current_token.text  # pyright: ignore[reportPrivateUsage]
         if not token.lower().startswith("0x"):
             parser.raise_error("expected floating point literal")
         parser.parse_integer(allow_boolean=False, allow_negative=False)
-        scale = parse_hex_float(token)
+        value = parse_hex_float(token)
+    return value
+
+
+def _parse_scale(parser: AttrParser, expressed: Attribute) -> float:
+    """A scale: a double (`_parse_double`) the expressed type can hold."""
+    position = parser.pos
+    scale = _parse_double(parser)
     if (error := scale_range_error(scale, expressed)) is not None:
         parser.raise_error(error, position, parser.pos)
     return scale
@@ -273,6 +290,32 @@ def _parse_storage_spec(parser: AttrParser) -> tuple[IntegerType, int, int]:
             f"illegal storage min and storage max: ({storage_min}:{storage_max})", position
         )
     return storage, storage_min, storage_max
+
+
+def _storage_errors(storage: IntegerType, storage_min: int, storage_max: int) -> Iterator[str]:
+    """Upstream's diagnostics for a storage type and range (`iN<min:max>`, `uN<min:max>`)."""
+    width = storage.width.data
+    if not 0 < width <= MAX_STORAGE_BITS:
+        yield f"illegal storage type size: {width}"
+        return
+    if storage.signedness.data == Signedness.SIGNLESS:
+        yield "storage type must be signed (iN) or unsigned (uN), got signless"
+    low, high = integer_range(width, storage.signedness.data != Signedness.UNSIGNED)
+    if storage_min < low:
+        yield f"illegal storage type minimum: {storage_min}"
+    if storage_max > high:
+        yield f"illegal storage type maximum: {storage_max}"
+    if storage_min >= storage_max:  # upstream: an empty or one-value range is illegal
+        yield f"illegal storage min and storage max: ({storage_min}:{storage_max})"
+
+
+def _storage_spec_text(storage: IntegerType, storage_min: int, storage_max: int) -> str:
+    """`iN` / `uN`, with `<min:max>` where the range is narrower than the type's (as upstream prints)."""
+    signed = storage.signedness.data != Signedness.UNSIGNED
+    text = f"{'i' if signed else 'u'}{storage.width.data}"
+    if (storage_min, storage_max) == integer_range(storage.width.data, signed):
+        return text
+    return f"{text}<{storage_min}:{storage_max}>"
 
 
 def _parse_expressed_type(parser: AttrParser) -> AnyFloat:
@@ -466,20 +509,11 @@ class UniformQuantizedType(QuantizedType):
             raise VerifyException(error)
 
     def _parameter_errors(self):
-        width = self.storage_width
-        if not 0 < width <= MAX_STORAGE_BITS:
-            yield f"illegal storage type size: {width}"
+        storage_errors = list(_storage_errors(self.storage_type, *self.value_range()))
+        yield from storage_errors
+        if storage_errors[:1] == [f"illegal storage type size: {self.storage_width}"]:
             return
-        if self.storage_type.signedness.data == Signedness.SIGNLESS:
-            yield "storage type must be signed (iN) or unsigned (uN), got signless"
-        low, high = integer_range(width, self.is_signed)
         storage_min, storage_max = self.value_range()
-        if storage_min < low:
-            yield f"illegal storage type minimum: {storage_min}"
-        if storage_max > high:
-            yield f"illegal storage type maximum: {storage_max}"
-        if storage_min >= storage_max:  # upstream: an empty or one-value range is illegal
-            yield f"illegal storage min and storage max: ({storage_min}:{storage_max})"
         if _float_type_name(self.expressed_type) is None:
             yield "expressed type must be floating point"
             return
@@ -583,11 +617,7 @@ class UniformQuantizedType(QuantizedType):
         ]
 
     def print_parameters(self, printer: Printer) -> None:
-        prefix = "i" if self.is_signed else "u"
-        printer.print_string(f"<{prefix}{self.storage_width}")
-        if self.has_storage_bounds():
-            printer.print_string(f"<{self.storage_min.data}:{self.storage_max.data}>")
-        printer.print_string(":")
+        printer.print_string(f"<{_storage_spec_text(self.storage_type, *self.value_range())}:")
         printer.print_attribute(self.expressed_type)
         kind = self.kind
         fmt = _scale_format(kind, self.expressed_type)
@@ -732,18 +762,136 @@ class BipolarQuantizedType(QuantizedType):
             printer.print_string(f", {texts[0]}>")
 
 
+@irdl_attr_definition
+class AnyQuantizedType(ParametrizedAttribute, TypeAttribute):
+    """`!quant.any<i8:f32>`, `!quant.any<i8<-8:7>>`: upstream's quantized type whose storage is chosen
+    but whose scale and zero point are not yet (a placeholder a quantization tool refines). The
+    expressed type is optional. No value can be computed from it: bitfold's passes leave it alone and
+    executing a cast to or from it is an error."""
+
+    name = "quant.any"
+
+    storage_type: IntegerType
+    storage_min: IntAttr
+    storage_max: IntAttr
+    expressed_type: AnyFloat | NoneAttr
+
+    @staticmethod
+    def get(bits: int, signed: bool, expressed: AnyFloat | None = None,
+            storage_range: tuple[int, int] | None = None) -> AnyQuantizedType:
+        low, high = storage_range or integer_range(bits, signed)
+        storage = IntegerType(bits, Signedness.SIGNED if signed else Signedness.UNSIGNED)
+        return AnyQuantizedType(storage, IntAttr(low), IntAttr(high), expressed or NoneAttr())
+
+    def storage_integer_type(self) -> IntegerType:
+        return IntegerType(self.storage_type.width.data)
+
+    def value_range(self) -> tuple[int, int]:
+        return self.storage_min.data, self.storage_max.data
+
+    def verify(self) -> None:
+        for error in _storage_errors(self.storage_type, *self.value_range()):
+            raise VerifyException(error)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            storage, storage_min, storage_max = _parse_storage_spec(parser)
+            expressed = NoneAttr()
+            if parser.parse_optional_punctuation(":") is not None:
+                expressed = _parse_expressed_type(parser)
+        return [storage, IntAttr(storage_min), IntAttr(storage_max), expressed]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{_storage_spec_text(self.storage_type, *self.value_range())}")
+        if not isinstance(self.expressed_type, NoneAttr):
+            printer.print_string(":")
+            printer.print_attribute(self.expressed_type)
+        printer.print_string(">")
+
+
+@irdl_attr_definition
+class CalibratedQuantizedType(ParametrizedAttribute, TypeAttribute):
+    """`!quant.calibrated<f32<-1.0:1.0>>`: upstream's calibration statistics, the observed range
+    [min, max] (doubles, min < max) of a value of the expressed float type, before a scale and zero
+    point are chosen from it. Printed as upstream prints doubles (`-1.000000e+00`). No value can be
+    computed from it: executing a cast to or from it is an error.
+
+        CalibratedQuantizedType.get(-1.0, 1.0)            # f32 by default
+        t.min, t.max, t.expressed_type                     # -1.0, 1.0, f32
+    """
+
+    name = "quant.calibrated"
+
+    expressed_type: AnyFloat
+    minimum: FloatData
+    maximum: FloatData
+
+    @staticmethod
+    def get(minimum: float, maximum: float, expressed: AnyFloat | None = None) -> CalibratedQuantizedType:
+        return CalibratedQuantizedType(expressed or Float32Type(), FloatData(float(minimum)), FloatData(float(maximum)))
+
+    @property
+    def min(self) -> float:
+        return self.minimum.data
+
+    @property
+    def max(self) -> float:
+        return self.maximum.data
+
+    def verify(self) -> None:
+        if _float_type_name(self.expressed_type) is None:
+            raise VerifyException("expecting float expressed type")
+        if not self.min < self.max:  # NaN included
+            raise VerifyException(f"illegal min and max: ({format_float(self.min)}:{format_float(self.max)})")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            position = parser.pos
+            expressed = parser.parse_type()
+            if _float_type_name(expressed) is None:
+                parser.raise_error("expecting float expressed type", position, parser.pos)
+            with parser.in_angle_brackets():
+                minimum = _parse_double(parser)
+                parser.parse_punctuation(":")
+                maximum = _parse_double(parser)
+            if not minimum < maximum:
+                parser.raise_error(f"illegal min and max: ({format_float(minimum)}:{format_float(maximum)})",
+                                   position, parser.pos)
+        return [expressed, FloatData(minimum), FloatData(maximum)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_attribute(self.expressed_type)
+        printer.print_string(f"<{format_float(self.min)}:{format_float(self.max)}>>")
+
+
+UNRESOLVED_QUANTIZED_TYPES = (AnyQuantizedType, CalibratedQuantizedType)
+"""Upstream's quantized types without a scale: the casts accept them, nothing computes with them."""
+
+QUANTIZED_TYPES = (QuantizedType, *UNRESOLVED_QUANTIZED_TYPES)
+"""Element types the casts accept on their quantized side."""
+
+
 # ----------------------------------------------------------------------------------------
 # Ops
 # ----------------------------------------------------------------------------------------
 
 
 def element_type(container: Attribute) -> Attribute:
-    """The element type of a tensor, or the type itself for a scalar."""
-    return container.element_type if isinstance(container, TensorType) else container
+    """The element type of a tensor (ranked or not), or the type itself for a scalar."""
+    return container.element_type if isinstance(container, TensorType | UnrankedTensorType) else container
 
 
-def _shape_of(container: Attribute) -> tuple[int, ...] | None:
-    """Shape of a ranked tensor, None for a scalar."""
+UNRANKED = "*"
+"""`_shape_of` an unranked tensor (`tensor<*x...>`)."""
+
+
+def _shape_of(container: Attribute) -> tuple[int, ...] | str | None:
+    """Shape of a ranked tensor (`DYNAMIC_INDEX` for a `?` dimension), UNRANKED, or None for a scalar."""
+    if isinstance(container, UnrankedTensorType):
+        return UNRANKED
     return tuple(container.get_shape()) if isinstance(container, TensorType) else None
 
 
@@ -756,12 +904,16 @@ def verify_quantized_container(quantized: QuantizedType, container: Attribute) -
     shape = _shape_of(container)
     if shape is None:
         raise VerifyException("scalar types may not use per-axis quantization")
+    if shape == UNRANKED:
+        if kind == Granularity.SUB_CHANNEL:
+            raise VerifyException("tensor containing the sub-channel quantized type must be ranked")
+        return  # per axis: nothing to check against (as upstream)
     rank = len(shape)
     if kind == Granularity.PER_AXIS:
         axis = quantized.axis
         if axis >= rank:
             raise VerifyException("quantized dimension must be less than tensor rank")
-        if shape[axis] != -1 and shape[axis] != len(quantized.scale_values()):
+        if shape[axis] != DYNAMIC_INDEX and shape[axis] != len(quantized.scale_values()):
             raise VerifyException("quantized dimension size does not match number of scales")
         return
     assert isinstance(quantized, UniformQuantizedType)
@@ -769,7 +921,7 @@ def verify_quantized_container(quantized: QuantizedType, container: Attribute) -
     for axis, block in blocks.items():
         if axis >= rank:
             raise VerifyException(f"quantized dimension {axis} must be less than tensor rank {rank}")
-        if shape[axis] != -1 and shape[axis] % block != 0:
+        if shape[axis] != DYNAMIC_INDEX and shape[axis] % block != 0:
             raise VerifyException(
                 f"tensor dimension size {shape[axis]} at axis {axis} must be divisible by the "
                 f"corresponding block size {block}"
@@ -780,7 +932,7 @@ def verify_quantized_container(quantized: QuantizedType, container: Attribute) -
             f"Rank of scales {len(table_shape)} must match the rank of the tensor {rank}"
         )
     for axis, size in enumerate(shape):
-        if size == -1:
+        if size == DYNAMIC_INDEX:
             continue
         expected = size // blocks.get(axis, size)
         if table_shape[axis] != expected:
@@ -846,15 +998,24 @@ class QuantizeCastCanonicalization(HasCanonicalizationPatternsTrait):
         return (FoldQuantizeOfDequantize(), FoldQuantizeOfConstant())
 
 
-def storage_types_match(quantized: QuantizedType, integer: IntegerType) -> bool:
+def storage_types_match(quantized: Attribute, integer: IntegerType) -> bool:
     """Whether `integer` holds `quantized`'s stored values bit for bit: the signless storage
-    type, or the same width with the quantized type's signedness."""
+    type, or the same width with the quantized type's signedness (a calibrated type has no storage)."""
+    if isinstance(quantized, CalibratedQuantizedType):
+        return False
     storage = quantized.storage_integer_type()
     if integer == storage:
         return True
-    if integer.width != storage.width or not isinstance(quantized, UniformQuantizedType):
+    if integer.width != storage.width or not isinstance(quantized, UniformQuantizedType | AnyQuantizedType):
         return False
-    return integer.signedness.data == (Signedness.SIGNED if quantized.is_signed else Signedness.UNSIGNED)
+    return integer.signedness == quantized.storage_type.signedness
+
+
+def executable(quantized: Attribute) -> QuantizedType:
+    """`quantized`, which a cast's evaluation computes with; a type without a scale is an error."""
+    if isinstance(quantized, UNRESOLVED_QUANTIZED_TYPES):
+        raise DiagnosticException(f"{quantized} has no scale and zero point: no value can be computed with it")
+    return quantized
 
 
 class StorageCastCanonicalization(HasCanonicalizationPatternsTrait):
@@ -891,7 +1052,7 @@ class QuantizeCastOp(RoundingCastOpBase):
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type
         _verify_element(source, "operand #0", "floating-point", tuple(EXPRESSED_TYPE_NAMES))
-        _verify_element(target, "result #0", "quantized type", QuantizedType)
+        _verify_element(target, "result #0", "quantized type", QUANTIZED_TYPES)
         _verify_same_shape(source, target)
         quantized = element_type(target)
         if quantized.expressed_type != element_type(source):
@@ -903,7 +1064,7 @@ class QuantizeCastOp(RoundingCastOpBase):
         from bitfold.dialects.quant_semantics import quantize
 
         (x,) = operands
-        quantized = element_type(self.result.type)
+        quantized = executable(element_type(self.result.type))
         return (quantize(x, quantized, self.rounding_mode, self.adds_zero_point_first),)
 
 
@@ -918,7 +1079,7 @@ class DequantizeCastOp(CastOpBase):
 
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type
-        _verify_element(source, "operand #0", "quantized type", QuantizedType)
+        _verify_element(source, "operand #0", "quantized type", QUANTIZED_TYPES)
         _verify_element(target, "result #0", "floating-point", tuple(EXPRESSED_TYPE_NAMES))
         _verify_same_shape(source, target)
         quantized = element_type(source)
@@ -930,7 +1091,7 @@ class DequantizeCastOp(CastOpBase):
         from bitfold.dialects.quant_semantics import dequantize
 
         (q,) = operands
-        return (dequantize(q, element_type(self.input.type)),)
+        return (dequantize(q, executable(element_type(self.input.type))),)
 
 
 @irdl_op_definition
@@ -945,7 +1106,7 @@ class StorageCastOp(CastOpBase):
 
     def quantized_and_integer(self) -> tuple[Attribute, Attribute]:
         source = element_type(self.input.type)
-        if isinstance(source, QuantizedType):
+        if isinstance(source, QUANTIZED_TYPES):
             return self.input.type, self.result.type
         return self.result.type, self.input.type
 
@@ -954,7 +1115,7 @@ class StorageCastOp(CastOpBase):
         _verify_same_shape(source, target)
         quantized_container, integer_container = self.quantized_and_integer()
         quantized, integer = element_type(quantized_container), element_type(integer_container)
-        if not isinstance(quantized, QuantizedType) or not isinstance(integer, IntegerType):
+        if not isinstance(quantized, QUANTIZED_TYPES) or not isinstance(integer, IntegerType):
             raise VerifyException(
                 "'quant.scast' converts between a quantized type and an integer type, got "
                 f"'{source}' to '{target}'"
@@ -968,9 +1129,9 @@ class StorageCastOp(CastOpBase):
 
         (value,) = operands
         source, target = element_type(self.input.type), element_type(self.result.type)
-        if isinstance(source, QuantizedType):
-            return (to_storage(value, source, target),)
-        return (from_storage(value, target),)
+        if isinstance(source, QUANTIZED_TYPES):
+            return (to_storage(value, executable(source), target),)
+        return (from_storage(value, executable(target)),)
 
 
 @irdl_op_definition
@@ -1010,5 +1171,5 @@ class RequantizeOp(RoundingCastOpBase):
 Quant = Dialect(
     "quant",
     [QuantizeCastOp, DequantizeCastOp, StorageCastOp, RequantizeOp],
-    [UniformQuantizedType, BipolarQuantizedType],
+    [UniformQuantizedType, BipolarQuantizedType, AnyQuantizedType, CalibratedQuantizedType],
 )
