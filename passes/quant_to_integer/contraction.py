@@ -23,6 +23,7 @@ The pass fails (one line) where an i32 could overflow: max |acc| is bounded per 
 |init[c]| + sum_r max|x| * |w'[c, r]|."""
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -35,6 +36,7 @@ from bitfold.dialects.onnx.base import ints_or
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp, SlidingWindow
 from bitfold.dialects.quant import Granularity, UniformQuantizedType
 from bitfold.passes.quant_propagation.casts import constant_array
+from bitfold.passes.quant_to_integer.batch_norm import FoldedBatchNorm, following_batch_norm
 from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
 from bitfold.passes.quant_to_integer.elementwise import add_real_constant
 from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, filled, integer_constant
@@ -54,7 +56,7 @@ from bitfold.passes.quant_to_integer.operands import (
 from bitfold.passes.quant_to_integer.padding import padded
 
 
-def _weight(op: Operation, value: SSAValue, channel_axis: int) -> Quantized:
+def constant_weight(op: Operation, value: SSAValue, channel_axis: int) -> Quantized:
     """The constant weight operand, quantized per tensor or per `channel_axis`."""
     weight = quantized_operand(op, value)
     if weight.stored is None:
@@ -71,7 +73,24 @@ onnxruntime's biases have scale float32(s_x s_w), off the float64 S by |b| * 2^-
 an error of S / 1024 is about a millionth of an output step (S is s_x s_w, far below it)."""
 
 
-def _bias(
+def real_bias(op: Operation, bias: SSAValue | None, channels: int, beta: float) -> np.ndarray | None:
+    """beta * b per output channel, the bias's real values: float64 for a float bias, exact
+    Fractions for an integer one (None without a bias)."""
+    if bias is None:
+        return None
+    real = constant_array(bias)
+    if real is not None:
+        if np.size(real) not in (1, channels):
+            raise fail(op, f"a bias of shape {np.shape(real)} is not per output channel ({channels})")
+        return np.broadcast_to(np.asarray(real, dtype=np.float64).reshape(-1) * beta, (channels,)).astype(object)
+    quantized = quantized_operand(op, bias)
+    if quantized.stored is None or np.size(quantized.stored) not in (1, channels):
+        raise fail(op, "the bias must be a constant with one value per output channel")
+    real = np.frompyfunc(lambda c, s: int(c) * exact(s) * exact(beta), 2, 1)(quantized.centered(), quantized.scales())
+    return np.broadcast_to(np.asarray(real, dtype=object).reshape(-1), (channels,))
+
+
+def split_bias(
     op: Operation, bias: SSAValue | None, scales: np.ndarray, channels: int, beta: float
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The bias split in two, per output channel: the integers folded into the accumulator's
@@ -80,18 +99,9 @@ def _bias(
     one, or integers at an unrelated scale; None otherwise), which `add_real_constant` adds
     on a grid 2^RESCALE_BITS times finer afterwards."""
     none = np.zeros(channels, dtype=np.int64)
-    if bias is None:
-        return none, None
-    real = constant_array(bias)
-    if real is not None:
-        if np.size(real) not in (1, channels):
-            raise fail(op, f"a bias of shape {np.shape(real)} is not per output channel ({channels})")
-        return none, np.broadcast_to(np.asarray(real, dtype=np.float64).reshape(-1) * beta, (channels,)).astype(object)
-    quantized = quantized_operand(op, bias)
-    if quantized.stored is None or np.size(quantized.stored) not in (1, channels):
-        raise fail(op, "the bias must be a constant with one value per output channel")
-    real = np.frompyfunc(lambda c, s: int(c) * exact(s) * exact(beta), 2, 1)(quantized.centered(), quantized.scales())
-    real = np.broadcast_to(np.asarray(real, dtype=object).reshape(-1), (channels,))
+    real = real_bias(op, bias, channels, beta)
+    if real is None or constant_array(bias) is not None:
+        return none, real
     grid = round_to_grid(real, scales)
     residual = max(abs(r - int(g) * exact(s)) / exact(s) for r, g, s in zip(real, grid, scales))
     if residual <= BIAS_FOLD_TOLERANCE:
@@ -140,16 +150,47 @@ def _contract(
     return acc, bound
 
 
-def _finish(
+@dataclass(frozen=True)
+class Epilogue:
+    """What a contraction's weights, scales and init become with its bias and a following
+    BatchNormalization (`batch_norm`) folded in."""
+
+    centered: np.ndarray
+    """the centered weights, channel first, negated where BN's a[c] < 0"""
+    scales: np.ndarray
+    """S[c] per output channel (S'[c] with BN)"""
+    folded: np.ndarray
+    """bias integers on S's grid, for the init"""
+    float_bias: np.ndarray | None
+    """real bias values added after the contraction (never with BN)"""
+    norm: FoldedBatchNorm | None
+
+
+def epilogue(
+    op: Operation, centered: np.ndarray, scales: np.ndarray, bias: SSAValue | None, beta: float, channel_axis: int
+) -> Epilogue:
+    """The bias split (`split_bias`) or, where a BatchNormalization follows, BN folded into
+    the weights' signs, the scales and the init (`batch_norm`)."""
+    channels = len(scales)
+    norm = following_batch_norm(op, channel_axis, channels)
+    if norm is None:
+        return Epilogue(centered, scales, *split_bias(op, bias, scales, channels, beta), None)
+    signs = norm.signs.reshape(-1, *(1,) * (centered.ndim - 1))
+    init = norm.init(real_bias(op, bias, channels, beta), scales)
+    return Epilogue(centered * signs, norm.scales(scales), init, None, norm)
+
+
+def finish_contraction(
     rewriter: PatternRewriter,
     op: Operation,
     acc: tuple[SSAValue, int],
     scales: np.ndarray,
     axis: int,
     float_bias: np.ndarray | None,
+    norm: FoldedBatchNorm | None = None,
 ) -> None:
-    """Replace `op` by the dequantized accumulator (per channel along `axis`), plus the float
-    bias where there is one."""
+    """Replace `op` (and `norm`, the BatchNormalization folded into it) by the dequantized
+    accumulator (per channel along `axis`), plus the float bias where there is one."""
     result = op.results[0]
     acc, bound = acc
     qtype = accumulator_type(scales, axis, result.type.element_type, bound)
@@ -157,7 +198,12 @@ def _finish(
         rank = len(result.type.get_shape())
         per_channel = float_bias.reshape(-1, *(1,) * (rank - 1 - axis))
         acc, qtype = add_real_constant(rewriter, op, Quantized(quantized(rewriter, acc, qtype), qtype, None), per_channel)
-    rewriter.replace(op, [], [dequantized(rewriter, acc, qtype, result.type)])
+    value = dequantized(rewriter, acc, qtype, result.type)
+    if norm is not None:
+        rewriter.replace(norm.op, [], [value])
+        rewriter.erase_op(op)
+        return
+    rewriter.replace(op, [], [value])
 
 
 def _x_correction(x_type: UniformQuantizedType, weight_centered: np.ndarray, channels: int) -> np.ndarray:
@@ -173,7 +219,7 @@ class ConvToInteger(RewritePattern):
     def match_and_rewrite(self, op: ConvOp, rewriter: PatternRewriter) -> None:
         x = quantized_operand(op, op.x)
         x_type = per_tensor(op, x, "the input")
-        weight = _weight(op, op.w, 0)
+        weight = constant_weight(op, op.w, 0)
         kernel = weight.shape[2:]
         window = SlidingWindow.from_op(op, x.shape[2:], ints_or(op.attributes, "kernel_shape", kernel))
         out_shape = tuple(op.y.type.get_shape())
@@ -181,9 +227,8 @@ class ConvToInteger(RewritePattern):
         groups = op.int_attr("group")
         spatial = len(kernel)
         scales = np.broadcast_to(x_type.scale * weight.scales().reshape(-1), (channels,))
-        centered = weight.centered()
-        folded, float_bias = _bias(op, op.b, scales, channels, 1.0)
-        init = folded - _x_correction(x_type, centered, channels)
+        ending = epilogue(op, weight.centered(), scales, op.b, 1.0, 1)
+        init = ending.folded - _x_correction(x_type, ending.centered, channels)
 
         storage = padded(rewriter, storage_value(rewriter, x), x_type.zero_point, window)
         # loops: n, m, o_1..o_d | ci, k_1..k_d
@@ -196,8 +241,8 @@ class ConvToInteger(RewritePattern):
         x_map = [n, channel, *(o * s + t * d for o, t, s, d in zip(outs, taps, window.strides, window.dilations))]
         w_map = [m, ci, *taps]
         reduction = list(range(2 + spatial, rank))
-        acc = _contract(rewriter, op, x, storage, x_map, centered, w_map, out_shape, 1, rank, reduction, init)
-        _finish(rewriter, op, acc, scales, 1, float_bias)
+        acc = _contract(rewriter, op, x, storage, x_map, ending.centered, w_map, out_shape, 1, rank, reduction, init)
+        finish_contraction(rewriter, op, acc, ending.scales, 1, ending.float_bias, ending.norm)
 
 
 class GemmToInteger(RewritePattern):
@@ -212,19 +257,19 @@ class GemmToInteger(RewritePattern):
             raise fail(op, f"alpha = {alpha}: only a positive alpha can join the scale")
         x = quantized_operand(op, op.a)
         x_type = per_tensor(op, x, "input A")
-        weight = _weight(op, op.b, 0 if trans_b else 1)
+        weight = constant_weight(op, op.b, 0 if trans_b else 1)
         centered = weight.centered()
         centered = centered if trans_b else centered.T  # channel (j) first
         channels = centered.shape[0]
         scales = np.broadcast_to(alpha * x_type.scale * weight.scales().reshape(-1), (channels,))
-        folded, float_bias = _bias(op, op.c, scales, channels, op.float_attr("beta"))
-        init = folded - _x_correction(x_type, centered, channels)
+        ending = epilogue(op, centered, scales, op.c, op.float_attr("beta"), 1)
+        init = ending.folded - _x_correction(x_type, ending.centered, channels)
         i, j, k = AffineDimExpr(0), AffineDimExpr(1), AffineDimExpr(2)
         x_map = [k, i] if trans_a else [i, k]
         out_shape = tuple(op.y.type.get_shape())
         storage = storage_value(rewriter, x)
-        acc = _contract(rewriter, op, x, storage, x_map, centered, [j, k], out_shape, 1, 3, [2], init)
-        _finish(rewriter, op, acc, scales, 1, float_bias)
+        acc = _contract(rewriter, op, x, storage, x_map, ending.centered, [j, k], out_shape, 1, 3, [2], init)
+        finish_contraction(rewriter, op, acc, ending.scales, 1, ending.float_bias, ending.norm)
 
 
 class MatMulToInteger(RewritePattern):
@@ -237,18 +282,20 @@ class MatMulToInteger(RewritePattern):
         x_type = per_tensor(op, x, "input A")
         if len(x.shape) < 2 or len(op.b.type.get_shape()) != 2:
             raise fail(op, "only (..., M, K) @ (K, N) with a 2-D constant B is supported")
-        weight = _weight(op, op.b, 1)
+        weight = constant_weight(op, op.b, 1)
         centered = weight.centered().T  # channel (j) first: (N, K)
         channels = centered.shape[0]
         scales = np.broadcast_to(x_type.scale * weight.scales().reshape(-1), (channels,))
-        init = -_x_correction(x_type, centered, channels)
         out_shape = tuple(op.y.type.get_shape())
+        ending = epilogue(op, centered, scales, None, 1.0, len(out_shape) - 1)
+        init = ending.folded - _x_correction(x_type, ending.centered, channels)
         batch = len(out_shape) - 2
         rank = batch + 3
         dims = [AffineDimExpr(d) for d in range(rank)]
         i, j, k = dims[batch], dims[batch + 1], dims[batch + 2]
         storage = storage_value(rewriter, x)
         acc = _contract(
-            rewriter, op, x, storage, [*dims[:batch], i, k], centered, [j, k], out_shape, len(out_shape) - 1, rank, [rank - 1], init
+            rewriter, op, x, storage, [*dims[:batch], i, k], ending.centered, [j, k], out_shape, len(out_shape) - 1, rank,
+            [rank - 1], init
         )
-        _finish(rewriter, op, acc, scales, len(out_shape) - 1, None)
+        finish_contraction(rewriter, op, acc, ending.scales, len(out_shape) - 1, None, ending.norm)

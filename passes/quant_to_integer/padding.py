@@ -27,3 +27,19 @@ def padded(rewriter: PatternRewriter, storage: SSAValue, fill: int, window: Slid
     )
     rewriter.insert(pad)
     return pad.output
+
+
+def padded_taps(window: SlidingWindow) -> np.ndarray:
+    """padded[o_1..o_d, k_1..k_d]: whether the window at output position o reads tap k from
+    the padding (outside the input), as booleans of shape (*output_shape, *kernel)."""
+    spatial = len(window.input_shape)
+    padded = np.zeros((*window.output_shape, *window.kernel), dtype=bool)
+    for axis in range(spatial):
+        out = np.arange(window.output_shape[axis]).reshape(-1, 1)
+        tap = np.arange(window.kernel[axis]).reshape(1, -1)
+        position = out * window.strides[axis] - window.pads_begin[axis] + tap * window.dilations[axis]
+        outside = (position < 0) | (position >= window.input_shape[axis])
+        shape = [1] * (2 * spatial)
+        shape[axis], shape[spatial + axis] = outside.shape
+        padded |= outside.reshape(shape)
+    return padded
