@@ -1,4 +1,5 @@
-"""Read a program for the drivers: `.mlir` text, or an `.onnx` model through the ONNX frontend."""
+"""Read a program for the drivers: `.mlir` text, `.mlirbc` bytecode (through mlir-opt-22), or an `.onnx`
+model through the ONNX frontend."""
 
 from pathlib import Path
 
@@ -28,8 +29,13 @@ def import_onnx(data: bytes, base_dir: str | Path | None, name: str | None) -> M
 
 
 def load_module(path: str) -> ModuleOp:
-    """Parse `path` by its extension: `.onnx` through the ONNX frontend, anything else as MLIR."""
+    """Parse `path` by its extension: `.onnx` through the ONNX frontend, `.mlirbc` through mlir-opt-22
+    (`bitfold.mlir_bytecode`), anything else as MLIR text."""
     source = Path(path)
     if source.suffix == ".onnx":
         return import_onnx(source.read_bytes(), source.parent, str(source))
+    if source.suffix == ".mlirbc":
+        from bitfold.mlir_bytecode import bytecode_to_text
+
+        return Parser(full_context(), bytecode_to_text(source.read_bytes(), str(source)), str(source)).parse_module()
     return Parser(full_context(), source.read_text(), str(source)).parse_module()

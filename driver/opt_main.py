@@ -6,6 +6,7 @@ import argparse
 import inspect
 import sys
 from collections.abc import Sequence
+from io import BytesIO
 from pathlib import Path
 from typing import IO
 
@@ -18,6 +19,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from bitfold import __version__, register_into
 from bitfold.diagnostics import fail, one_line_errors
 from bitfold.load import import_onnx
+from bitfold.mlir_bytecode import bytecode_to_text
 from bitfold.registry import get_all_passes, get_all_targets
 
 
@@ -42,6 +44,10 @@ class BitfoldOptMain(xDSLOptMain):
         super().register_all_frontends()
         self.available_frontends["onnx"] = lambda stream: import_onnx(
             stream.read(), self._input_dir(), self.args.input_file or "<stdin>"
+        )
+        parse_text = self.available_frontends["mlir"]
+        self.available_frontends["mlirbc"] = lambda stream: parse_text(
+            BytesIO(bytecode_to_text(stream.read(), self.get_input_name()).encode())
         )
 
     def _input_dir(self) -> Path | None:
