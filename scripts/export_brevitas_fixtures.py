@@ -38,17 +38,16 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import brevitas
+import brevitas.nn as qnn
 import numpy as np
 import onnx
 import torch
-from torch import nn
-
-import brevitas
-import brevitas.nn as qnn
 from brevitas.export import export_onnx_qcdq, export_qonnx
 from brevitas.graph.calibrate import calibration_mode
 from brevitas.quant import Int8WeightPerChannelFloat, Int8WeightPerTensorFloat, Int32Bias
 from brevitas.quant.binary import SignedBinaryActPerTensorConst, SignedBinaryWeightPerTensorConst
+from torch import nn
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 OUTPUT = REPOSITORY / "tests" / "models" / "brevitas"

@@ -136,6 +136,7 @@ def compiled(name: str, target: str) -> CompiledModel:
     return compile_model(load_module(str(brevitas.path(name))), target)
 
 
+@pytest.mark.slow  # about a minute for the 78 compilations (the rest of the file: about 20 s)
 @pytest.mark.parametrize(("name", "target"), _integer_cases(*TARGETS))
 def test_qemu_equals_bitfold_run_and_pytorch(name, target, tmp_path):
     model = compiled(name, target)
