@@ -49,6 +49,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "verify-quant": _lazy("passes.verify_quant", "VerifyQuantPass"),
         "quant-to-integer": _lazy("passes.quant_to_integer", "QuantToIntegerPass"),
         "lower-quant": _lazy("passes.lower_quant", "LowerQuantPass"),
+        "calibrated-to-uniform": _lazy("passes.calibration.calibrated_to_uniform", "CalibratedToUniformPass"),
         "onnx-to-quant-form": _lazy("passes.pipelines", "OnnxToQuantFormPipeline"),
         "onnx-to-integer": _lazy("passes.pipelines", "OnnxToIntegerPipeline"),
         "onnx-to-backend-input": _lazy("passes.pipelines", "OnnxToBackendInputPipeline"),

@@ -1,0 +1,90 @@
+"""bitfold-quantize beside onnxruntime's quantize_static: SQNR of the outputs against the float model.
+
+    python bench/quantize_sqnr.py [--samples 16] [--tests 8] [--method minmax|percentile|mse]
+
+For each MLPerf Tiny architecture (tests/models/mlperf_tiny/architectures.py, seeded weights), the
+same calibration samples (seeded normal inputs) go to onnxruntime's `quantize_static` (QDQ, u8
+activations, s8 weights, per channel, the same method) and to `bitfold-quantize` (w8a8 asymmetric,
+per channel); both quantized models run on other seeded inputs (onnxruntime, ORT_DISABLE_ALL, for
+ORT's model; bitfold-run and onnxruntime for bitfold's QDQ export), and the table gives
+SQNR = 10 log10(sum f^2 / sum (f - q)^2) in dB over all test outputs."""
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from models.mlperf_tiny.architectures import BUILDERS, random_input
+from models.runners import run_onnxruntime
+
+from bitfold.backends.onnx import export_model
+from bitfold.backends.onnx.qdq import QdqForm
+from bitfold.frontends.onnx import import_model
+from bitfold.quantize import QuantizeOptions, quantize_model
+
+ORT_METHODS = {"minmax": "MinMax", "percentile": "Percentile", "mse": "Entropy"}
+
+
+def sqnr(reference: np.ndarray, quantized: np.ndarray) -> float:
+    return float(10 * np.log10(np.sum(reference**2) / np.sum((reference - quantized) ** 2)))
+
+
+def ort_quantized(float_path: Path, samples: list[np.ndarray], method: str, out: Path) -> Path:
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.items = iter([{"input": s} for s in samples])
+
+        def get_next(self):
+            return next(self.items, None)
+
+    quantize_static(str(float_path), str(out), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                    calibrate_method=getattr(CalibrationMethod, ORT_METHODS[method]))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=64)
+    parser.add_argument("--tests", type=int, default=128)
+    parser.add_argument("--method", choices=sorted(ORT_METHODS), default="minmax")
+    options = parser.parse_args()
+    print("| network | onnxruntime quantize_static (dB) | bitfold-quantize (dB) | bitfold QDQ in onnxruntime (dB) |")
+    print("| --- | ---: | ---: | ---: |")
+    with tempfile.TemporaryDirectory() as workdir:
+        for network in sorted(BUILDERS):
+            float_path = Path(workdir) / f"{network}.onnx"
+            onnx.save(BUILDERS[network](), float_path)
+            calibration = [random_input(network, seed) for seed in range(options.samples)]
+            tests = [random_input(network, 1000 + seed) for seed in range(options.tests)]
+            reference = np.concatenate([next(iter(run_onnxruntime(float_path, {"input": t}).values())) for t in tests])
+            ort_path = ort_quantized(float_path, calibration, options.method, Path(workdir) / f"{network}.ort.onnx")
+            ort = np.concatenate([next(iter(run_onnxruntime(ort_path, {"input": t}).values())) for t in tests])
+            module = import_model(float_path)
+            quantize_model(module, [{"input": s} for s in calibration],
+                           QuantizeOptions(per_channel=True, method=options.method))
+            from bitfold.interpreter import run
+
+            ours = np.concatenate([next(iter(run(module, {"input": t}).values())) for t in tests])
+            exported = export_model(module, QdqForm())
+            ours_in_ort = np.concatenate([next(iter(run_onnxruntime(exported, {"input": t}).values())) for t in tests])
+            print(f"| {network} | {sqnr(reference, ort):.2f} | {sqnr(reference, ours):.2f} | "
+                  f"{sqnr(reference, ours_in_ort):.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""`bitfold-quantize FLOAT.onnx --calibration DATA.npz -o OUT [--form qdq|qcdq|qonnx|qop] [--weights N]
+[--activations N] [--per-channel] [--symmetric] [--power-of-two] [--method minmax|percentile|mse]
+[--calibrated]`: quantize a float model from calibration data. Statistics are collected by running
+bitfold's interpreter on the samples (`DATA.npz`: one array per model input, samples concatenated
+along the first axis), recorded as `!quant.calibrated` types and turned into uniform types by the
+scheme: activations asymmetric unsigned (or `--symmetric`: zero point 0), weights symmetric, per
+tensor (or `--per-channel`), any bit width 1..16 (default 8), power-of-two scales with
+`--power-of-two`; biases int32 on the accumulator grid. `-o OUT.onnx` writes the form chosen by
+`--form` (default qdq); `-o OUT.mlir` the canonical quant form (for bitfold-compile, bitfold-opt),
+or with `--calibrated` the float model with its statistics. Errors are one line and exit 1."""
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from xdsl.printer import Printer
+
+from bitfold.backends.onnx import export_model
+from bitfold.backends.onnx.errors import ExportError
+from bitfold.backends.onnx.qcdq import QcdqForm
+from bitfold.backends.onnx.qdq import QdqForm
+from bitfold.backends.onnx.qonnx import QonnxForm
+from bitfold.backends.onnx.qop import QopForm
+from bitfold.diagnostics import one_line_errors
+from bitfold.interpreter import InterpretationInputError, entry_function, input_names
+from bitfold.load import load_module
+from bitfold.passes.calibration.calibrated_to_uniform import CalibrationError
+from bitfold.passes.calibration.statistics import METHODS
+from bitfold.quantize import QuantizeOptions, calibrate_model
+from bitfold.samples import samples_from
+
+FORMS = {"qdq": QdqForm, "qcdq": QcdqForm, "qonnx": QonnxForm, "qop": QopForm}
+
+
+def _bits(text: str) -> int:
+    bits = int(text)
+    if not 1 <= bits <= 16:
+        raise argparse.ArgumentTypeError(f"bit widths are 1..16, got {bits}")
+    return bits
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bitfold-quantize", description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", help="a float .onnx model (or .mlir)")
+    parser.add_argument("--calibration", required=True, metavar="DATA.npz", help="float input samples by input name")
+    parser.add_argument("-o", "--output", required=True, help="OUT.onnx (in --form) or OUT.mlir")
+    parser.add_argument("--form", choices=sorted(FORMS), default="qdq", help="the ONNX form of OUT.onnx")
+    parser.add_argument("--weights", type=_bits, default=8, metavar="N", help="weight bits (1..16)")
+    parser.add_argument("--activations", type=_bits, default=8, metavar="N", help="activation bits (1..16)")
+    parser.add_argument("--per-channel", action="store_true", help="weights per output channel")
+    parser.add_argument("--symmetric", action="store_true", help="activations with zero point 0")
+    parser.add_argument("--power-of-two", action="store_true", help="scales rounded up to powers of two")
+    parser.add_argument("--method", choices=METHODS, default="minmax", help="how a range is chosen")
+    parser.add_argument("--calibrated", action="store_true",
+                        help="write the float model with its !quant.calibrated statistics (OUT.mlir)")
+    return parser
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    parser = _arguments()
+    options = parser.parse_args(args)
+    output = Path(options.output)
+    if output.suffix not in (".onnx", ".mlir"):
+        parser.error("-o names an .onnx or .mlir file")
+    if options.calibrated and output.suffix != ".mlir":
+        parser.error("--calibrated writes IR: -o OUT.mlir")
+    scheme = QuantizeOptions(options.activations, options.weights, options.per_channel, options.symmetric,
+                             options.power_of_two, options.method)
+    with one_line_errors(InterpretationInputError, CalibrationError, ExportError):
+        module = load_module(options.model)
+        function = entry_function(module)
+        shapes = [arg.type.get_shape() for arg in function.args]
+        samples = samples_from([], options.calibration, input_names(function), shapes)
+        if not samples:
+            raise InterpretationInputError(f"{options.calibration} holds no samples")
+        calibrate_model(module, samples, scheme)
+        if not options.calibrated:
+            from bitfold.load import full_context
+
+            scheme.uniform_pass().apply(full_context(), module)
+        if output.suffix == ".onnx":
+            output.write_bytes(export_model(module, FORMS[options.form]()).SerializeToString())
+        else:
+            with output.open("w") as stream:
+                Printer(stream).print_op(module)
+                stream.write("\n")

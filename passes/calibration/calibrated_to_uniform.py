@@ -1,0 +1,120 @@
+"""`calibrated-to-uniform`: calibration statistics become uniform quantization, and the weights
+and biases of the contractions are quantized: the float model with `!quant.calibrated` points
+becomes the canonical quant form (docs/canonical-quant-form.md).
+
+- Every `quant.qcast` to `!quant.calibrated<f32<lo:hi>>` gets `activation_type(lo, hi)` of the
+  scheme (`schemes.py`: `activation-bits`, `symmetric`, `power-of-two`).
+- Conv, Gemm and MatMul with a constant float weight: the weight becomes a constant of
+  `weight_type` (`weight-bits`, per output channel with `per-channel`: Conv axis 0, Gemm axis 0
+  if transB else 1, MatMul the last axis), `scast` + `dcast`; a constant float bias (Conv, Gemm
+  with alpha = beta = 1) becomes int32 on the accumulator grid s_x s_w. The input scale s_x is
+  that of the per-tensor quantization point the input comes from (through pass-through ops)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
+from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp
+from bitfold.dialects.quant import (
+    CalibratedQuantizedType,
+    DequantizeCastOp,
+    QuantizeCastOp,
+    QuantizedType,
+    StorageCastOp,
+    UniformQuantizedType,
+    element_type,
+)
+from bitfold.dialects.quant_semantics import quantize
+from bitfold.passes.calibration.points import PASS_THROUGH
+from bitfold.passes.calibration.schemes import Scheme, activation_type, bias_values, weight_type
+
+
+class CalibrationError(Exception):
+    """A model the chosen scheme cannot quantize (one line naming the node)."""
+
+
+def _constant(value: SSAValue) -> np.ndarray | None:
+    return dense_to_numpy(value.owner.value) if isinstance(value.owner, ConstantOp) else None
+
+
+def _quantized_constant(array: np.ndarray, qtype: QuantizedType, before: Operation) -> SSAValue:
+    """`dcast(scast(onnx.Constant))` holding `array` of type `qtype` (stored integers), inserted before `before`."""
+    storage = qtype.storage_integer_type()
+    constant = ConstantOp.create(attributes={"value": dense_attr(array, storage)},
+                                 result_types=[TensorType(storage, array.shape)])
+    stored = StorageCastOp(constant.output, TensorType(qtype, array.shape))
+    real = DequantizeCastOp(stored.result, TensorType(qtype.expressed_type, array.shape))
+    Rewriter.insert_op([constant, stored, real], InsertPoint.before(before))
+    return real.result
+
+
+def _input_scale(op: OnnxOp) -> float:
+    value = op.operands[0]
+    while isinstance(value.owner, PASS_THROUGH):
+        value = value.owner.operands[0]
+    source = value.owner
+    if isinstance(source, DequantizeCastOp):
+        quantized = element_type(source.input.type)
+        if isinstance(quantized, UniformQuantizedType) and len(quantized.scale_values()) == 1:
+            return quantized.scale
+    raise CalibrationError(f"node '{op.node_name}': its input is not quantized per tensor, so its bias has no grid")
+
+
+def _weight_axis(op: OnnxOp, rank: int) -> int:
+    if isinstance(op, ConvOp):
+        return 0
+    if isinstance(op, GemmOp):
+        return 0 if op.int_attr("transB") else 1
+    return rank - 1
+
+
+def _quantize_contraction(op: OnnxOp, scheme: Scheme, per_channel: bool) -> None:
+    weight_operand = op.operands[1]
+    weights = _constant(weight_operand)
+    if weights is None:
+        return
+    expressed = weight_operand.type.element_type
+    axis = _weight_axis(op, weights.ndim) if per_channel else None
+    wtype = weight_type(weights, scheme, axis, expressed)
+    op.operands[1] = _quantized_constant(quantize(weights, wtype), wtype, op)
+    if len(op.operands) < 3 or (bias := _constant(op.operands[2])) is None:
+        return
+    if isinstance(op, GemmOp) and (op.float_attr("alpha") != 1.0 or op.float_attr("beta") != 1.0):
+        raise CalibrationError(f"node '{op.node_name}': a Gemm bias with alpha or beta other than 1 has no int32 grid")
+    values, scales = bias_values(bias, _input_scale(op), np.asarray(wtype.scale_values()))
+    btype = UniformQuantizedType.get(32, True, expressed, scales.tolist() if axis is not None else float(scales[0]),
+                                     axis=0 if axis is not None else None)
+    op.operands[2] = _quantized_constant(values, btype, op)
+
+
+@dataclass(frozen=True)
+class CalibratedToUniformPass(ModulePass):
+    """Calibration statistics to uniform types; weights and biases quantized (module docstring)."""
+
+    name = "calibrated-to-uniform"
+
+    activation_bits: int = 8
+    weight_bits: int = 8
+    per_channel: bool = False
+    symmetric: bool = False
+    power_of_two: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        activations = Scheme(self.activation_bits, self.symmetric, self.power_of_two)
+        weights = Scheme(self.weight_bits, True, self.power_of_two)
+        for quantize_op in [o for o in op.walk() if isinstance(o, QuantizeCastOp)]:
+            calibrated = element_type(quantize_op.result.type)
+            if isinstance(calibrated, CalibratedQuantizedType):
+                qtype = activation_type(calibrated.min, calibrated.max, activations, calibrated.expressed_type)
+                Rewriter.replace_value_with_new_type(
+                    quantize_op.result, TensorType(qtype, quantize_op.result.type.get_shape()))
+        for contraction in [o for o in op.walk() if isinstance(o, ConvOp | GemmOp | MatMulOp)]:
+            _quantize_contraction(contraction, weights, self.per_channel)
