@@ -36,6 +36,7 @@ from bitfold.dialects.onnx.base import ints_or
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp, SlidingWindow
 from bitfold.dialects.quant import Granularity, UniformQuantizedType
 from bitfold.passes.quant_propagation.casts import constant_array
+from bitfold.passes.quant_to_integer.blocked import blocked_accumulator
 from bitfold.passes.quant_to_integer.batch_norm import FoldedBatchNorm, following_batch_norm
 from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
 from bitfold.passes.quant_to_integer.elementwise import add_real_constant
@@ -57,12 +58,13 @@ from bitfold.passes.quant_to_integer.padding import padded
 
 
 def constant_weight(op: Operation, value: SSAValue, channel_axis: int) -> Quantized:
-    """The constant weight operand, quantized per tensor or per `channel_axis`."""
+    """The constant weight operand, quantized per tensor, per `channel_axis` or per block
+    (`blocked`)."""
     weight = quantized_operand(op, value)
     if weight.stored is None:
         raise fail(op, "the weight operand must be a constant (two dynamic operands are not supported)")
     kind = weight.qtype.kind
-    if kind == Granularity.SUB_CHANNEL or (kind == Granularity.PER_AXIS and weight.qtype.axis != channel_axis):
+    if kind == Granularity.PER_AXIS and weight.qtype.axis != channel_axis:
         raise fail(op, f"weights must be quantized per tensor or per output channel (axis {channel_axis}), got {weight.qtype}")
     return weight
 
@@ -226,10 +228,6 @@ class ConvToInteger(RewritePattern):
         channels, group_in = weight.shape[0], weight.shape[1]
         groups = op.int_attr("group")
         spatial = len(kernel)
-        scales = np.broadcast_to(x_type.scale * weight.scales().reshape(-1), (channels,))
-        ending = epilogue(op, weight.centered(), scales, op.b, 1.0, 1)
-        init = ending.folded - _x_correction(x_type, ending.centered, channels)
-
         storage = padded(rewriter, storage_value(rewriter, x), x_type.zero_point, window)
         # loops: n, m, o_1..o_d | ci, k_1..k_d
         rank = 2 + 2 * spatial + 1
@@ -241,6 +239,16 @@ class ConvToInteger(RewritePattern):
         x_map = [n, channel, *(o * s + t * d for o, t, s, d in zip(outs, taps, window.strides, window.dilations))]
         w_map = [m, ci, *taps]
         reduction = list(range(2 + spatial, rank))
+        if weight.qtype.kind == Granularity.SUB_CHANNEL:
+            acc, scales, float_bias = blocked_accumulator(
+                rewriter, op, x, storage, x_map, weight.centered(), weight.scales(), w_map, out_shape, 1, rank, reduction,
+                lambda s: split_bias(op, op.b, s, channels, 1.0),
+            )
+            finish_contraction(rewriter, op, acc, scales, 1, float_bias)
+            return
+        scales = np.broadcast_to(x_type.scale * weight.scales().reshape(-1), (channels,))
+        ending = epilogue(op, weight.centered(), scales, op.b, 1.0, 1)
+        init = ending.folded - _x_correction(x_type, ending.centered, channels)
         acc = _contract(rewriter, op, x, storage, x_map, ending.centered, w_map, out_shape, 1, rank, reduction, init)
         finish_contraction(rewriter, op, acc, ending.scales, 1, ending.float_bias, ending.norm)
 
@@ -261,13 +269,21 @@ class GemmToInteger(RewritePattern):
         centered = weight.centered()
         centered = centered if trans_b else centered.T  # channel (j) first
         channels = centered.shape[0]
-        scales = np.broadcast_to(alpha * x_type.scale * weight.scales().reshape(-1), (channels,))
-        ending = epilogue(op, centered, scales, op.c, op.float_attr("beta"), 1)
-        init = ending.folded - _x_correction(x_type, ending.centered, channels)
         i, j, k = AffineDimExpr(0), AffineDimExpr(1), AffineDimExpr(2)
         x_map = [k, i] if trans_a else [i, k]
         out_shape = tuple(op.y.type.get_shape())
         storage = storage_value(rewriter, x)
+        if weight.qtype.kind == Granularity.SUB_CHANNEL:
+            table = alpha * np.broadcast_to(weight.scales(), weight.shape)
+            acc, scales, float_bias = blocked_accumulator(
+                rewriter, op, x, storage, x_map, centered, table if trans_b else table.T, [j, k], out_shape, 1, 3, [2],
+                lambda s: split_bias(op, op.c, s, channels, op.float_attr("beta")),
+            )
+            finish_contraction(rewriter, op, acc, scales, 1, float_bias)
+            return
+        scales = np.broadcast_to(alpha * x_type.scale * weight.scales().reshape(-1), (channels,))
+        ending = epilogue(op, centered, scales, op.c, op.float_attr("beta"), 1)
+        init = ending.folded - _x_correction(x_type, ending.centered, channels)
         acc = _contract(rewriter, op, x, storage, x_map, ending.centered, [j, k], out_shape, 1, 3, [2], init)
         finish_contraction(rewriter, op, acc, ending.scales, 1, ending.float_bias, ending.norm)
 
@@ -285,15 +301,23 @@ class MatMulToInteger(RewritePattern):
         weight = constant_weight(op, op.b, 1)
         centered = weight.centered().T  # channel (j) first: (N, K)
         channels = centered.shape[0]
-        scales = np.broadcast_to(x_type.scale * weight.scales().reshape(-1), (channels,))
         out_shape = tuple(op.y.type.get_shape())
-        ending = epilogue(op, centered, scales, None, 1.0, len(out_shape) - 1)
-        init = ending.folded - _x_correction(x_type, ending.centered, channels)
         batch = len(out_shape) - 2
         rank = batch + 3
         dims = [AffineDimExpr(d) for d in range(rank)]
         i, j, k = dims[batch], dims[batch + 1], dims[batch + 2]
         storage = storage_value(rewriter, x)
+        if weight.qtype.kind == Granularity.SUB_CHANNEL:
+            table = np.broadcast_to(weight.scales(), weight.shape).T
+            acc, scales, _ = blocked_accumulator(
+                rewriter, op, x, storage, [*dims[:batch], i, k], centered, table, [j, k], out_shape, len(out_shape) - 1,
+                rank, [rank - 1], lambda s: split_bias(op, None, s, channels, 1.0),
+            )
+            finish_contraction(rewriter, op, acc, scales, len(out_shape) - 1, None)
+            return
+        scales = np.broadcast_to(x_type.scale * weight.scales().reshape(-1), (channels,))
+        ending = epilogue(op, centered, scales, None, 1.0, len(out_shape) - 1)
+        init = ending.folded - _x_correction(x_type, ending.centered, channels)
         acc = _contract(
             rewriter, op, x, storage, [*dims[:batch], i, k], ending.centered, [j, k], out_shape, len(out_shape) - 1, rank,
             [rank - 1], init

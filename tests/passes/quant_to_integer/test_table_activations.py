@@ -85,11 +85,11 @@ def onnxruntime_outputs(path, inputs: dict) -> list[np.ndarray]:
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"]).run(None, inputs)
 
 
-def integer_module(path):
-    """The model through onnx-to-quant, canonicalize-quant, quant-to-integer and lower-quant."""
+def integer_module(path, lower: bool = True):
+    """The model through onnx-to-quant, canonicalize-quant, quant-to-integer and (`lower`) lower-quant."""
     module = load_module(str(path))
     ctx = full_context()
-    for stage in (OnnxToQuantPass(), CanonicalizeQuantPass(), QuantToIntegerPass(), LowerQuantPass()):
+    for stage in (OnnxToQuantPass(), CanonicalizeQuantPass(), QuantToIntegerPass(), *[LowerQuantPass()] * lower):
         stage.apply(ctx, module)
     module.verify()
     return module
@@ -155,11 +155,7 @@ def test_onnxruntime_quantized_activations(fmt, tmp_path):
     (reference,) = bitfold.run(load_module(str(path)), inputs).values()
     step = next(numpy_helper.to_array(t) for t in quantized.graph.initializer if t.name.startswith("a2") and "scale" in t.name)
     assert np.abs(reference.astype(np.float64) - expected).max() <= float(step) * (1 + 1e-6)
-    module = load_module(str(path))
-    ctx = full_context()
-    for stage in (OnnxToQuantPass(), CanonicalizeQuantPass(), QuantToIntegerPass()):
-        stage.apply(ctx, module)
-    (integer,) = bitfold.run(module, inputs).values()
+    (integer,) = bitfold.run(integer_module(path, lower=False), inputs).values()
     np.testing.assert_array_equal(integer, reference)
     check_rv32im(path, inputs, tmp_path)
 
