@@ -44,9 +44,14 @@ _INVALID_NAME_CHARACTERS = re.compile(r"[^\w$.-]")
 
 
 def name_hint(name: str) -> str | None:
-    """An SSA name hint close to an ONNX value name (invalid characters become `_`)."""
+    """An SSA name hint close to an ONNX value name (invalid characters become `_`, a leading digit
+    gets a `_`); None where xDSL would keep nothing of it: xDSL drops a `_<digits>` suffix, so
+    TorchScript's value `15` would become the empty hint `""`, which xDSL's own renames (a
+    pattern's `replace`) then refuse."""
     hint = _INVALID_NAME_CHARACTERS.sub("_", name)
-    return None if not hint else hint if not hint[0].isdigit() else f"_{hint}"
+    if hint and hint[0].isdigit():
+        hint = f"_{hint}"
+    return hint if hint and SSAValue.extract_valid_name(hint) else None
 
 
 def distribute(items: Sequence, definitions: Sequence, what: str) -> list:

@@ -99,3 +99,29 @@ def test_initializers_keep_their_values_and_types():
         assert isinstance(value, DenseIntOrFPElementsAttr)
         assert str(value.type) == type_text
         assert list(value.get_values()) == values
+
+
+def test_numeric_value_names_survive_rewrites():
+    """TorchScript names values by number (`15`, PyTorch's exporter behind Brevitas): such a name
+    leaves no SSA hint (xDSL would shorten `_15` to the empty hint and refuse it in the next
+    rewrite), and onnx-to-quant, which replaces those values, runs; the graph output keeps its name."""
+    from xdsl.transforms.canonicalize import CanonicalizePass
+
+    from bitfold.load import full_context
+    from bitfold.passes.onnx_to_quant import OnnxToQuantPass
+
+    scale = numpy_helper.from_array(np.array(0.25, np.float32), "7")
+    zero_point = numpy_helper.from_array(np.array(3, np.uint8), "8")
+    nodes = [helper.make_node("QuantizeLinear", ["0", "7", "8"], ["12"], name="q"),
+             helper.make_node("DequantizeLinear", ["12", "7", "8"], ["15"], name="dq")]
+    model = make_model(nodes, [helper.make_tensor_value_info("0", TensorProto.FLOAT, [2, 3])],
+                       [helper.make_tensor_value_info("15", TensorProto.FLOAT, [2, 3])], [scale, zero_point])
+    module = import_model(model.SerializeToString())
+    function = entry_function(module)
+    assert function.args[0].name_hint is None
+    ctx = full_context()
+    OnnxToQuantPass().apply(ctx, module)
+    CanonicalizePass().apply(ctx, module)
+    x = {"0": np.array([[-1.0, 0.1, 0.375], [2.0, 60.0, -0.125]], np.float32)}
+    expected = onnxruntime.InferenceSession(model.SerializeToString()).run(None, x)[0]
+    np.testing.assert_array_equal(bitfold.run(module, x)["15"], expected)
