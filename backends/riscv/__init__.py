@@ -17,6 +17,7 @@ first); no `.data`, no `.bss`: the function keeps no state and is reentrant.
 """
 
 from bitfold.backends.riscv.emit import Kernel, compile_kernel, compile_to_assembly
-from bitfold.backends.riscv.pipeline import ARCHITECTURES, CodegenError
+from bitfold.backends.riscv.isa import ARCHITECTURES
+from bitfold.backends.riscv.pipeline import CodegenError
 
 __all__ = ["ARCHITECTURES", "CodegenError", "Kernel", "compile_kernel", "compile_to_assembly"]

@@ -15,14 +15,19 @@ ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wid
   result that is not sign-extended (on RV64 every i32 add); here the `*w` instructions on RV64
   for i32, else the full-width instruction and a re-extension;
 - integer constants: xDSL's `li` of an i32 0xFFFFFFFF is not sign-extended on RV64, and i64
-  constants raise NotImplementedError.
+  constants raise NotImplementedError;
+- `arith.floordivsi` (from `lower-affine` of maps such as a grouped Conv's `m floordiv 8`):
+  not lowered by xDSL; an arithmetic shift for a constant power of two (exact floor
+  division for every sign), else `div`/`rem` and the floor correction;
+- `math.ctpop` on i32: `cpop`/`cpopw` with Zbb (`zbb`), else a SWAR sequence
+  (`population_count.py`).
 """
 
 from dataclasses import dataclass
 
 from xdsl.backend.riscv.lowering.utils import cast_operands_to_regs
 from xdsl.context import Context
-from xdsl.dialects import arith, riscv, rv32
+from xdsl.dialects import arith, math, riscv, rv32, rv64
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp, UnrealizedConversionCastOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -33,6 +38,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from bitfold.backends.riscv.population_count import population_count
 from bitfold.backends.riscv.registers import (
     bit_width,
     canonical_constant,
@@ -59,6 +65,18 @@ def select_ops(condition: SSAValue, if_true: SSAValue, if_false: SSAValue) -> tu
     picked = riscv.AndOp(diff, mask)
     result = riscv.XorOp(if_false, picked)
     return [zero, mask, diff, picked, result], result.rd
+
+
+def _constant(value: SSAValue) -> int | None:
+    """The integer an `arith.constant` (or the `li` it was lowered to) gives `value`."""
+    owner = value.owner
+    if isinstance(owner, UnrealizedConversionCastOp):
+        owner = owner.inputs[0].owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    if isinstance(owner, rv32.LiOp | rv64.LiOp) and isinstance(owner.immediate, IntegerAttr):
+        return owner.immediate.value.data
+    return None
 
 
 # MLIR's arith.cmpi predicates, in order
@@ -93,10 +111,17 @@ class LowerIntegerArith(RewritePattern):
     """The integer arith ops listed in the module docstring."""
 
     xlen: int
+    zbb: bool = False
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         xlen = self.xlen
         match op:
+            case math.CtPopOp():
+                if bit_width(op.operand.type, xlen) != 32:
+                    raise NotImplementedError(f"math.ctpop on {op.operand.type}: only i32 is lowered")
+                (x,) = cast_operands_to_regs(rewriter, op)
+                ops, count = population_count(x, xlen, self.zbb)
+                _replace(rewriter, op, ops, [count])
             case arith.ConstantOp(value=IntegerAttr() as value) if isinstance(op.result.type, _INTEGER_LIKE):
                 width = bit_width(op.result.type, xlen)
                 li = load_immediate(canonical_constant(value.value.data, width), xlen)
@@ -121,6 +146,8 @@ class LowerIntegerArith(RewritePattern):
                 lhs, rhs = cast_operands_to_regs(rewriter, op)
                 ops, result = compare_ops(op.predicate.value.data, lhs, rhs, width)
                 _replace(rewriter, op, ops, [result])
+            case arith.FloorDivSIOp():
+                self._floor_divide(op, rewriter)
             case arith.MulSIExtendedOp() | arith.MulUIExtendedOp():
                 self._extended_multiply(op, rewriter)
             case arith.AddiOp() | arith.SubiOp() | arith.MuliOp() | arith.ShLIOp() | arith.ShRUIOp():
@@ -150,6 +177,27 @@ class LowerIntegerArith(RewritePattern):
             case _:
                 pass
         _replace(rewriter, op, ops, [result])
+
+    def _floor_divide(self, op: arith.FloorDivSIOp, rewriter: PatternRewriter) -> None:
+        """floor(a / b): `srai` by k for b = 2^k, else q = a / b (toward zero) minus 1 where the
+        remainder is not 0 and its sign differs from b's."""
+        xlen = self.xlen
+        divisor = _constant(op.rhs)
+        lhs, rhs = cast_operands_to_regs(rewriter, op)
+        if bit_width(op.result.type, xlen) != xlen:
+            raise NotImplementedError(f"arith.floordivsi on {op.result.type}")
+        if divisor is not None and divisor > 0 and divisor & (divisor - 1) == 0:
+            shift = shift_right_arithmetic(lhs, divisor.bit_length() - 1, xlen)
+            _replace(rewriter, op, [shift], [shift.results[0]])
+            return
+        quotient, remainder = riscv.DivOp(lhs, rhs), riscv.RemOp(lhs, rhs)
+        signs = riscv.XorOp(remainder.rd, rhs)
+        zero = rv32.GetRegisterOp(riscv.Registers.ZERO)
+        opposite = riscv.SltOp(signs.rd, zero.res)
+        inexact = riscv.SltuOp(zero.res, remainder.rd, comment="snez")
+        correction = riscv.AndOp(opposite.rd, inexact.rd)
+        floor = riscv.SubOp(quotient.rd, correction.rd)
+        _replace(rewriter, op, [quotient, remainder, signs, zero, opposite, inexact, correction, floor], [floor.rd])
 
     def _narrow_binary(self, op: Operation, width: int, rewriter: PatternRewriter) -> None:
         xlen = self.xlen
@@ -211,11 +259,12 @@ class LowerIntegerArith(RewritePattern):
 @dataclass(frozen=True)
 class BitfoldArithToRiscvPass(ModulePass):
     """Integer arith to RISC-V for every width (this module's docstring), before xDSL's
-    `convert-arith-to-riscv` takes the rest."""
+    `convert-arith-to-riscv` takes the rest; `zbb`: the target has Zbb."""
 
     name = "bitfold-arith-to-riscv"
 
     xlen: int = 64
+    zbb: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier([LowerIntegerArith(self.xlen)])).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([LowerIntegerArith(self.xlen, self.zbb)])).rewrite_module(op)

@@ -48,6 +48,7 @@ from xdsl.transforms.riscv_scf_for_infer_constant_step import RiscvScfForInferCo
 from xdsl.utils.exceptions import DiagnosticException
 
 from bitfold.backends.riscv.immediates import BitfoldRiscvImmediatesPass
+from bitfold.backends.riscv.isa import Isa, IsaError
 from bitfold.backends.riscv.linalg_to_loops import BitfoldLinalgToLoopsPass
 from bitfold.backends.riscv.lower_integers import BitfoldArithToRiscvPass
 from bitfold.backends.riscv.lower_memory import BitfoldMemrefToAddressesPass, BitfoldPtrToRiscvPass
@@ -58,8 +59,6 @@ from bitfold.backends.riscv.register_allocation import BitfoldAllocateRegistersP
 from bitfold.backends.riscv.register_tiled_loops import BitfoldRegisterTiledLoopsPass
 from bitfold.passes.bufferize import BufferizePass
 
-ARCHITECTURES = {"rv32im": 32, "rv64im": 64, "rv32imc": 32, "rv64imc": 64}
-"""supported `-march` values -> XLEN"""
 
 MAX_REGISTER_ARGUMENTS = 8
 """a0..a7: the function takes every input and output buffer and the workspace in a register"""
@@ -92,10 +91,12 @@ class MultiplyByPowerOfTwoToShiftPass(ModulePass):
         PatternRewriteWalker(MultiplyByPowerOfTwoToShift()).rewrite_module(op)
 
 
-def xlen_of(arch: str) -> int:
-    if arch not in ARCHITECTURES:
-        raise CodegenError(f"riscv: unknown architecture {arch!r} (expected one of {', '.join(ARCHITECTURES)})")
-    return ARCHITECTURES[arch]
+def isa_of(arch: str) -> Isa:
+    """The parsed ISA string (`isa.py`), or a CodegenError naming what is wrong."""
+    try:
+        return Isa.parse(arch)
+    except IsaError as error:
+        raise CodegenError(f"riscv: {error}") from None
 
 
 def check_input(module: ModuleOp, xlen: int) -> func.FuncOp:
@@ -133,11 +134,11 @@ restrict it to force spilling)."""
 
 
 def riscv_passes(
-    xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spill: bool = True, registers: int = 27
+    xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spill: bool = True, registers: int = 27, zbb: bool = False
 ) -> list[ModulePass]:
     """The passes from the backend's tensor IR to register-allocated riscv (module docstring):
     register tiles planned for `tile_registers`, `registers` allocatable, spilling allowed or
-    not."""
+    not, Zbb's instructions used or not."""
     return [
         BufferizePass(),
         BitfoldRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
@@ -152,7 +153,7 @@ def riscv_passes(
         CommonSubexpressionElimination(),
         CanonicalizePass(),
         BitfoldPtrToRiscvPass(xlen=xlen),
-        BitfoldArithToRiscvPass(xlen=xlen),
+        BitfoldArithToRiscvPass(xlen=xlen, zbb=zbb),
         ConvertArithToRiscvPass(),
         ConvertScfToRiscvPass(),
         ConvertFuncToRiscvFuncPass(),
@@ -174,6 +175,7 @@ def lower_to_riscv(
     ctx: Context | None = None,
     after: Callable[[ModulePass, ModuleOp], None] | None = None,
     registers: int | None = None,
+    zbb: bool = False,
 ) -> ModuleOp:
     """`riscv_passes` on a copy of `module`, with the largest register-tile budget (at most
     `registers`, default `ALLOCATABLE_REGISTERS`) whose code needs no spilling, else the
@@ -189,7 +191,7 @@ def lower_to_riscv(
         attempt = module.clone()
         last = budget == budgets[-1]
         try:
-            for module_pass in riscv_passes(xlen, budget, spill=last, registers=registers):
+            for module_pass in riscv_passes(xlen, budget, spill=last, registers=registers, zbb=zbb):
                 module_pass.apply(ctx, attempt)
                 if after is not None:
                     after(module_pass, attempt)

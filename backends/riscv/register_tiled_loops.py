@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, riscv, riscv_scf
+from xdsl.dialects import arith, func, math, memref, riscv, riscv_scf
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import IntAttr, IntegerAttr, IntegerType, MemRefType, ModuleOp, UnrealizedConversionCastOp
 from xdsl.dialects.riscv import Registers, si12
@@ -88,10 +88,10 @@ def as_type(value: SSAValue, type_: Attribute) -> tuple[Operation, SSAValue]:
 
 
 def supported_body(op: linalg.GenericOp) -> bool:
-    """Only `arith` operations without regions (pure, so copies and hoisting are exact) and
-    `memref.load`s from constant globals (table lookups at a computed index)."""
+    """Only `arith` operations without regions and `math.ctpop` (pure, so copies and hoisting
+    are exact) and `memref.load`s from constant globals (table lookups at a computed index)."""
     return all(
-        isinstance(o, linalg.YieldOp) or (o.name.startswith("arith.") and not o.regions) or reads_constant(o)
+        isinstance(o, linalg.YieldOp | math.CtPopOp) or (o.name.startswith("arith.") and not o.regions) or reads_constant(o)
         for o in op.body.block.ops
     )
 

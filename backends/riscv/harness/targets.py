@@ -1,5 +1,6 @@
-"""The RISC-V targets a harness program is built for and run on: RV32IM and RV64IM, and the same
-with the compressed-instruction extension C (rv32imc, rv64imc: code size).
+"""The RISC-V targets a harness program is built for and run on: RV32IM and RV64IM, the same
+with the compressed-instruction extension C (rv32imc, rv64imc: code size), and each of those
+with Zbb (rv32im_zbb, ...: `cpop`), one per ISA string of `backends.riscv.isa`.
 
 Every one is built freestanding (no C library start-up code, no glibc): Debian ships glibc for
 riscv64 only as rv64gc/lp64d, whose static start-up code executes compressed and
@@ -10,6 +11,8 @@ of the bare-metal toolchain supply `memcpy`, `memset` and the like if a kernel c
 """
 
 from dataclasses import dataclass
+
+from bitfold.backends.riscv.isa import ARCHITECTURES, Isa
 
 PICOLIBC_LIB = "/usr/lib/picolibc/riscv64-unknown-elf/lib"
 BARE_METAL_GCC = "riscv64-unknown-elf-gcc"
@@ -26,11 +29,12 @@ DISABLED_EXTENSIONS = (
 )
 
 
-def qemu_cpu(base: str, compressed: bool = False) -> str:
+def qemu_cpu(base: str, compressed: bool = False, zbb: bool = False) -> str:
     """The `-cpu` value that makes qemu's `base` CPU execute exactly the I and M extensions (and C
-    if `compressed`)."""
-    disabled = [extension for extension in DISABLED_EXTENSIONS if not (compressed and extension == "c")]
-    return ",".join((base, *(f"{extension}=false" for extension in disabled)))
+    if `compressed`, Zbb if `zbb`)."""
+    kept = {"c": compressed, "zbb": zbb}
+    disabled = [f"{extension}=false" for extension in DISABLED_EXTENSIONS if not kept.get(extension)]
+    return ",".join((base, *disabled, *(["zbb=true"] if zbb else [])))
 
 
 @dataclass(frozen=True)
@@ -58,27 +62,31 @@ class Target:
     @property
     def compressed(self) -> bool:
         """Whether the ISA has the C extension (16-bit encodings of common instructions)."""
-        return "c" in self.march[len("rv32"):]
+        return Isa.parse(self.march).compressed
+
+    @property
+    def library_flags(self) -> tuple[str, ...]:
+        """`-march`/`-mabi` of the multilib the libraries come from: the base ISA (gcc 12 finds
+        no multilib for rv32im_zbb and would fall back to its rv64 default)."""
+        return (f"-march={Isa.parse(self.march).base}", f"-mabi={self.mabi}")
 
 
-def target(xlen: int, compressed: bool) -> Target:
-    """rv{xlen}im[c]: the bare-metal compiler for RV32 (Debian's glibc one has no rv32 multilib),
+def target(isa: Isa) -> Target:
+    """`isa`: the bare-metal compiler for RV32 (Debian's glibc one has no rv32 multilib),
     picolibc's IM multilib for both (no C-extension multilib is shipped; IM code runs on IMC)."""
-    isa = f"rv{xlen}im"
+    xlen = isa.xlen
     mabi = "ilp32" if xlen == 32 else "lp64"
     return Target(
-        name=isa + ("c" if compressed else ""),
+        name=isa.name,
         xlen=xlen,
-        march=isa + ("c" if compressed else ""),
+        march=isa.name,
         mabi=mabi,
         compiler="riscv64-unknown-elf-gcc" if xlen == 32 else "riscv64-linux-gnu-gcc",
         qemu=f"qemu-riscv{xlen}",
-        cpu=qemu_cpu(f"rv{xlen}", compressed),
-        picolibc_dir=f"{PICOLIBC_LIB}/{isa}/{mabi}",
+        cpu=qemu_cpu(f"rv{xlen}", isa.compressed, isa.zbb),
+        picolibc_dir=f"{PICOLIBC_LIB}/{isa.base}/{mabi}",
         clang_target=f"riscv{xlen}-unknown-elf",
     )
 
 
-TARGETS: dict[str, Target] = {
-    spec.name: spec for spec in (target(xlen, compressed) for compressed in (False, True) for xlen in (32, 64))
-}
+TARGETS: dict[str, Target] = {name: target(Isa.parse(name)) for name in ARCHITECTURES}

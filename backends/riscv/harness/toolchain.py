@@ -73,7 +73,7 @@ def run_tool(step: str, command: Sequence[str | Path], timeout: int = TOOL_TIMEO
 @functools.cache
 def libgcc(target: Target) -> str:
     """The bare-metal toolchain's multilib libgcc.a for the target's ISA and ABI."""
-    done = run_tool("locating libgcc", [BARE_METAL_GCC, *target.machine_flags, "-print-libgcc-file-name"])
+    done = run_tool("locating libgcc", [BARE_METAL_GCC, *target.library_flags, "-print-libgcc-file-name"])
     return done.stdout.strip()
 
 
