@@ -7,7 +7,9 @@ same calibration samples (seeded normal inputs) go to onnxruntime's `quantize_st
 activations, s8 weights, per channel, the same method) and to `bitfold-quantize` (w8a8 asymmetric,
 per channel); both quantized models run on other seeded inputs (onnxruntime, ORT_DISABLE_ALL, for
 ORT's model; bitfold-run and onnxruntime for bitfold's QDQ export), and the table gives
-SQNR = 10 log10(sum f^2 / sum (f - q)^2) in dB over all test outputs."""
+SQNR = 10 log10(sum f^2 / sum (f - q)^2) in dB over all test outputs; the last column compiles
+bitfold's model for rv32im and runs the first test input under qemu against bitfold-run on the
+integer IR."""
 
 import argparse
 import sys
@@ -26,7 +28,9 @@ from models.runners import run_onnxruntime
 from bitfold.backends.onnx import export_model
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.frontends.onnx import import_model
+from bitfold.interpreter import run
 from bitfold.quantize import QuantizeOptions, quantize_model
+from bitfold.riscv import compile_model
 
 ORT_METHODS = {"minmax": "MinMax", "percentile": "Percentile", "mse": "Entropy"}
 
@@ -63,8 +67,9 @@ def main() -> None:
     parser.add_argument("--tests", type=int, default=128)
     parser.add_argument("--method", choices=sorted(ORT_METHODS), default="minmax")
     options = parser.parse_args()
-    print("| network | onnxruntime quantize_static (dB) | bitfold-quantize (dB) | bitfold QDQ in onnxruntime (dB) |")
-    print("| --- | ---: | ---: | ---: |")
+    print("| network | onnxruntime quantize_static (dB) | bitfold-quantize (dB) | bitfold QDQ in onnxruntime (dB) "
+          "| rv32im under qemu |")
+    print("| --- | ---: | ---: | ---: | --- |")
     with tempfile.TemporaryDirectory() as workdir:
         for network in sorted(BUILDERS):
             float_path = Path(workdir) / f"{network}.onnx"
@@ -77,13 +82,15 @@ def main() -> None:
             module = import_model(float_path)
             quantize_model(module, [{"input": s} for s in calibration],
                            QuantizeOptions(per_channel=True, method=options.method))
-            from bitfold.interpreter import run
-
             ours = np.concatenate([next(iter(run(module, {"input": t}).values())) for t in tests])
             exported = export_model(module, QdqForm())
             ours_in_ort = np.concatenate([next(iter(run_onnxruntime(exported, {"input": t}).values())) for t in tests])
+            compiled = compile_model(module.clone(), "rv32im")
+            stored = compiled.quantize({"input": tests[0]})
+            same = all(np.array_equal(a, b) for a, b in zip(
+                compiled.run_qemu(stored, Path(workdir) / network), compiled.run_reference(stored), strict=True))
             print(f"| {network} | {sqnr(reference, ort):.2f} | {sqnr(reference, ours):.2f} | "
-                  f"{sqnr(reference, ours_in_ort):.2f} |")
+                  f"{sqnr(reference, ours_in_ort):.2f} | {'bit-exact' if same else 'DIFFERS'} |")
 
 
 if __name__ == "__main__":
