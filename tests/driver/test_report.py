@@ -83,3 +83,28 @@ def test_bad_input_is_one_line(tmp_path, capsys, args, expected):
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1
     assert error.startswith(expected.format(tmp=tmp_path))
+
+
+@pytest.mark.parametrize("network", ["autoencoder", "dscnn"])
+def test_report_totals_of_a_quantized_mlperf_model_are_qonnx_inference_cost(network, tmp_path):
+    """bitfold-quantize (w4a6, symmetric: zero points 0, which QONNX types as scaled integers) written as
+    QONNX: bitfold-report's MACs are the architecture's analytic count, its BOPs QONNX's figure."""
+    import onnx
+    from qonnx.util.inference_cost import inference_cost
+
+    from bitfold.backends.onnx import export_model
+    from bitfold.backends.onnx.qonnx import QonnxForm
+    from bitfold.quantize import QuantizeOptions, quantize_model
+    from models.mlperf_tiny.architectures import BUILDERS, multiply_accumulates, random_input
+
+    float_path = tmp_path / "float.onnx"
+    onnx.save(BUILDERS[network](), float_path)
+    module = import_model(float_path)
+    options = QuantizeOptions(activation_bits=6, weight_bits=4, per_channel=True, symmetric=True)
+    quantize_model(module, [{"input": random_input(network, seed)} for seed in range(4)], options)
+    qonnx_path = tmp_path / "model.qonnx.onnx"
+    onnx.save(export_model(module, QonnxForm()), qonnx_path)
+    report = model_report(import_model(qonnx_path))
+    expected = inference_cost(str(qonnx_path), discount_sparsity=False)["total_cost"]
+    assert report.total["macs"] == multiply_accumulates(BUILDERS[network]()) == expected["total_macs"]
+    assert report.total["bops"] == expected["total_bops"]
