@@ -12,6 +12,8 @@ bytes of `.text` and `.rodata` of the assembled object (and of the workspace the
 Errors are one line and exit status 1."""
 
 import argparse
+import io
+import re
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -26,6 +28,7 @@ from bitfold.backends.riscv.harness import HarnessError, compile_object, section
 from bitfold.diagnostics import fail, one_line_errors
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
+from bitfold.output_files import write_file, write_files
 from bitfold.riscv import CompiledModel, compile_model
 
 
@@ -47,6 +50,10 @@ def _arguments() -> argparse.ArgumentParser:
                         help="with --run: print the instructions one call executes and the code and data bytes")
     parser.add_argument("--version", action="version", version=f"bitfold-compile {__version__}")
     return parser
+
+
+C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""What `--symbol` must be (it names the function, `<symbol>.S` and `<symbol>.h`)."""
 
 
 def _inputs(specs: Sequence[str], compiled: CompiledModel) -> dict[str, np.ndarray]:
@@ -101,15 +108,15 @@ def main(args: Sequence[str] | None = None) -> None:
     options = parser.parse_args(args)
     if options.count and not options.run:
         parser.error("--count needs --run: it counts one call on those inputs")
+    if options.symbol is not None and not C_IDENTIFIER.fullmatch(options.symbol):
+        fail(f"error: --symbol '{options.symbol}' is not a C identifier")
     if options.count and options.target == HOST:
         parser.error("--count counts instructions under qemu: not for --target host")
     with one_line_errors(InterpretationInputError, CodegenError, HarnessError, LlvmInputError):
         source_module = load_module(options.model)
         compiled = compile_model(source_module.clone(), options.target, options.symbol, options.backend)
         directory = Path(options.output_dir)
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / f"{compiled.symbol}.S").write_text(compiled.assembly)
-        (directory / f"{compiled.symbol}.h").write_text(compiled.header)
+        write_files(directory, {f"{compiled.symbol}.S": compiled.assembly.encode(), f"{compiled.symbol}.h": compiled.header.encode()})
         print(f"{directory / compiled.symbol}.S and .h: {compiled.symbol} takes a workspace of "
               f"{compiled.workspace_size:,} bytes ({compiled.symbol.upper()}_WORKSPACE_SIZE) as its last argument")
         if not options.run:
@@ -124,8 +131,9 @@ def main(args: Sequence[str] | None = None) -> None:
                 outputs = compiled.run_native(stored, workdir) if options.target == HOST \
                     else compiled.run_qemu(stored, workdir, options.vlen)
             reference = compiled.run_reference(stored)
-            np.savez(directory / f"{compiled.symbol}.outputs.npz",
-                     **{p.name: o for p, o in zip(compiled.outputs, outputs, strict=True)})
+            archive = io.BytesIO()
+            np.savez(archive, **{p.name: o for p, o in zip(compiled.outputs, outputs, strict=True)})
+            write_file(directory / f"{compiled.symbol}.outputs.npz", archive.getvalue())
             _report(compiled, outputs, reference, run(source_module, inputs))
             if options.count:
                 _print_counts(compiled, counted.instructions, directory / f"{compiled.symbol}.S", workdir)

@@ -20,6 +20,7 @@ from bitfold import __version__, register_into
 from bitfold.diagnostics import fail, one_line_errors
 from bitfold.load import import_onnx
 from bitfold.mlir_bytecode import bytecode_to_text
+from bitfold.output_files import PendingTextOutput
 from bitfold.registry import get_all_passes, get_all_targets
 
 
@@ -76,8 +77,18 @@ class BitfoldOptMain(xDSLOptMain):
             self.pipeline = PassPipeline((*self.pipeline.passes, verify_quant), self.pipeline.callback)
 
     def prepare_output(self) -> IO[str]:
-        self._output_stream = super().prepare_output()
+        """stdout, or `-o FILE` held in memory: the file is written whole once the run
+        succeeds (`run`), never truncated or left half written by a failure."""
+        if self.args.output_file is None:
+            self._output_stream = sys.stdout
+        else:
+            self._output_stream = PendingTextOutput(self.args.output_file)
         return self._output_stream
+
+    def run(self):
+        super().run()
+        if isinstance(self._output_stream, PendingTextOutput):
+            self._output_stream.commit()
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         """Binary targets (`BINARY = True`: the ONNX exporters) write their bytes straight to the

@@ -1,9 +1,12 @@
 """`bitfold-run FILE [--input NAME=file.npy ...] [--output-dir DIR] [--function NAME]`:
 execute a `.mlir` or `.onnx` file with bitfold's interpreter. Without `--output-dir` the
-outputs are printed; with it each is saved as `DIR/<output name>.npy`. Errors are one line
+outputs are printed; with it each is saved as `DIR/<escaped output name>.npy` (the name
+escaped to one file name by `bitfold.output_files.safe_file_name`: `../y` -> `%2E.%2Fy.npy`),
+all written or none, and the files are listed as `<output name>: <path>`. Errors are one line
 and exit status 1."""
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +17,7 @@ from bitfold import __version__
 from bitfold.diagnostics import one_line_errors
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
+from bitfold.output_files import OutputNameError, safe_file_name, write_files
 
 
 def _parse_inputs(specs: Sequence[str]) -> dict[str, np.ndarray]:
@@ -31,23 +35,35 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("file", help="a .mlir or .onnx file")
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                         help="value of the function argument NAME (repeat for each input)")
-    parser.add_argument("--output-dir", help="save each output as DIR/<name>.npy instead of printing")
+    parser.add_argument("--output-dir", help="save each output as DIR/<escaped name>.npy instead of printing")
     parser.add_argument("--function", help="function to run (default: the only public one)")
     parser.add_argument("--version", action="version", version=f"bitfold-run {__version__}")
     return parser
 
 
+def _npy_bytes(value: np.ndarray) -> bytes:
+    stream = io.BytesIO()
+    np.save(stream, value, allow_pickle=False)
+    return stream.getvalue()
+
+
+def save_outputs(outputs: dict[str, np.ndarray], directory: str | Path) -> dict[str, Path]:
+    """Save each output as `directory/<safe_file_name(name)>.npy`, all or none; returns
+    {output name: path}."""
+    files = {name: f"{safe_file_name(name)}.npy" for name in outputs}
+    paths = write_files(directory, {files[name]: _npy_bytes(value) for name, value in outputs.items()})
+    return dict(zip(files, paths, strict=True))
+
+
 def main(args: Sequence[str] | None = None) -> None:
     options = _arguments().parse_args(args)
-    with one_line_errors(InterpretationInputError):
+    with one_line_errors(InterpretationInputError, OutputNameError):
         module = load_module(options.file)
         outputs = run(module, _parse_inputs(options.input), options.function)
-    if options.output_dir:
-        directory = Path(options.output_dir)
-        directory.mkdir(parents=True, exist_ok=True)
-        for name, value in outputs.items():
-            np.save(directory / f"{name}.npy", value)
-        return
+        if options.output_dir:
+            for name, path in save_outputs(outputs, options.output_dir).items():
+                print(f"{name}: {path}")
+            return
     with np.printoptions(threshold=sys.maxsize):
         for name, value in outputs.items():
             print(f"{name}: {value.dtype}{list(value.shape)}\n{value}")

@@ -40,7 +40,8 @@ from bitfold.frontends.onnx.domains import (
 from bitfold.frontends.onnx.types import element_type, tensor_attr, value_type
 from bitfold.frontends.onnx.upgrades import upgrade
 
-_INVALID_NAME_CHARACTERS = re.compile(r"[^\w$.-]")
+_INVALID_NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9_$.-]")
+"""What xDSL refuses in an SSA name (`[A-Za-z0-9_$.-]`; `\\w` would let non-ASCII letters through)."""
 
 
 def name_hint(name: str) -> str | None:
