@@ -203,7 +203,7 @@ def finish_contraction(
     value = dequantized(rewriter, acc, qtype, result.type)
     if norm is not None:
         rewriter.replace(norm.op, [], [value])
-        rewriter.erase_op(op)
+        rewriter.erase(op)
         return
     rewriter.replace(op, [], [value])
 

@@ -1,0 +1,80 @@
+"""BatchNormalization (inference form) after a Conv, Gemm or MatMul, folded into the integer
+contraction: no op of its own remains.
+
+With the contraction's real result z[c] = S[c] * acc + b[c] (S[c] = s_x s_w[c], b the real
+bias) and BN's per-channel parameters gamma, beta, mean, var, eps:
+
+    y[c] = gamma[c] (z[c] - mean[c]) / sqrt(var[c] + eps) + beta[c]
+         = a[c] S[c] acc + a[c] (b[c] - mean[c]) + beta[c],      a[c] = gamma[c] / sqrt(var[c] + eps)
+         = S'[c] (sign(a[c]) acc) + r[c],                       S'[c] = |a[c]| S[c]
+
+so the weights of a channel with a[c] < 0 are negated at compile time (exact: the negated
+centered weights take a wider storage type only where -(-2^(N-1)) needs it), the
+accumulator's scale becomes S'[c] (the following requantization absorbs it, exactly:
+`quant.requant` rescales in exact arithmetic), and the real bias r[c] = a[c] (b[c] -
+mean[c]) + beta[c] is rounded onto the accumulator's grid, R_even(r[c] / S'[c]), in the
+init. a[c] and r[c] are computed in float64; the one approximation that matters is that
+rounding: |error| <= S'[c] / 2 in real units (half an accumulator step, zero where r[c] lies
+on the grid), a fraction S'[c] / (2 s_y) of an output step (docs/integer-ir.md).
+
+Why here and not as a quant-form canonicalization: in the quant form the fold would have to
+rescale the float weights, whose dcast rounds a[c] s_w[c] (q - zp) to float32, and move BN's
+float arithmetic into a float bias: the canonical IR would no longer compute the numbers it
+computed before (canonicalize-quant's rewrites are bit-exact), and the exporters gain nothing
+(QDQ, QCDQ and QONNX keep BatchNormalization as it is). In integer code the fold is exact up
+to the bias rounding above and costs nothing at run time."""
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.ir import Operation
+
+from bitfold.dialects.onnx.nn import BatchNormalizationOp
+from bitfold.passes.quant_propagation.casts import constant_array
+from bitfold.passes.quant_to_integer.operands import fail, round_to_grid
+
+
+@dataclass(frozen=True)
+class FoldedBatchNorm:
+    """A BatchNormalization whose input is a contraction's result, as a[c] and its parameters."""
+
+    op: BatchNormalizationOp
+    multiplier: np.ndarray
+    """a[c] = gamma[c] / sqrt(var[c] + eps), float64"""
+    mean: np.ndarray
+    beta: np.ndarray
+
+    @property
+    def signs(self) -> np.ndarray:
+        """+1 or -1 per channel: the factor of the channel's weights."""
+        return np.where(self.multiplier < 0, -1, 1).astype(np.int64)
+
+    def scales(self, scales: np.ndarray) -> np.ndarray:
+        """S'[c] = |a[c]| S[c]."""
+        return np.abs(self.multiplier) * scales
+
+    def init(self, real_bias: np.ndarray | None, scales: np.ndarray) -> np.ndarray:
+        """R_even(r[c] / S'[c]) with r[c] = a[c] (b[c] - mean[c]) + beta[c], `real_bias` the
+        contraction's own real bias b (None: 0) and `scales` S."""
+        bias = np.zeros(len(scales)) if real_bias is None else np.asarray(real_bias, dtype=np.float64)
+        real = self.multiplier * (bias - self.mean) + self.beta
+        return round_to_grid(real, self.scales(scales))
+
+
+def following_batch_norm(op: Operation, channel_axis: int, channels: int) -> FoldedBatchNorm | None:
+    """The BatchNormalization that is the only user of `op`'s result, normalizing along
+    `channel_axis` (ONNX's axis 1) the contraction's output channels, else None. Fails on one
+    it cannot fold (parameters not constant, a zero gamma, channels on another axis)."""
+    uses = list(op.results[0].uses)
+    if len(uses) != 1 or not isinstance(norm := uses[0].operation, BatchNormalizationOp) or norm.x != op.results[0]:
+        return None
+    if channel_axis != 1:
+        raise fail(norm, "BatchNormalization normalizes axis 1, which is not the contraction's output channels")
+    parameters = [constant_array(v) for v in (norm.scale, norm.b, norm.input_mean, norm.input_var)]
+    if any(p is None for p in parameters):
+        raise fail(norm, "BatchNormalization parameters must be constants to fold into the contraction")
+    gamma, beta, mean, var = (np.broadcast_to(np.asarray(p, np.float64).reshape(-1), (channels,)) for p in parameters)
+    multiplier = gamma / np.sqrt(var + norm.float_attr("epsilon"))
+    if not np.all(np.isfinite(multiplier)) or np.any(multiplier == 0):
+        raise fail(norm, "BatchNormalization with a zero or non-finite gamma / sqrt(var + epsilon) cannot fold")
+    return FoldedBatchNorm(norm, multiplier, mean, beta)
