@@ -16,7 +16,7 @@ from .qonnx_models import QONNX_DOMAIN
 OPSET = 13
 
 
-class _BinaryGraph:
+class BinaryGraph:
     """Nodes and initializers of one QONNX graph, with seeded constants."""
 
     def __init__(self, seed: int):
@@ -45,11 +45,16 @@ class _BinaryGraph:
         value.flat[:: max(1, value.size // 7)] = 0.0
         return self.bipolar(self.const(name, value), f"{name}_q", scale)
 
-    def sign(self, x: str, name: str, channels: int, channel_shape) -> str:
-        """FINN's thresholding: BipolarQuant(x * a + b), a per channel (some negative, some 0)."""
+    def sign(self, x: str, name: str, channels: int, channel_shape, ties: bool = False) -> str:
+        """FINN's thresholding: BipolarQuant(x * a + b), a per channel (some negative, some 0);
+        with `ties`, a in {+-1/2, +-1, 2} and b an even integer, so that x * a + b is exactly 0
+        for many x (an even dot product of +-1 values): BipolarQuant(0) = +1 is tested."""
         a = self.rng.normal(size=channels).astype(np.float32)
-        a[0] = 0.0
         b = (self.rng.normal(size=channels) * 2).astype(np.float32)
+        if ties:
+            a = self.rng.choice(np.array([-1, -0.5, 0.5, 1, 2], dtype=np.float32), size=channels)
+            b = 2 * self.rng.integers(-3, 4, size=channels).astype(np.float32)
+        a[0] = 0.0
         scaled = self.node("Mul", [x, self.const(f"{name}_a", a.reshape(channel_shape))], f"{name}_scaled")
         shifted = self.node("Add", [scaled, self.const(f"{name}_b", b.reshape(channel_shape))], f"{name}_shifted")
         return self.bipolar(shifted, name)
@@ -75,20 +80,20 @@ class _BinaryGraph:
 
 def binary_cnn() -> onnx.ModelProto:
     """x (1, 3, 8, 8) int8 -> Conv 3x3 pad 1 (bipolar weights) -> sign -> Conv 3x3 pad 1 stride
-    2, 24 -> 40 (bipolar x bipolar) -> sign -> grouped Conv 3x3 pad 1, 2 groups of 20 -> 16
-    -> sign -> Flatten -> MatMul 256 -> 40 (bipolar) -> sign -> Gemm 40 -> 10 (4-bit weights)
-    -> Quant int8 y."""
-    g = _BinaryGraph(seed=11)
+    2, 24 -> 40 (bipolar x bipolar) -> sign -> grouped Conv 3x3 pad 1 on 4x4, 2 groups of 20
+    -> 6 -> sign -> Flatten -> MatMul 192 -> 40 (bipolar) -> sign -> Gemm 40 -> 10 (4-bit
+    weights) -> Quant int8 y."""
+    g = BinaryGraph(seed=11)
     x = g.quant("x", "x_q", 2.0**-5, 8)
     h = g.node("Conv", [x, g.bipolar_weight("w1", (24, 3, 3, 3), 0.5)], "c1", kernel_shape=[3, 3], pads=[1] * 4)
     h = g.sign(h, "s1", 24, (1, 24, 1, 1))
     w2 = g.bipolar_weight("w2", (40, 24, 3, 3))
     h = g.node("Conv", [h, w2], "c2", kernel_shape=[3, 3], pads=[1] * 4, strides=[2, 2])
     h = g.sign(h, "s2", 40, (1, 40, 1, 1))
-    h = g.node("Conv", [h, g.bipolar_weight("w3", (16, 20, 3, 3), 0.25)], "c3", kernel_shape=[3, 3], pads=[1] * 4, group=2)
+    h = g.node("Conv", [h, g.bipolar_weight("w3", (12, 20, 3, 3), 0.25)], "c3", kernel_shape=[3, 3], pads=[1] * 4, group=2)
     h = g.bipolar(h, "s3")
     h = g.node("Flatten", [h], "flat")
-    h = g.node("MatMul", [h, g.bipolar_weight("w4", (256, 40))], "c4")
+    h = g.node("MatMul", [h, g.bipolar_weight("w4", (192, 40))], "c4")
     h = g.sign(h, "s4", 40, (40,))
     w5 = g.quant(g.const("w5", g.rng.normal(size=(10, 40))), "w5_q", 0.25, 4)
     h = g.node("Gemm", [h, w5, g.const("b5", g.rng.normal(size=10))], "c5", transB=1)
@@ -100,12 +105,12 @@ def binary_mlp() -> onnx.ModelProto:
     """x (2, 40) int8 -> Gemm 40 -> 64 (bipolar weights, transB) -> sign -> MatMul 64 -> 37
     (bipolar x bipolar) -> sign -> Gemm 37 -> 20 (bipolar, transA on a transposed input) ->
     sign -> MatMul 20 -> 10 (4-bit weights) -> Quant int8 y."""
-    g = _BinaryGraph(seed=12)
+    g = BinaryGraph(seed=12)
     x = g.quant("x", "x_q", 2.0**-4, 8)
     h = g.node("Gemm", [x, g.bipolar_weight("w1", (64, 40), 0.125)], "c1", transB=1)
     h = g.sign(h, "s1", 64, (64,))
     h = g.node("MatMul", [h, g.bipolar_weight("w2", (64, 37))], "c2")
-    h = g.sign(h, "s2", 37, (37,))
+    h = g.sign(h, "s2", 37, (37,), ties=True)
     h = g.node("Transpose", [h], "t2", perm=[1, 0])
     h = g.node("Gemm", [h, g.bipolar_weight("w3", (37, 20), 0.5)], "c3", transA=1)
     h = g.sign(h, "s3", 20, (20,))
