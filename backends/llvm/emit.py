@@ -33,10 +33,10 @@ def llvm_target(name: str) -> LlvmTarget:
 def llvm_ir(ctx: Context, module: ModuleOp, target: LlvmTarget, symbol: str, workdir: Path) -> tuple[Path, int]:
     """`workdir/<symbol>.ll`, the LLVM IR of `module`'s public function named `symbol`, and the bytes of
     its workspace."""
-    kernel, workspace = bufferized_kernel(ctx, module, symbol)
+    kernel, workspace = bufferized_kernel(ctx, module, symbol, target.vector)
     source = workdir / f"{symbol}.mlir"
     source.write_text(mlir_text(kernel))
-    return to_llvm_ir(to_llvm_dialect(source, target.xlen)), workspace
+    return to_llvm_ir(to_llvm_dialect(source, target.index_bits)), workspace
 
 
 def compile_kernel(ctx: Context, module: ModuleOp, target: str, symbol: str) -> Kernel:

@@ -12,6 +12,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.printer import Printer
 
+from bitfold.backends.llvm.vector_contraction import VectorContractionPass
 from bitfold.passes.bufferize import BufferizePass, workspace_size
 
 NOALIAS = "llvm.noalias"
@@ -28,14 +29,17 @@ def public_function(module: ModuleOp) -> func.FuncOp:
     return functions[0]
 
 
-def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str) -> tuple[ModuleOp, int]:
+def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool) -> tuple[ModuleOp, int]:
     """A bufferized copy of `module` holding only its public function, named `symbol`, its buffer
-    arguments `noalias`; and the workspace bytes the function takes."""
+    arguments `noalias`, its reductions in the outer-product form on scalable vectors when `vector`
+    (`vector_contraction.py`); and the workspace bytes the function takes."""
     module = module.clone()
     function = public_function(module)
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
         module.body.block.erase_op(other)
     BufferizePass().apply(ctx, module)
+    if vector:
+        VectorContractionPass().apply(ctx, module)
     function = public_function(module)
     function.sym_name = StringAttr(symbol)
     attrs = function.arg_attrs.data if function.arg_attrs else [DictionaryAttr({})] * len(function.args)

@@ -1,6 +1,7 @@
 """The targets of the LLVM backend and how a harness program for each runs under qemu.
 
     rv32im rv64im rv32imc rv64imc     the scalar backend's targets, a second code generator (`--backend llvm`)
+    rv32im_zbb rv64im_zbb             the same with Zbb (bit manipulation: `cpop`)
     rv32imv rv64imv                   RVV 1.0 (`v` implies LLVM's and qemu's F and D; the code is integer only)
     rv64gcv                           the application profile: G, C and V, lp64d
     host                              x86-64 (System V), a shared object run through ctypes (`native.py`)
@@ -9,7 +10,8 @@ The vector code is VLEN-agnostic (LLVM's scalable vectors, `vsetvli`): qemu's `v
 how many elements one instruction processes, so one program runs at every VLEN (`harness_target`).
 """
 
-from dataclasses import dataclass, replace
+import dataclasses
+from dataclasses import dataclass
 
 from bitfold.backends.riscv.harness import TARGETS, Target
 from bitfold.backends.riscv.harness.targets import PICOLIBC_LIB, qemu_cpu
@@ -41,6 +43,14 @@ class LlvmTarget:
         return self.march is not None and "v" in self.march[len("rv32"):]
 
     @property
+    def index_bits(self) -> int:
+        """Width of MLIR's `index` in the lowering: XLEN, except on the vector targets, where it is 64:
+        upstream's `convert-vector-to-llvm` has no `index-bitwidth` option and builds its memref
+        descriptors with 64-bit indices, which must agree with the other conversions' (RV32 vector code
+        keeps 64-bit index arithmetic where LLVM cannot narrow it)."""
+        return 64 if self.vector else self.xlen
+
+    @property
     def clang_flags(self) -> tuple[str, ...]:
         machine = (f"-march={self.march}", f"-mabi={self.mabi}") if self.march else ()
         grouping = ("-mllvm", f"-riscv-v-register-bit-width-lmul={VECTOR_REGISTER_GROUP}") if self.vector else ()
@@ -55,7 +65,7 @@ def _riscv(name: str, mabi: str | None = None) -> LlvmTarget:
 LLVM_TARGETS: dict[str, LlvmTarget] = {
     target.name: target
     for target in (
-        *(_riscv(name) for name in ("rv32im", "rv64im", "rv32imc", "rv64imc", "rv32imv", "rv64imv")),
+        *(_riscv(name) for name in ("rv32im", "rv64im", "rv32imc", "rv64imc", "rv32im_zbb", "rv64im_zbb", "rv32imv", "rv64imv")),
         _riscv("rv64gcv", "lp64d"),
         LlvmTarget(HOST, "x86_64-unknown-linux-gnu", None, None, 64),
     )
@@ -73,6 +83,22 @@ def vector_qemu_cpu(xlen: int, vlen: int, profile: bool) -> str:
     return ",".join([vector, *(flag for flag in scalar_off if flag.split("=")[0] not in ("v", "f", "d", "Zicsr"))])
 
 
+@dataclass(frozen=True)
+class VectorTarget(Target):
+    """A harness target with RVV: the scalar recipe of its XLEN, `-march` with `v`, qemu with `v=true`;
+    the C library and libgcc of the scalar ISA (the harness's C code is scalar)."""
+
+    scalar_march: str = ""
+
+    @property
+    def compressed(self) -> bool:
+        return "c" in self.march[len("rv32"):]
+
+    @property
+    def library_flags(self) -> tuple[str, ...]:
+        return (f"-march={self.scalar_march}", f"-mabi={self.mabi}")
+
+
 def harness_target(name: str, vlen: int = DEFAULT_VLEN) -> Target:
     """The harness's build-and-run recipe for an LLVM RISC-V target, qemu set to `vlen` bits for the
     vector ones (the scalar ones are the scalar backend's own)."""
@@ -86,5 +112,7 @@ def harness_target(name: str, vlen: int = DEFAULT_VLEN) -> Target:
     base = TARGETS[f"rv{target.xlen}im"]
     profile = target.name == "rv64gcv"
     library = f"{PICOLIBC_LIB}/rv64imafdc/lp64d" if profile else base.picolibc_dir
-    return replace(base, name=target.name, march=target.march, mabi=target.mabi,
-                   cpu=vector_qemu_cpu(target.xlen, vlen, profile), picolibc_dir=library)
+    fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
+    fields.update(name=target.name, march=target.march, mabi=target.mabi, cpu=vector_qemu_cpu(target.xlen, vlen, profile),
+                  picolibc_dir=library, scalar_march="rv64imafdc" if profile else base.march)
+    return VectorTarget(**fields)

@@ -25,6 +25,7 @@ LLVM_LOWERING = (
     "convert-linalg-to-loops",
     "lower-affine",
     "convert-scf-to-cf",
+    "convert-vector-to-llvm",
     "expand-strided-metadata",
     "finalize-memref-to-llvm{{index-bitwidth={index}}}",
     "convert-arith-to-llvm{{index-bitwidth={index}}}",

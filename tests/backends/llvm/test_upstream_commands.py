@@ -1,4 +1,4 @@
-"""docs/upstream-mlir.md's commands, run as the page writes them (XLEN replaced) on a test model: the
+"""docs/upstream-mlir.md's commands, run as the page writes them (INDEX replaced by 64) on a test model: the
 assembly clang-22 gives from them, linked into the harness and run under qemu (rv64imv, VLEN 128), equals
 bitfold's interpreter on the integer IR bit for bit; and the pass pipeline on the page is the one the
 backend runs (`toolchain.pass_pipeline`)."""
@@ -29,14 +29,14 @@ def documented_commands() -> list[str]:
 
 def test_the_page_gives_the_backends_pipeline():
     (mlir_opt,) = [c for c in documented_commands() if c.startswith("mlir-opt-22")]
-    assert f"--pass-pipeline='{pass_pipeline(64).replace('64', 'XLEN')}'" in mlir_opt
+    assert f"--pass-pipeline='{pass_pipeline(64).replace('64', 'INDEX')}'" in mlir_opt
 
 
 def test_the_documented_commands_give_the_backends_assembly(model_catalogue, tmp_path):
     require_tools("mlir-opt-22", "mlir-translate-22", "clang-22")
     model = model_catalogue.path(MODEL)
     for command in documented_commands():
-        words = [w.replace("XLEN", "64") for w in shlex.split(command.replace("MODEL.onnx", str(model)))]
+        words = [w.replace("INDEX", "64") for w in shlex.split(command.replace("MODEL.onnx", str(model)))]
         done = subprocess.run(words, check=False, cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 0, f"{command}\n{done.stderr}"
     compiled = compile_model(load_module(str(model)), "rv64imv")

@@ -1,0 +1,316 @@
+"""`bitfold-vector-contraction`: the schedule of the reductions on RVV, decided by bitfold above LLVM
+(LLVM's own vectorizer reduces along k: a horizontal reduction per output, ~39 instructions each).
+
+A reduction `linalg.generic` on memrefs (matmul, convolution, depthwise and pointwise convolution) of two
+inputs whose body is arith on their elements and the output element becomes the outer-product form on
+scalable vectors (`vector<[16]xi32>`: LMUL 8 for i32 lanes at every VLEN):
+
+    for p in the other parallel dims:                       (scf.for)
+      for j0 in 0 .. N step 16 * vscale:                    (the output's last dim, d_v)
+        mask = lanes j0 .. N - 1
+        acc = maskedload out[p, j0 ..]                      (int32 accumulators in vector registers)
+        for r in the reduction dims:                        (scf.for carrying acc)
+          s = load scalar_operand[p, r]                     (the input that does not use d_v: broadcast)
+          v = maskedload vector_operand[p, r, j0 ..]        (the input that uses d_v, contiguous along it)
+          acc = body(acc, s, v)                             (extsi, muli, addi: LLVM picks vwmacc.vx)
+        maskedstore out[p, j0 ..] = acc
+
+A constant vector operand whose axis along d_v is not its last (a matmul's weights, stored N x K) is
+re-laid out at compile time with that axis last (k-major), so every vector load is contiguous.
+
+Exact: every output element is reduced in the generic's order (the reductions are not reordered, lanes
+are independent output elements), and masked-off lanes are neither read nor written. VLEN-agnostic: the
+strip length is `16 * vscale`, read at run time.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, func, memref, scf, vector
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    BoolAttr,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    VectorType,
+    i1,
+)
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def, traits_def
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import Pure
+
+LANES = 16
+"""lanes of one vector per vscale (vscale = VLEN / 64 on RVV): 16 x i32 is a group of 8 registers"""
+ROWS = 2
+"""neighbouring output rows computed together: one vector load serves ROWS accumulators"""
+ELEMENTWISE = (arith.ExtSIOp, arith.ExtUIOp, arith.MuliOp, arith.AddiOp, arith.SubiOp, arith.ConstantOp)
+"""the body ops this schedule vectorizes (lane by lane)"""
+
+
+@irdl_op_definition
+class VectorScaleOp(IRDLOperation):
+    """upstream `vector.vscale` (missing in xDSL 0.74): the runtime multiple of a scalable vector's lanes."""
+
+    name = "vector.vscale"
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+
+def scalable(element) -> VectorType:
+    return VectorType(element, [LANES], ArrayAttr([BoolAttr.from_bool(True)]))
+
+
+@dataclass
+class Plan:
+    """How one generic is vectorized: d_v, the role of each input, the loops."""
+
+    vector_dim: int
+    vector_input: int
+    scalar_input: int
+    outer: list[int]
+    reductions: list[int]
+
+
+def linear_unit(expr: AffineExpr, dim: int, dims: int) -> bool:
+    """`expr` is `d_dim + f(other dims)` (coefficient 1)."""
+    for others in ([0] * dims, list(range(3, 3 + dims))):
+        values = [expr.eval(others[:dim] + [x] + others[dim + 1 :], []) for x in (0, 1, 2)]
+        if values[1] - values[0] != 1 or values[2] - values[1] != 1:
+            return False
+    return True
+
+
+def uses(expr: AffineExpr, dim: int) -> bool:
+    return any(isinstance(e, AffineDimExpr) and e.position == dim for e in expr.dfs())
+
+
+def plan(op: GenericOp) -> Plan | None:
+    """The outer-product plan for `op`, or None when it does not fit (module docstring)."""
+    if len(op.inputs) != 2 or len(op.outputs) != 1 or op.res:
+        return None
+    iterators = [i.data for i in op.iterator_types.data]
+    if IteratorType.REDUCTION not in iterators:
+        return None
+    if not all(isinstance(o, ELEMENTWISE) for o in list(op.body.block.ops)[:-1]):
+        return None
+    maps = [m.data for m in op.indexing_maps.data]
+    out_map = maps[-1]
+    last = out_map.results[-1] if out_map.results else None
+    if not isinstance(last, AffineDimExpr) or iterators[last.position] != IteratorType.PARALLEL:
+        return None
+    dim = last.position
+    if any(uses(e, dim) for e in out_map.results[:-1]):
+        return None
+    using = [i for i in range(2) if any(uses(e, dim) for e in maps[i].results)]
+    if len(using) != 1:
+        return None
+    vector_input = using[0]
+    results = maps[vector_input].results
+    holders = [k for k, e in enumerate(results) if uses(e, dim)]
+    if len(holders) != 1 or not linear_unit(results[holders[0]], dim, out_map.num_dims):
+        return None
+    if holders[0] != len(results) - 1 and not (isinstance(results[holders[0]], AffineDimExpr)
+                                                and constant_global(op.inputs[vector_input]) is not None):
+        return None
+    outer = [d for d, kind in enumerate(iterators) if kind == IteratorType.PARALLEL and d != dim]
+    reductions = [d for d, kind in enumerate(iterators) if kind == IteratorType.REDUCTION]
+    return Plan(dim, vector_input, 1 - vector_input, outer, reductions)
+
+
+def constant_global(value: SSAValue) -> memref.GlobalOp | None:
+    owner = value.owner
+    if not isinstance(owner, memref.GetGlobalOp):
+        return None
+    module = owner.parent_op()
+    while module is not None and not isinstance(module, ModuleOp):
+        module = module.parent_op()
+    found = next((g for g in module.ops if isinstance(g, memref.GlobalOp) and g.sym_name.data == owner.name_.root_reference.data), None)
+    return found if found is not None and found.constant is not None else None
+
+
+def relaid_out(op: GenericOp, index: int, axis: int, rewriter: Rewriter) -> tuple[SSAValue, AffineMap]:
+    """A copy of constant input `index` with `axis` moved last (a new global), and its map."""
+    source = constant_global(op.inputs[index])
+    memref_type = source.type
+    shape = list(memref_type.get_shape())
+    order = [a for a in range(len(shape)) if a != axis] + [axis]
+    values = np.array([int(v) for v in source.initial_value.get_values()], dtype=np.int64)
+    values = np.broadcast_to(values, (int(np.prod(shape)),)) if values.size == 1 else values
+    transposed = values.reshape(shape).transpose(order).reshape(-1)
+    new_shape = [shape[a] for a in order]
+    element = memref_type.element_type
+    name = f"{source.sym_name.data}_{''.join(map(str, order))}"
+    new_type = MemRefType(element, new_shape)
+    initial = DenseIntOrFPElementsAttr.from_list(TensorType(element, new_shape), [int(v) for v in transposed])
+    new_global = memref.GlobalOp.get(StringAttr(name), new_type, initial, StringAttr("private"), UnitAttr())
+    rewriter.insert_op(new_global, InsertPoint.after(source))
+    get = memref.GetGlobalOp(name, new_type)
+    rewriter.insert_op(get, InsertPoint.before(op))
+    old = op.indexing_maps.data[index].data
+    return get.memref, AffineMap(old.num_dims, 0, tuple(old.results[a] for a in order))
+
+
+class Builder:
+    """Appends ops at an insertion point and returns their results."""
+
+    def __init__(self, rewriter: Rewriter, point: InsertPoint):
+        self.rewriter, self.point = rewriter, point
+
+    def add(self, op: Operation) -> Operation:
+        self.rewriter.insert_op(op, self.point)
+        return op
+
+    def index(self, value: int) -> SSAValue:
+        return self.add(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+    def indices(self, map_: AffineMap, dims: list[SSAValue]) -> list[SSAValue]:
+        return [self.add(affine.ApplyOp(dims, AffineMapAttr(AffineMap(map_.num_dims, 0, (e,))))).result
+                for e in map_.results]
+
+
+def vectorized_body(op: GenericOp, b: Builder, scalar: SSAValue, vec: SSAValue, acc: SSAValue, plan_: Plan) -> SSAValue:
+    """The body on lanes: block args -> (scalar, vector, accumulator); scalar values meeting vector
+    ones are broadcast."""
+    block = op.body.block
+    values: dict[SSAValue, SSAValue] = {block.args[plan_.scalar_input]: scalar, block.args[plan_.vector_input]: vec,
+                                        block.args[2]: acc}
+
+    def lanes(value: SSAValue) -> SSAValue:
+        if isinstance(value.type, VectorType):
+            return value
+        return b.add(vector.BroadcastOp(value, scalable(value.type))).vector
+
+    for body_op in list(block.ops)[:-1]:
+        operands = [values[o] for o in body_op.operands]
+        if isinstance(body_op, arith.ConstantOp):
+            values[body_op.result] = b.add(body_op.clone()).result
+            continue
+        if any(isinstance(o.type, VectorType) for o in operands):
+            operands = [lanes(o) for o in operands]
+            result_type = scalable(body_op.results[0].type)
+        else:
+            result_type = body_op.results[0].type
+        if isinstance(body_op, (arith.ExtSIOp, arith.ExtUIOp)):
+            new = type(body_op)(operands[0], result_type)
+        else:
+            new = type(body_op)(operands[0], operands[1], result_type)
+        values[body_op.results[0]] = b.add(new).results[0]
+    return lanes(values[block.last_op.operands[0]])
+
+
+def for_loop(b: Builder, upper: SSAValue, step: SSAValue, carried: list[SSAValue]) -> tuple[scf.ForOp, Builder]:
+    """`scf.for %i = 0 to upper step step iter_args(carried)`; a builder at the start of its body."""
+    body = Block(arg_types=[IndexType(), *(c.type for c in carried)])
+    loop = b.add(scf.ForOp(b.index(0), upper, step, carried, Region(body)))
+    return loop, Builder(b.rewriter, InsertPoint.at_end(body))
+
+
+def blocked_dim(op: GenericOp, plan_: Plan) -> int | None:
+    """The outer dimension whose ROWS neighbouring points share one vector load: the last one the
+    scalar input uses and the vector input does not, of a bound divisible by ROWS."""
+    maps = [m.data for m in op.indexing_maps.data]
+    bounds = op.get_static_loop_ranges()
+    for d in reversed(plan_.outer):
+        if (bounds[d] % ROWS == 0 and any(uses(e, d) for e in maps[plan_.scalar_input].results)
+                and not any(uses(e, d) for e in maps[plan_.vector_input].results)):
+            return d
+    return None
+
+
+def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
+    maps = [m.data for m in op.indexing_maps.data]
+    inputs = list(op.inputs)
+    vector_map = maps[plan_.vector_input]
+    holder = next(k for k, e in enumerate(vector_map.results) if uses(e, plan_.vector_dim))
+    if holder != len(vector_map.results) - 1:
+        inputs[plan_.vector_input], vector_map = relaid_out(op, plan_.vector_input, holder, rewriter)
+    blocked = blocked_dim(op, plan_)
+    rows = ROWS if blocked is not None else 1
+    b = Builder(rewriter, InsertPoint.before(op))
+    bounds = op.get_static_loop_ranges()
+    dims: list[SSAValue | None] = [None] * len(bounds)
+    one = b.index(1)
+    for d in plan_.outer:
+        loop, b = for_loop(b, b.index(bounds[d]), b.index(rows) if d == blocked else one, [])
+        dims[d] = loop.body.block.args[0]
+        b.add(scf.YieldOp())
+        b.point = InsertPoint.before(loop.body.block.last_op)
+    total = b.index(bounds[plan_.vector_dim])
+    step = b.add(arith.MuliOp(b.add(VectorScaleOp()).result, b.index(LANES))).result
+    strip, b = for_loop(b, total, step, [])
+    b.add(scf.YieldOp())
+    b.point = InsertPoint.before(strip.body.block.last_op)
+    dims[plan_.vector_dim] = strip.body.block.args[0]
+    mask = b.add(vector.CreateMaskOp([b.add(arith.SubiOp(total, dims[plan_.vector_dim])).result],
+                                     scalable(i1))).mask_vector
+    for d in plan_.reductions:
+        dims[d] = b.index(0)
+
+    def row(values: list[SSAValue], builder: Builder, r: int) -> list[SSAValue]:
+        """The dimension values of row r of the block."""
+        if blocked is None or r == 0:
+            return list(values)
+        shifted = list(values)
+        shifted[blocked] = builder.add(arith.AddiOp(values[blocked], builder.index(r))).result
+        return shifted
+
+    output = op.outputs[0]
+    out_type = output.type.element_type
+    zero = b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(0, out_type))).result, scalable(out_type))).vector
+    out_indices = [b.indices(maps[-1], row(dims, b, r)) for r in range(rows)]
+    accumulators = [b.add(vector.MaskedLoadOp(output, out_indices[r], mask, zero)).result for r in range(rows)]
+    vector_type = scalable(inputs[plan_.vector_input].type.element_type)
+    initial_lanes = b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(0, vector_type.element_type))).result,
+                                             vector_type)).vector
+    carried, inner, loops = [*accumulators, initial_lanes], b, []
+    for d in plan_.reductions:
+        loop, inner = for_loop(inner, inner.index(bounds[d]), one, carried)
+        dims[d] = loop.body.block.args[0]
+        carried = list(loop.body.block.args[1:])
+        loops.append(loop)
+    # the previous step's lanes are the masked load's pass-through: masked-off lanes are never stored
+    vec = inner.add(vector.MaskedLoadOp(inputs[plan_.vector_input], inner.indices(vector_map, dims), mask,
+                                        carried[-1])).result
+    updated = []
+    for r in range(rows):
+        indices = inner.indices(maps[plan_.scalar_input], row(dims, inner, r))
+        scalar = inner.add(memref.LoadOp.get(inputs[plan_.scalar_input], indices)).res
+        updated.append(vectorized_body(op, inner, scalar, vec, carried[r], plan_))
+    inner.add(scf.YieldOp(*updated, vec))
+    for outer_loop, inner_loop in zip(reversed(loops[:-1]), reversed(loops[1:])):
+        rewriter.insert_op(scf.YieldOp(*inner_loop.results), InsertPoint.at_end(outer_loop.body.block))
+    for r in range(rows):
+        b.add(vector.MaskedStoreOp(output, out_indices[r], mask, loops[0].results[r]))
+    rewriter.erase_op(op)
+
+
+@dataclass(frozen=True)
+class VectorContractionPass(ModulePass):
+    """Reduction generics on memrefs -> the outer-product form on scalable vectors (module docstring)."""
+
+    name = "bitfold-vector-contraction"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        rewriter = Rewriter()
+        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
+            for generic in [g for g in function.walk() if isinstance(g, GenericOp)]:
+                plan_ = plan(generic)
+                if plan_ is not None:
+                    vectorize(generic, plan_, rewriter)
