@@ -41,10 +41,10 @@ def export_model(module: ModuleOp, form: QuantForm) -> onnx.ModelProto:
     functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
     if len(functions) != 1:
         raise ExportError(f"ONNX export takes a module of one function, got {len(functions)}")
-    emitter = GraphEmitter(functions[0], form)
-    graph = emitter.emit()
     source_opset = module.attributes.get(ONNX_OPSET)
     minimum = max(form.minimum_opset, source_opset.value.data if isinstance(source_opset, IntegerAttr) else 0)
+    emitter = GraphEmitter(functions[0], form, minimum)
+    graph = emitter.emit()
     opset = select_opset(graph.node, emitter.builder.codes, minimum)
     drop_absent_attributes(graph.node, opset)
     imports = [helper.make_opsetid("", opset)]

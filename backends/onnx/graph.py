@@ -124,9 +124,11 @@ class GraphEmitter:
     """Emits one function as an ONNX graph (see the module docstring); `form` writes the
     quant ops."""
 
-    def __init__(self, function: func.FuncOp, form: "QuantForm"):
+    def __init__(self, function: func.FuncOp, form: "QuantForm", minimum_opset: int):
         self.function = function
         self.form = form
+        self.minimum_opset = minimum_opset
+        """The lowest ai.onnx opset the model is written at (a node may need a higher one)."""
         self.block = function.body.blocks[0]
         self.input_names = [_onnx_name(function.arg_attrs, i) or f"input_{i}" for i in range(len(self.block.args))]
         returned = self.block.last_op

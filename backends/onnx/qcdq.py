@@ -14,7 +14,7 @@ from xdsl.ir import Operation
 from bitfold.backends.onnx.graph import GraphEmitter
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.types import integer_code
-from bitfold.dialects.quant import QuantizedType, UniformQuantizedType, integer_range
+from bitfold.dialects.quant import BipolarQuantizedType, QuantizedType, UniformQuantizedType, integer_range
 
 CONTAINER_WIDTHS = (8, 16, 32)
 """Integer widths QCDQ stores in: int8/uint8, int16/uint16 (above 8 bits), int32 (bias)."""
@@ -31,9 +31,10 @@ class QcdqForm(QdqForm):
         bits = next((w for w in CONTAINER_WIDTHS if w >= qtype.bit_width), None)
         return None if bits is None else (bits, qtype.value_range()[0] < 0)
 
-    def constant_container(self, qtype: QuantizedType, op: Operation) -> tuple[int, bool]:
-        """QCDQ writes a constant as Brevitas does: in the container, then `narrow`'s Clip."""
-        return self.container(qtype, op)
+    def constant_container(self, qtype: QuantizedType, op: Operation, opset: int) -> tuple[int, bool]:
+        """QCDQ writes a uniform constant as Brevitas does, in the container followed by
+        `narrow`'s Clip; a bipolar one's values -1 and +1 in int8."""
+        return (8, True) if isinstance(qtype, BipolarQuantizedType) else self.container(qtype, op)
 
     def narrow(self, emitter: GraphEmitter, name: str, qtype: UniformQuantizedType, op: Operation) -> str:
         """`Clip(name, lo, hi)` when `qtype`'s range [lo, hi] is narrower than the container's."""

@@ -7,9 +7,11 @@ native integer type its range is.
 - `dcast q` -> `DequantizeLinear(q, scale, zero_point)`.
 - `scast` of an integer constant -> an initializer holding the stored values (`from_storage`:
   a signless constant holds their bit patterns) in the narrowest ONNX integer type holding
-  the type's range (`constant_container`): its values need no clamp, so a narrow range
-  (`i8<-127:127>` in int8, `i4<-7:7>` in int4) is a constant like any other; other `scast`s
-  name the same ONNX tensor (the integer type must be the container's).
+  the type's range that the model's opset has, else the narrowest (`constant_container`):
+  its values need no clamp, so a narrow range (`i8<-127:127>` in int8, `i4<-7:7>` in int8 at
+  opset 13 and int4 at 21) is a constant like any other, and so is a bipolar one (its values
+  -1 and +1 with zero point 0: DequantizeLinear gives q * s, the dcast); other `scast`s name
+  the same ONNX tensor (the integer type must be the container's).
 - `requant` -> DequantizeLinear then QuantizeLinear, where that float path gives the exact
   requantization for every stored input value (checked by enumeration).
 - an `onnx` op on quantized tensors (the data movement and MaxPool `canonicalize-quant` runs
@@ -23,7 +25,8 @@ the storage range: int8/uint8, int16/uint16 and int32 (DequantizeLinear only) at
 int4/uint4 (opset 21), int2/uint2 (opset 25). QuantizeLinear cannot clamp to a narrower range
 (`i4<-7:7>`, `u8<0:63>`): QCDQ (Clip) or QONNX (bit width, `narrow`) hold such a value. Per-axis types write a 1-D scale and zero
 point with `axis`; sub-channel types with one blocked axis write ONNX blocked quantization
-(opset 21: `axis`, `block_size`). Bipolar types and other rounding modes are QONNX's."""
+(opset 21: `axis`, `block_size`). Bipolar values computed at run time and other rounding modes
+are QONNX's."""
 
 import numpy as np
 import onnx
@@ -57,6 +60,9 @@ from bitfold.dialects.quantized_constants import is_quantized_constant
 
 NATIVE_WIDTHS = (2, 4, 8, 16, 32)
 """Bit widths of ONNX integer types QuantizeLinear / DequantizeLinear take (32: DQ only)."""
+
+DEQUANTIZE_OPSETS = {2: 25, 4: 21, 8: 13, 16: 21, 32: 13}
+"""The lowest opset whose DequantizeLinear takes each width's integer types."""
 
 ENUMERABLE_VALUES = 1 << 16
 """Largest input range whose requantization is checked value by value."""
@@ -94,16 +100,16 @@ class QdqForm(QuantForm):
                               f"(no ONNX integer type has it); {self.alternatives} can")
         return found
 
-    def constant_container(self, qtype: QuantizedType, op: Operation) -> tuple[int, bool]:
+    def constant_container(self, qtype: QuantizedType, op: Operation, opset: int) -> tuple[int, bool]:
         """(bits, signed) of the ONNX integer type a constant of `qtype` is written in: the
-        narrowest native one holding its range, of its signedness first (a constant's values
-        lie in the range, so no clamp is needed)."""
-        if isinstance(qtype, BipolarQuantizedType):
-            return self.container(qtype, op)
-        assert isinstance(qtype, UniformQuantizedType)
+        narrowest native one holding its range (a constant's values lie in it, so no clamp is
+        needed), of its signedness first, among those DequantizeLinear takes at `opset` where
+        one does (int8 rather than int4 at opset 13)."""
         low, high = qtype.value_range()
-        native = ((bits, signed) for bits in NATIVE_WIDTHS for signed in (qtype.is_signed, not qtype.is_signed))
-        return next(t for t in native if integer_range(*t)[0] <= low and high <= integer_range(*t)[1])
+        signed = not isinstance(qtype, UniformQuantizedType) or qtype.is_signed
+        holding = [(bits, s) for bits in NATIVE_WIDTHS for s in (signed, not signed)
+                   if integer_range(bits, s)[0] <= low and high <= integer_range(bits, s)[1]]
+        return next((t for t in holding if DEQUANTIZE_OPSETS[t[0]] <= opset), holding[0])
 
     @staticmethod
     def tensor_container(emitter: GraphEmitter, name: str) -> tuple[int, bool]:
@@ -124,7 +130,7 @@ class QdqForm(QuantForm):
 
     # -- parameters ---------------------------------------------------------------------
 
-    def parameters(self, emitter: GraphEmitter, qtype: UniformQuantizedType, shape: tuple[int, ...],
+    def parameters(self, emitter: GraphEmitter, qtype: QuantizedType, shape: tuple[int, ...],
                    op: Operation, hint: str, container: tuple[int, bool]) -> tuple[list[str], list[onnx.AttributeProto]]:
         """[scale, zero point] initializers and the `axis` / `block_size` attributes of a
         QuantizeLinear / DequantizeLinear of `qtype` on a tensor of `shape` held in the ONNX
@@ -180,7 +186,7 @@ class QdqForm(QuantForm):
         held = next(emitter.name(v) for v in op.operands if isinstance(element_type(v.type), QuantizedType))
         code = emitter.builder.codes[held]
         _, _, op_type = op.name.partition(".")
-        if takes_type(op_type, code, self.minimum_opset):
+        if takes_type(op_type, code, emitter.minimum_opset):
             emitter.emit_op(op, [code] * len(op.results))
             return
         floats = {v: self.dequantize_operand(emitter, op, v) for v in op.operands
@@ -192,7 +198,6 @@ class QdqForm(QuantForm):
     def dequantize_operand(self, emitter: GraphEmitter, op: Operation, value: SSAValue) -> str:
         """DequantizeLinear of the quantized operand `value` of `op`, for `op` in float."""
         qtype = element_type(value.type)
-        self.container(qtype, op)
         q = emitter.name(value)
         name = emitter.node_name(op, "_DequantizeLinear")
         inputs, attributes = self.parameters(emitter, qtype, shape_of(value), op, name, self.tensor_container(emitter, q))
@@ -240,7 +245,6 @@ class QdqForm(QuantForm):
         """DequantizeLinear of the container tensor `q` of `qtype` (op: the dcast, or the
         requant it is a step of)."""
         container = self.tensor_container(emitter, q)
-        assert isinstance(qtype, UniformQuantizedType)
         result = op.results[0]
         suffix = "" if isinstance(op, DequantizeCastOp) else "_DequantizeLinear"
         name = emitter.node_name(op, suffix)
@@ -266,14 +270,14 @@ class QdqForm(QuantForm):
     def constant(self, emitter: GraphEmitter, op: StorageCastOp, values: np.ndarray, qtype: QuantizedType) -> str:
         """An integer constant of `qtype` as an initializer of its `constant_container` type
         (values outside the type's range are an error)."""
-        bits, signed = self.constant_container(qtype, op)
+        bits, signed = self.constant_container(qtype, op, emitter.minimum_opset)
         low, high = qtype.value_range()
         if values.size and not (low <= values.min() and values.max() <= high):
             raise ExportError(f"constant of {op_label(op)} holds values outside the range [{low}, {high}] of {qtype}")
         owner = op.input.owner
         assert isinstance(owner, ConstantOp)
         name = emitter.constant(owner, values, integer_code(bits, signed))
-        return self.narrow(emitter, name, qtype, op)
+        return name if isinstance(qtype, BipolarQuantizedType) else self.narrow(emitter, name, qtype, op)
 
     def requantize(self, emitter: GraphEmitter, op: RequantizeOp) -> str:
         """DequantizeLinear then QuantizeLinear, where that is the exact requantization."""
