@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from bitfold import __version__
+from bitfold.array_files import load_array
 from bitfold.backends.llvm import DEFAULT_VLEN, HOST, LLVM_TARGETS, VLENS, LlvmInputError, harness_target
 from bitfold.backends.riscv import CodegenError
 from bitfold.backends.riscv.harness import HarnessError, compile_object, section_sizes
@@ -65,7 +66,7 @@ def _inputs(specs: Sequence[str], compiled: CompiledModel) -> dict[str, np.ndarr
             if len(names) != 1:
                 raise InterpretationInputError(f"the model has inputs {names}: give --run NAME=FILE.npy for each")
             name = names[0]
-        inputs[name] = np.load(path)
+        inputs[name] = load_array(path)
     missing = [n for n in names if n not in inputs]
     if missing:
         raise InterpretationInputError(f"--run lacks inputs {missing}")

@@ -10,6 +10,8 @@ from typing import NoReturn
 
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from bitfold.array_files import ArrayFileError
+from bitfold.dialects.tensor_limits import TensorTooLarge
 from bitfold.frontends import FrontendError
 
 _OP_NAME = re.compile(r'^\s*(?:%[^=]*=\s*)?"([\w.$-]+)"')
@@ -39,12 +41,17 @@ def fail(message: str) -> NoReturn:
 @contextmanager
 def one_line_errors(*user_errors: type[Exception]) -> Iterator[None]:
     """Turn the errors bad input raises (parse and verifier diagnostics, frontend errors,
-    unreadable files, and the driver's own `user_errors`) into `fail`."""
+    unreadable or refused files, tensors over the cap, input nested deeper than Python's
+    recursion limit, memory exhaustion, and the driver's own `user_errors`) into `fail`."""
     try:
         yield
     except (ParseError, DiagnosticException) as error:
         fail(one_line_error(error))
-    except (FrontendError, *user_errors) as error:
+    except (FrontendError, ArrayFileError, TensorTooLarge, *user_errors) as error:
         fail(f"error: {error}")
     except OSError as error:
         fail(f"error: {error.strerror}: {error.filename}")
+    except RecursionError:
+        fail("error: the input is nested too deeply (Python's recursion limit was reached)")
+    except MemoryError:
+        fail("error: out of memory (lower the tensor cap with --max-tensor-bytes or BITFOLD_MAX_TENSOR_BYTES)")

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from bitfold import __version__
+from bitfold.array_files import load_array
 from bitfold.diagnostics import one_line_errors
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
@@ -26,7 +27,7 @@ def _parse_inputs(specs: Sequence[str]) -> dict[str, np.ndarray]:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
             raise InterpretationInputError(f"--input takes NAME=file.npy, got '{spec}'")
-        inputs[name] = np.load(path)
+        inputs[name] = load_array(path)
     return inputs
 
 

@@ -4,13 +4,16 @@
 reads the opset of each domain (`domains`), upgrades older node forms to the newest signature
 (`upgrades`) and walks the graph into one `func.func` of `onnx.*` / `qonnx.*` ops (`graph`,
 with `types` and `attributes` converting ONNX's types, tensors and attributes). Every bad
-input raises `bitfold.frontends.FrontendError` with one line naming the file or node.
+input raises `bitfold.frontends.FrontendError` with one line naming the file or node,
+including a tensor over the size cap (`bitfold.dialects.tensor_limits`).
 """
 
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 
+from bitfold.dialects.tensor_limits import TensorTooLarge
+from bitfold.frontends import FrontendError
 from bitfold.frontends.onnx.graph import import_graph
 from bitfold.frontends.onnx.model_file import read_model
 from bitfold.frontends.onnx.shapes import infer_value_types
@@ -20,5 +23,8 @@ def import_model(source: bytes | str | Path, base_dir: str | Path | None = None,
     """Import an ONNX model given as bytes or a file path. External data files are read from
     `base_dir` (default: the model file's directory). `name` labels the model in errors
     (default: the file path)."""
-    model, label = read_model(source, base_dir, name)
-    return import_graph(model, infer_value_types(model, label), label)
+    try:
+        model, label = read_model(source, base_dir, name)
+        return import_graph(model, infer_value_types(model, label), label)
+    except TensorTooLarge as error:
+        raise FrontendError(str(error)) from None

@@ -1,11 +1,13 @@
 """Read an ONNX model: parse it, load its external data and check it."""
 
-from pathlib import Path
+import os
+from pathlib import Path, PurePosixPath
 
 import onnx
 from google.protobuf.message import DecodeError
 from onnx import external_data_helper
 
+from bitfold.dialects.tensor_limits import check_tensor
 from bitfold.frontends import FrontendError
 from bitfold.frontends.onnx.domains import import_missing_qonnx_domains
 
@@ -32,20 +34,57 @@ def _external_tensors(model: onnx.ModelProto) -> list[onnx.TensorProto]:
     return [t for t in tensors if external_data_helper.uses_external_data(t)]
 
 
+def _location_inside(base_dir: Path, location: str) -> Path | None:
+    """`base_dir / location` if it stays inside `base_dir`, else None: relative, no `..` above
+    `base_dir`, and no component a symbolic link (onnx refuses links too). The components are
+    looked at one at a time from `base_dir` on (an lstat each), so nothing outside `base_dir`
+    is ever looked at."""
+    if not location or PurePosixPath(location).is_absolute() or "\\" in location or "\0" in location:
+        return None
+    base = Path(os.path.realpath(base_dir))
+    current = base
+    for part in PurePosixPath(location).parts:
+        if part == "..":
+            if current == base:
+                return None
+            current = current.parent
+        elif part != ".":
+            current = current / part
+            if current.is_symlink():
+                return None
+    return current
+
+
+def _external_file(tensor: onnx.TensorProto, base_dir: Path | None, label: str) -> Path:
+    """The external data file of `tensor`, checked to lie inside `base_dir`, to exist and to
+    hold no more than the tensor cap from its offset."""
+    entries = {e.key: e.value for e in tensor.external_data}
+    location = entries.get("location", "")
+    if base_dir is None:
+        raise FrontendError(f"{label}: tensor '{tensor.name}' is stored in '{location}' but no directory was given to find it in")
+    path = _location_inside(base_dir, location)
+    if path is None:
+        raise FrontendError(f"{label}: external data location '{location}' of tensor '{tensor.name}' is outside the model's directory or a symbolic link")
+    if not path.is_file():
+        raise FrontendError(f"{label}: external data file '{base_dir / location}' of tensor '{tensor.name}' not found")
+    offset, length = entries.get("offset", "0"), entries.get("length")
+    if not offset.isdigit() or (length is not None and not length.isdigit()):
+        raise FrontendError(f"{label}: tensor '{tensor.name}' has a malformed external data offset or length")
+    available = max(path.stat().st_size - int(offset), 0)
+    check_tensor([int(length) if length is not None else available], 1, f"{label}: external data of tensor '{tensor.name}'")
+    return path
+
+
 def load_external_data(model: onnx.ModelProto, base_dir: Path | None, label: str) -> None:
-    """Read the data of tensors stored outside the model from files in `base_dir`."""
+    """Read the data of tensors stored outside the model from files inside `base_dir`."""
     tensors = _external_tensors(model)
     if not tensors:
         return
     for tensor in tensors:
-        location = next((e.value for e in tensor.external_data if e.key == "location"), "")
-        if base_dir is None:
-            raise FrontendError(f"{label}: tensor '{tensor.name}' is stored in '{location}' but no directory was given to find it in")
-        if not (base_dir / location).is_file():
-            raise FrontendError(f"{label}: external data file '{base_dir / location}' of tensor '{tensor.name}' not found")
+        _external_file(tensor, base_dir, label)
     try:
         external_data_helper.load_external_data_for_model(model, str(base_dir))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, onnx.checker.ValidationError) as error:
         raise FrontendError(f"{label}: cannot load external data: {_first_line(error)}") from None
 
 
