@@ -5,8 +5,10 @@ inputs sharing memory do not break `noalias`). The function is already the ABI:
 `void f(in..., out..., void *workspace)` with the caller-provided workspace.
 """
 
+import re
 from io import StringIO
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, UnitAttr
@@ -47,7 +49,19 @@ def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool)
     return module, workspace_size(function)
 
 
+I1_HEX = re.compile(r'dense<"0x([0-9A-Fa-f]*)"> : tensor<([0-9x]*)xi1>')
+"""an i1 tensor's hex data as xDSL 0.74 prints it: one byte an element"""
+
+
+def bit_packed(match: re.Match) -> str:
+    """The same i1 data as MLIR 22 reads hex i1 data: bit-packed, element i in bit i % 8 of byte i // 8."""
+    elements = np.frombuffer(bytes.fromhex(match.group(1)), dtype=np.uint8) != 0
+    packed = np.packbits(elements, bitorder="little").tobytes().hex().upper()
+    return f'dense<"0x{packed}"> : tensor<{match.group(2)}xi1>'
+
+
 def mlir_text(module: ModuleOp) -> str:
+    """`module` as text mlir-opt-22 reads (i1 constants bit-packed)."""
     text = StringIO()
     Printer(text).print_op(module)
-    return text.getvalue() + "\n"
+    return I1_HEX.sub(bit_packed, text.getvalue()) + "\n"
