@@ -29,9 +29,10 @@ class CanonicalizeQuantPass(ModulePass):
     """Rewrite to a fixpoint, then remove dead pure ops; every rewrite is exact (the IR
     computes bit-identical results):
 
-    - `qcast(dcast(y)) -> y` when the round trip is exact, `scast(scast(x)) -> x` (the quant
-      dialect's canonicalization); this collapses two identical back-to-back fake
-      quantizations into one. `dcast(qcast(x))` itself is never folded.
+    - `qcast(dcast(y)) -> y` when the round trip is exact, `scast(scast(x)) -> x`, and every
+      qcast / requant / scast of a constant folded into a constant (the quant dialect's
+      canonicalization); this collapses two identical back-to-back fake quantizations into
+      one. `dcast(qcast(x))` itself is never folded.
     - Dequantization moves down through data-movement ops, `op(dcast(q)) -> dcast(op'(q))`,
       for Reshape, Flatten, Squeeze, Unsqueeze, Transpose, MaxPool, Pad, Resize (nearest),
       DepthToSpace and Concat (`quant_propagation.sink_dequantize`: the conditions and why
