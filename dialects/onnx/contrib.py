@@ -522,6 +522,44 @@ class QLinearLeakyReluOp(QLinearUnaryOp):
         return (lookup_table(self, named_operands(self, operands), lambda v: np.where(v >= 0, v, v * alpha)),)
 
 
+@irdl_op_definition
+class QLinearSoftmaxOp(QLinearUnaryOp):
+    """onnxruntime's QLinearSoftmax (`qlinear_softmax.cc`), 8-bit X and Y. Along `axis` (default
+    -1, the schema's, whatever `opset`; `opset` >= 13: that axis, below: the dimensions from
+    `axis` on), with d = x - max(x) and in float32 unless stated:
+
+        e(d) = fl32(exp((d + c) * X_scale))        in float64, c = max(0, ln(fl32(FLT_MAX / D)) - 5) / X_scale
+        S    = e(d_0) + e(d_1) + ...               summed in order
+        y    = saturate(nearbyint(e(d) * floor(1 / Y_scale) / S) + Y_zero_point)
+
+    X's zero point cancels. (Older onnxruntime sources read an int8 y above 127 as its low
+    byte; 1.32 saturates, as here.)"""
+
+    name = "onnx.QLinearSoftmax"
+    axis = attr_def(IntegerAttr[I64])
+    opset = attr_def(IntegerAttr[I64])
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {"axis": IntegerAttr(-1, 64)}
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        x = values["x"]
+        opset = self.int_attr("opset")
+        axis = self.int_attr("axis") % x.ndim
+        rows = np.moveaxis(x, axis, -1) if opset >= 13 else x.reshape(*x.shape[:axis], -1)
+        length = rows.shape[-1]
+        x_scale = float_scalar(values["x_scale"])
+        shift = max(0.0, float(np.log(np.float64(np.finfo(F32).max / F32(length)))) - 5) / np.float64(x_scale)
+        d = rows.astype(np.int64) - rows.max(axis=-1, keepdims=True).astype(np.int64)
+        e = np.exp((d.astype(np.float64) + shift) * np.float64(x_scale)).astype(F32)
+        total = np.cumsum(e, axis=-1, dtype=F32)[..., -1:]
+        inverse = np.floor(F32(1) / float_scalar(values["y_scale"]))
+        y = np.rint(e * inverse / total).astype(np.int64) + integer_zero_point(values["y_zero_point"])
+        y = np.clip(y, *saturation_range(self.x.type))
+        y = np.moveaxis(y, -1, axis) if opset >= 13 else y.reshape(x.shape)
+        return (self.result_array(y),)
+
+
 # ----------------------------------------------------------------------------------------
 # The importer's contract
 # ----------------------------------------------------------------------------------------
@@ -535,6 +573,7 @@ OPS = [
     QLinearConcatOp,
     QLinearSigmoidOp,
     QLinearLeakyReluOp,
+    QLinearSoftmaxOp,
 ]
 
 _OP_CLASSES: dict[str, type[ContribOp]] = {op.name.removeprefix("onnx."): op for op in OPS}

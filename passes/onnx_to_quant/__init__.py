@@ -23,6 +23,7 @@ from bitfold.passes.onnx_to_quant.qop import (
     QLinearConvToFloat,
     QLinearMatMulToFloat,
     QLinearPoolToFloat,
+    QLinearSoftmaxToFloat,
 )
 
 
@@ -45,7 +46,7 @@ class OnnxToQuantPass(ModulePass):
             QuantizeLinearToCast(), DequantizeLinearToCast(),
             QuantToCasts(), BipolarQuantToCasts(), TruncToRequant(), TruncV1ToRequant(),
             QLinearConvToFloat(), QLinearMatMulToFloat(), QGemmToFloat(), QLinearBinaryToFloat(),
-            QLinearPoolToFloat(), QLinearConcatToFloat(),
+            QLinearPoolToFloat(), QLinearConcatToFloat(), QLinearSoftmaxToFloat(),
             FoldQuantizeOfConstant(), FoldRequantizeOfConstant(), FoldStorageCastOfConstant(), EraseUnusedOnnxOp(),
         ]  # fmt: skip
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

@@ -1,6 +1,6 @@
 """QOp: onnxruntime's integer operators (QLinearConv, QLinearMatMul, QGemm, QLinearAdd,
-QLinearMul, QLinearAveragePool, QLinearGlobalAveragePool, QLinearConcat) become a region
-dcast -> float `onnx.*` op -> qcast (docs/canonical-quant-form.md, "Per source form").
+QLinearMul, QLinearAveragePool, QLinearGlobalAveragePool, QLinearConcat, QLinearSoftmax) become
+a region dcast -> float `onnx.*` op -> qcast (docs/canonical-quant-form.md, "Per source form").
 
 Not bit-exact: onnxruntime accumulates in integers and requantizes in float32, the float op
 accumulates dequantized values; near a rounding tie the two can differ by one LSB of the
@@ -10,7 +10,7 @@ and their inputs already are ONNX integers (scast of quantized values)."""
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, TensorType, f32
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType, f32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -23,9 +23,10 @@ from bitfold.dialects.onnx.contrib import (
     QLinearConcatOp,
     QLinearGlobalAveragePoolOp,
     QLinearMulOp,
+    QLinearSoftmaxOp,
 )
 from bitfold.dialects.onnx.elementwise import AddOp, MulOp
-from bitfold.dialects.onnx.nn import AveragePoolOp, ConvOp, GemmOp, GlobalAveragePoolOp, MatMulOp
+from bitfold.dialects.onnx.nn import AveragePoolOp, ConvOp, GemmOp, GlobalAveragePoolOp, MatMulOp, SoftmaxOp
 from bitfold.dialects.onnx.quantization import QLinearConvOp, QLinearMatMulOp
 from bitfold.dialects.onnx.shape import ConcatOp
 from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp, StorageCastOp
@@ -171,6 +172,26 @@ class QLinearPoolToFloat(RewritePattern):
         region = FloatRegion(op)
         x = region.dequantized(op.x, op.x_scale, op.x_zero_point)
         y = region.float_op(float_class, [x], op.y)
+        rewriter.replace(op, region.quantized(y, op.y_scale, op.y_zero_point, op.y))
+
+
+class QLinearSoftmaxToFloat(RewritePattern):
+    """QLinearSoftmax(x, sx, zx, sy, zy) {axis, opset} -> scast(qcast(Softmax(dq(x)) {axis})),
+    along one axis: opset >= 13's `axis`, or below 13 an `axis` that is the last one (older
+    opsets flatten the dimensions from `axis` on). onnxruntime multiplies by floor(1 / sy)
+    where the qcast divides by sy: the same where 1 / sy is an integer (quantize_static's
+    1/256); it sums float32 exponentials, the float op float64 ones (one LSB near ties)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: QLinearSoftmaxOp, rewriter: PatternRewriter) -> None:
+        rank = len(op.x.type.get_shape())
+        opset = op.int_attr("opset")
+        axis = op.int_attr("axis")
+        if opset < 13 and axis % rank != rank - 1:
+            fail(op, f"opset {opset} Softmax over the dimensions from axis {axis} on: only the last axis is supported")
+        region = FloatRegion(op)
+        x = region.dequantized(op.x, op.x_scale, op.x_zero_point)
+        y = region.float_op(SoftmaxOp, [x], op.y, {"axis": IntegerAttr(axis % rank, i64)})
         rewriter.replace(op, region.quantized(y, op.y_scale, op.y_zero_point, op.y))
 
 

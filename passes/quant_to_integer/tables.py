@@ -22,7 +22,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects.evaluation import numpy_dtype
-from bitfold.dialects.onnx.contrib import QLinearUnaryOp
+from bitfold.dialects.onnx.contrib import QLinearLeakyReluOp, QLinearSigmoidOp
 from bitfold.dialects.onnx.elementwise import ExpOp, HardSigmoidOp, HardSwishOp, LeakyReluOp, SigmoidOp, TanhOp
 from bitfold.dialects.quant import (
     DequantizeCastOp,
@@ -117,7 +117,7 @@ class QLinearUnaryToTable(RewritePattern):
     table[q - lo], the table the op's own `evaluate` gives (module docstring)."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: QLinearUnaryOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: QLinearSigmoidOp | QLinearLeakyReluOp, rewriter: PatternRewriter) -> None:
         if not isinstance(cast := op.x.owner, StorageCastOp):
             raise fail(op, "the input must be the storage integers of a quantized value")
         users = [use.operation for use in op.y.uses]

@@ -2,11 +2,14 @@
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 from contrib_oracle import assert_exact, onnx_node_oracle
 from onnxruntime.capi.onnxruntime_pybind11_state import get_all_operator_schema
 
+import bitfold
 from bitfold.dialects.onnx import contrib, mlas
+from bitfold.load import load_module
 
 F32 = np.float32
 TYPES = [np.uint8, np.int8]
@@ -156,6 +159,46 @@ def test_leaky_relu(dtype):
         inputs = [x, scale(rng), zero_point(rng, dtype), scale(rng), zero_point(rng, dtype)]
         assert_exact("QLinearLeakyRelu", inputs, alpha=float(rng.uniform(0.0, 0.5)))
     assert_exact("QLinearLeakyRelu", [x, scalar(0.05), None, scalar(0.05), np.zeros((), dtype)])  # default alpha
+
+
+def softmax_node_model(x: np.ndarray, parameters: list[np.ndarray], **attributes) -> onnx.ModelProto:
+    """One QLinearSoftmax node (`opset` is one of its attributes, which the node oracle's
+    keyword arguments cannot carry)."""
+    names = ["x_scale", "x_zero_point", "y_scale", "y_zero_point"]
+    node = onnx.helper.make_node("QLinearSoftmax", ["x", *names], ["y"], domain=contrib.DOMAIN, **attributes)
+    element = onnx.helper.np_dtype_to_tensor_dtype(x.dtype)
+    graph = onnx.helper.make_graph(
+        [node], "softmax",
+        [onnx.helper.make_tensor_value_info("x", element, x.shape)],
+        [onnx.helper.make_tensor_value_info("y", element, x.shape)],
+        [onnx.numpy_helper.from_array(p, n) for p, n in zip(parameters, names, strict=True)],
+    )  # fmt: skip
+    opsets = [onnx.helper.make_opsetid("", 13), onnx.helper.make_opsetid(contrib.DOMAIN, 1)]
+    model = onnx.helper.make_model(graph, opset_imports=opsets)
+    model.ir_version = 10
+    return model
+
+
+@pytest.mark.parametrize("dtype", TYPES)
+@pytest.mark.parametrize(("shape", "attributes"), [
+    ((4, 10), {"opset": 13}), ((2, 5, 7), {"opset": 13, "axis": 1}), ((3, 300), {"opset": 13, "axis": -1}),
+    ((2, 3, 7), {"opset": 12, "axis": 1}), ((2, 3, 7), {"opset": 12}),
+])  # fmt: skip
+def test_softmax(dtype, shape, attributes, tmp_path):
+    rng = np.random.default_rng(19)
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    for y_scale in (1 / 256, 1 / 255, 0.01):
+        x = codes(rng, dtype, shape)
+        x.reshape(-1)[: shape[-1]] = np.iinfo(dtype).max  # a row of equal values
+        x.reshape(-1)[shape[-1]] = np.iinfo(dtype).min  # one value at the bottom of its row
+        parameters = [scale(rng, 0.01, 0.3), zero_point(rng, dtype), scalar(y_scale), zero_point(rng, dtype)]
+        path = tmp_path / "softmax.onnx"
+        onnx.save(softmax_node_model(x, parameters, **attributes), path)
+        (expected,) = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+        (actual,) = bitfold.run(load_module(str(path)), {"x": x}).values()
+        assert actual.dtype == expected.dtype
+        np.testing.assert_array_equal(actual, expected)
 
 
 def test_fused_multiply_add_rounds_once():

@@ -4,8 +4,9 @@ onnxruntime's float Softmax (ORT_DISABLE_ALL) on QDQ models:
 - a float result (DQ -> Softmax -> graph output): the integer IR's u 2^-P within the
   documented bound eps of onnxruntime's softmax (plus float32 rounding);
 - a quantized result (... -> Softmax -> Q -> DQ): within one output step of onnxruntime, on
-  hand-built models (axis lengths 10 and 1000, rows with ties at the maximum) and on a
-  `quantize_static` QDQ model; rv32im under qemu bit-exact to bitfold-run on the integer IR;
+  hand-built models (axis lengths 10 and 1000, rows with ties at the maximum) and on
+  `quantize_static` models (QDQ, and QOperator's QLinearSoftmax); rv32im under qemu bit-exact
+  to bitfold-run on the integer IR;
 - an axis too long for the output's step, or not the last axis: one line naming the node."""
 
 import subprocess
@@ -91,13 +92,19 @@ def test_quantized_result_within_one_step(length, tmp_path):
     check_rv32im(path, inputs, tmp_path)
 
 
-def test_onnxruntime_quantized_softmax(tmp_path):
+@pytest.mark.parametrize("fmt", ["qdq", "qop"])
+def test_onnxruntime_quantized_softmax(fmt, tmp_path):
+    """quantize_static: a QDQ Softmax, or the com.microsoft QLinearSoftmax (bitfold-run on the
+    imported model bit-exact to onnxruntime there: its reference is onnxruntime's kernel)."""
     path = tmp_path / "model.onnx"
-    quantize(gemm_activations([("Softmax", {"axis": -1})]), QuantConfig("qdq", "u8", "s8"), path)
+    model = quantize(gemm_activations([("Softmax", {"axis": -1})]), QuantConfig(fmt, "u8", "s8"), path)
+    assert fmt == "qdq" or "QLinearSoftmax" in {n.op_type for n in model.graph.node}
     inputs = {"x": np.random.default_rng(4).standard_normal((4, 16)).astype(np.float32) * 2}
     (expected,) = onnxruntime_outputs(path, inputs)
+    if fmt == "qop":
+        np.testing.assert_array_equal(next(iter(bitfold.run(load_module(str(path)), inputs).values())), expected)
     (actual,) = bitfold.run(integer_module(path), inputs).values()
-    step = next(float(numpy_helper.to_array(t)) for t in onnx.load(path).graph.initializer if t.name == "a0_scale")
+    step = next(float(numpy_helper.to_array(t)) for t in model.graph.initializer if t.name == "a0_scale")
     assert np.abs(actual.astype(np.float64) - expected).max() <= step * (1 + 1e-6)
     check_rv32im(path, inputs, tmp_path)
 
