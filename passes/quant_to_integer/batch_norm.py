@@ -32,6 +32,7 @@ from xdsl.ir import Operation
 from bitfold.dialects.onnx.nn import BatchNormalizationOp
 from bitfold.passes.quant_propagation.casts import constant_array
 from bitfold.passes.quant_to_integer.operands import fail, round_to_grid
+from bitfold.passes.quant_to_integer.sign_thresholds import affine_chain
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,12 @@ class FoldedBatchNorm:
 def following_batch_norm(op: Operation, channel_axis: int, channels: int) -> FoldedBatchNorm | None:
     """The BatchNormalization that is the only user of `op`'s result, normalizing along
     `channel_axis` (ONNX's axis 1) the contraction's output channels, else None. Fails on one
-    it cannot fold (parameters not constant, a zero gamma, channels on another axis)."""
+    it cannot fold (parameters not constant, a zero gamma, channels on another axis). None
+    too where a sign follows: `sign_thresholds` makes that exact (the fold rounds the bias)."""
     uses = list(op.results[0].uses)
     if len(uses) != 1 or not isinstance(norm := uses[0].operation, BatchNormalizationOp) or norm.x != op.results[0]:
+        return None
+    if affine_chain(norm, norm.x) is not None:
         return None
     if channel_axis != 1:
         raise fail(norm, "BatchNormalization normalizes axis 1, which is not the contraction's output channels")

@@ -3,21 +3,26 @@ computed exactly at compile time (FINN's MultiThreshold with one threshold):
 
     qcast(f(dcast(q))) : bipolar   ->   bit = d * q >= t        (per element of the tables)
 
-f is a chain of `Mul`, `Div`, `Add`, `Sub` by float constants (each broadcasting against the
-value, e.g. per channel), every op but the last with that one user, the last op's one user a
-qcast to a bipolar type: `+1 if x >= 0 else -1` (QONNX's BipolarQuant, 0 gives +1). With the
-chain composed in exact rationals, f(v) = A v + B, and v = s (q - zp) from q's type:
+f is a chain of `Mul`, `Div`, `Add`, `Sub` by float constants and at most one inference
+`BatchNormalization` (constant parameters), each broadcasting against the value (e.g. per
+channel), every op but the last with that one user, the last op's one user a qcast to a
+bipolar type: `+1 if x >= 0 else -1` (QONNX's BipolarQuant, 0 gives +1). The chain is
+composed in exact rationals (the floats' exact values) as
 
-    f >= 0  <=>  a q + b >= 0,   a = A s, b = B - A s zp
-    a > 0:  q >= ceil(-b / a)            d = +1, t = ceil(-b / a)
-    a < 0:  q <= floor(-b / a)           d = -1, t = -floor(-b / a)
-    a = 0:  always (b >= 0) or never     d = +1, t = lo or hi + 1 of q's range
+    f(v) = L(v) + K(v) / sqrt(R)      L, K affine with rational coefficients, R = var + eps
 
-Exact in real arithmetic; the float reference rounds each product and sum of the chain to
-its float type, which can change the sign only where the exact f lies within those
-roundings of 0 (none on power-of-two scales and values, FINN's usual ones)."""
+(K = 0 without BatchNormalization), and v = s (q - zp) from q's type, so f is affine in q:
+the bit is monotone in q, and its one step, found by bisection over q's range with an exact
+test of f(q) >= 0 (squares compared where the signs of L and K differ), is the threshold t:
 
-import math
+    f increasing:  bit = q >= t          d = +1
+    f decreasing:  bit = q <= -t         d = -1
+    f constant:    t = lo (always) or hi + 1 (never), d = +1
+
+Exact in real arithmetic; the float reference rounds each step of the chain to its float
+type, which can change the sign only where the exact f lies within those roundings of 0
+(none on power-of-two scales and values, FINN's usual ones; an exact 0 gives +1 in both)."""
+
 from fractions import Fraction
 
 import numpy as np
@@ -28,6 +33,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from bitfold.dialects.onnx.elementwise import AddOp, DivOp, MulOp, SubOp
+from bitfold.dialects.onnx.nn import BatchNormalizationOp
 from bitfold.dialects.quant import BipolarQuantizedType, DequantizeCastOp, QuantizeCastOp, UniformQuantizedType, element_type
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_propagation.casts import constant_array
@@ -35,67 +41,118 @@ from bitfold.passes.quant_to_integer.dequantized import quantized
 from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, integer_constant
 from bitfold.passes.quant_to_integer.operands import Quantized, exact, fail, storage_value, widened
 
-AFFINE_OPS = (MulOp, DivOp, AddOp, SubOp)
+AFFINE_OPS = (MulOp, DivOp, AddOp, SubOp, BatchNormalizationOp)
 I1 = IntegerType(1)
+ZERO = np.array(Fraction(0), dtype=object)
 
 
-def _single_user(op: Operation) -> Operation | None:
-    uses = list(op.results[0].uses)
-    return uses[0].operation if len(uses) == 1 else None
+def _exact_array(value: SSAValue) -> np.ndarray | None:
+    constant = constant_array(value)
+    return None if constant is None else np.vectorize(exact, otypes=[object])(np.asarray(constant))
 
 
-def _step(op: Operation, value: SSAValue, slope, offset):
-    """(A, B) of op(previous f) where `value` is previous f, or None if op is not affine in it."""
-    first = op.operands[0] == value
-    other = op.operands[1] if first else op.operands[0]
-    if op.operands[0] == op.operands[1] or (constant := constant_array(other)) is None:
-        return None
-    c = np.vectorize(exact, otypes=[object])(np.asarray(constant))
-    if isinstance(op, MulOp):
-        return slope * c, offset * c
-    if isinstance(op, AddOp):
-        return slope, offset + c
-    if isinstance(op, SubOp):
-        return (slope, offset - c) if first else (-slope, c - offset)
-    if not first or np.any(c == 0):
-        return None
-    return slope / c, offset / c
+class Chain:
+    """f(v) = (l1 v + l0) + (k1 v + k0) / sqrt(R), coefficients as arrays of Fractions."""
+
+    def __init__(self):
+        self.l1, self.l0, self.k1, self.k0 = np.array(Fraction(1), dtype=object), ZERO, ZERO, ZERO
+        self.radicand: np.ndarray | None = None
+
+    def scale(self, c) -> None:
+        self.l1, self.l0, self.k1, self.k0 = self.l1 * c, self.l0 * c, self.k1 * c, self.k0 * c
+
+    def step(self, op: Operation, value: SSAValue) -> bool:
+        """Compose `op`, which reads `value` (the chain so far); False if it is not affine in it."""
+        if isinstance(op, BatchNormalizationOp):
+            return self._normalize(op, value)
+        first = op.operands[0] == value
+        other = op.operands[1] if first else op.operands[0]
+        if op.operands[0] == op.operands[1] or (c := _exact_array(other)) is None:
+            return False
+        if isinstance(op, MulOp):
+            self.scale(c)
+        elif isinstance(op, AddOp):
+            self.l0 = self.l0 + c
+        elif isinstance(op, SubOp):
+            if not first:
+                self.scale(-1)
+            self.l0 = self.l0 + (-c if first else c)
+        elif not first or np.any(c == 0):
+            return False
+        else:
+            self.scale(1 / c)
+        return True
+
+    def _normalize(self, op: BatchNormalizationOp, value: SSAValue) -> bool:
+        """(x - mean) gamma / sqrt(var + eps) + beta along axis 1, once per chain."""
+        parameters = [_exact_array(v) for v in (op.scale, op.b, op.input_mean, op.input_var)]
+        if op.x != value or self.radicand is not None or any(p is None for p in parameters):
+            return False
+        rank = len(op.x.type.get_shape())
+        gamma, beta, mean, var = (p.reshape(-1, *(1,) * (rank - 2)) for p in parameters)
+        self.radicand = var + exact(op.float_attr("epsilon"))
+        if np.any(self.radicand <= 0):
+            return False
+        self.k1, self.k0 = self.l1 * gamma, (self.l0 - mean) * gamma
+        self.l1, self.l0 = ZERO, beta
+        return True
 
 
-def affine_chain(start: Operation, value: SSAValue):
-    """(ops, A, B, qcast): the chain from `start` (an op reading `value`) to a bipolar qcast,
-    composed to f(v) = A v + B; None where the ops do not form one."""
-    slope, offset = np.array(Fraction(1), dtype=object), np.array(Fraction(0), dtype=object)
-    ops, op = [], start
+def affine_chain(start: Operation, value: SSAValue) -> tuple[list[Operation], Chain, QuantizeCastOp] | None:
+    """(ops, f, qcast): the chain from `start` (an op reading `value`) to a bipolar qcast,
+    composed; None where the ops do not form one."""
+    chain, ops, op = Chain(), [], start
     while isinstance(op, AFFINE_OPS):
-        if (step := _step(op, value, slope, offset)) is None:
+        if not chain.step(op, value):
             return None
-        slope, offset = step
         ops.append(op)
-        value, op = op.results[0], _single_user(op)
+        uses = list(op.results[0].uses)
+        value, op = op.results[0], uses[0].operation if len(uses) == 1 else None
     if not isinstance(op, QuantizeCastOp) or not isinstance(element_type(op.result.type), BipolarQuantizedType):
         return None
-    return ops, slope, offset, op
+    return ops, chain, op
 
 
-def thresholds(qtype: UniformQuantizedType, shape, slope: np.ndarray, offset: np.ndarray):
+def nonnegative(u: Fraction, w: Fraction, radicand: Fraction) -> bool:
+    """u + w / sqrt(radicand) >= 0, exactly (radicand > 0)."""
+    if u >= 0 and w >= 0:
+        return True
+    if u <= 0 and w <= 0:
+        return False
+    return u * u * radicand >= w * w if u > 0 else w * w >= u * u * radicand
+
+
+def _threshold(low: int, high: int, at_least) -> tuple[int, int]:
+    """(d, t) for the bit q -> at_least(q), monotone on [low, high] (module docstring)."""
+    if at_least(low) == at_least(high):
+        return 1, low if at_least(low) else high + 1
+    increasing = at_least(high)
+    lo, hi = low, high  # the step lies between lo and hi: at_least(lo) != at_least(hi)
+    while hi - lo > 1:
+        middle = (lo + hi) // 2
+        lo, hi = (lo, middle) if at_least(middle) == increasing else (middle, hi)
+    return (1, hi) if increasing else (-1, -lo)
+
+
+def thresholds(qtype: UniformQuantizedType, shape, chain: Chain) -> tuple[np.ndarray, np.ndarray]:
     """(d, t) tables broadcast over q's parameters and the chain's constants (module docstring)."""
     scales, zero_points = qtype.parameter_arrays(shape)
     low, high = qtype.value_range()
-    a = slope * np.vectorize(exact, otypes=[object])(scales)
-    b = offset - a * zero_points.astype(object)
-    a, b = np.broadcast_arrays(a, b)
-    direction = np.ones(a.shape, dtype=np.int64)
-    threshold = np.empty(a.shape, dtype=np.int64)
-    for index in np.ndindex(a.shape):
-        slope_, offset_ = Fraction(a[index]), Fraction(b[index])
-        if slope_ > 0:
-            threshold[index] = min(max(math.ceil(-offset_ / slope_), low), high + 1)
-        elif slope_ < 0:
-            direction[index] = -1
-            threshold[index] = -min(max(math.floor(-offset_ / slope_), low - 1), high)
-        else:
-            threshold[index] = low if offset_ >= 0 else high + 1
+    radicand = np.array(Fraction(1), dtype=object) if chain.radicand is None else chain.radicand
+    tables = np.broadcast_arrays(
+        np.vectorize(exact, otypes=[object])(scales), zero_points.astype(object), chain.l1, chain.l0, chain.k1, chain.k0,
+        radicand,
+    )
+    direction = np.ones(tables[0].shape, dtype=np.int64)
+    threshold = np.empty(tables[0].shape, dtype=np.int64)
+    for index in np.ndindex(direction.shape):
+        s, zp, l1, l0, k1, k0, r = (Fraction(t[index]) for t in tables)
+
+        def at_least(q: int) -> bool:
+            v = s * (q - zp)
+            return nonnegative(l1 * v + l0, k1 * v + k0, r)
+
+        direction[index], threshold[index] = _threshold(low, high, at_least)
     return direction, threshold
 
 
@@ -113,15 +170,16 @@ class SignAfterAffineToThreshold(RewritePattern):
         sources = [v for v in op.operands if isinstance(v.owner, DequantizeCastOp)]
         if len(sources) != 1 or (chain := affine_chain(op, sources[0])) is None:
             return
-        ops, slope, offset, qcast = chain
+        ops, composed, qcast = chain
         q = sources[0].owner.input
         source = Quantized(q, element_type(q.type), None)
         if not isinstance(source.qtype, UniformQuantizedType):
             raise fail(op, f"a sign after an affine chain needs a uniform input, got {source.qtype}")
         shape = source.shape
-        if tuple(np.broadcast_shapes(shape, np.shape(slope), np.shape(offset))) != shape:
+        coefficients = (composed.l1, composed.l0, composed.k1, composed.k0)
+        if tuple(np.broadcast_shapes(shape, *(np.shape(c) for c in coefficients))) != shape:
             raise fail(op, "the chain's constants may not broadcast the dequantized operand")
-        direction, threshold = thresholds(source.qtype, shape, slope, offset)
+        direction, threshold = thresholds(source.qtype, shape, composed)
         bits = _compare(rewriter, source, direction, threshold)
         rewriter.replace(qcast, [], [quantized(rewriter, bits, element_type(qcast.result.type))])
         for chained in reversed(ops):

@@ -1,6 +1,6 @@
 """FINN-style binary networks in QONNX form, built with onnx.helper: `BipolarQuant` weights
 and sign activations (`BipolarQuant` after a per-channel affine `Mul` / `Add`, FINN's
-thresholding), bipolar x bipolar Conv (groups, padding, strides; channel counts that are not
+thresholding) or after BatchNormalization, bipolar x bipolar Conv (groups, padding, strides; channel counts that are not
 multiples of 32), MatMul and Gemm, a first layer of int8 inputs against bipolar weights, a
 layer of bipolar inputs against 4-bit weights, and an 8-bit `Quant` output. The oracle is
 qonnx's executor (`runners.run_qonnx`). Scales are powers of two, as in FINN's networks, so
@@ -59,6 +59,14 @@ class BinaryGraph:
         shifted = self.node("Add", [scaled, self.const(f"{name}_b", b.reshape(channel_shape))], f"{name}_shifted")
         return self.bipolar(shifted, name)
 
+    def norm_sign(self, x: str, name: str, channels: int) -> str:
+        """BipolarQuant(BatchNormalization(x)): gamma of both signs, as Brevitas exports BNNs."""
+        gamma = self.rng.normal(size=channels)
+        beta, mean = self.rng.normal(size=channels), self.rng.normal(size=channels) * 3
+        var = self.rng.uniform(0.5, 4, size=channels)
+        parameters = [self.const(f"{name}_{p}", v) for p, v in zip(("gamma", "beta", "mean", "var"), (gamma, beta, mean, var))]
+        return self.bipolar(self.node("BatchNormalization", [x, *parameters], f"{name}_norm", epsilon=1e-3), name)
+
     def model(self, name: str, x_shape, y: str, y_shape) -> onnx.ModelProto:
         from qonnx.core.modelwrapper import ModelWrapper
         from qonnx.transformation.infer_shapes import InferShapes
@@ -79,19 +87,19 @@ class BinaryGraph:
 
 
 def binary_cnn() -> onnx.ModelProto:
-    """x (1, 3, 8, 8) int8 -> Conv 3x3 pad 1 (bipolar weights) -> sign -> Conv 3x3 pad 1 stride
-    2, 24 -> 40 (bipolar x bipolar) -> sign -> grouped Conv 3x3 pad 1 on 4x4, 2 groups of 20
-    -> 6 -> sign -> Flatten -> MatMul 192 -> 40 (bipolar) -> sign -> Gemm 40 -> 10 (4-bit
+    """x (1, 3, 8, 8) int8 -> Conv 3x3 pad 1 (bipolar weights) -> BatchNorm, sign -> Conv 3x3
+    pad 1 stride 2, 24 -> 40 (bipolar x bipolar) -> sign -> grouped Conv 3x3 pad 1 on 4x4, 2
+    groups of 20 -> 6 -> BatchNorm, sign -> Flatten -> MatMul 192 -> 40 (bipolar) -> sign -> Gemm 40 -> 10 (4-bit
     weights) -> Quant int8 y."""
     g = BinaryGraph(seed=11)
     x = g.quant("x", "x_q", 2.0**-5, 8)
     h = g.node("Conv", [x, g.bipolar_weight("w1", (24, 3, 3, 3), 0.5)], "c1", kernel_shape=[3, 3], pads=[1] * 4)
-    h = g.sign(h, "s1", 24, (1, 24, 1, 1))
+    h = g.norm_sign(h, "s1", 24)
     w2 = g.bipolar_weight("w2", (40, 24, 3, 3))
     h = g.node("Conv", [h, w2], "c2", kernel_shape=[3, 3], pads=[1] * 4, strides=[2, 2])
     h = g.sign(h, "s2", 40, (1, 40, 1, 1))
     h = g.node("Conv", [h, g.bipolar_weight("w3", (12, 20, 3, 3), 0.25)], "c3", kernel_shape=[3, 3], pads=[1] * 4, group=2)
-    h = g.bipolar(h, "s3")
+    h = g.norm_sign(h, "s3", 12)
     h = g.node("Flatten", [h], "flat")
     h = g.node("MatMul", [h, g.bipolar_weight("w4", (192, 40))], "c4")
     h = g.sign(h, "s4", 40, (40,))
