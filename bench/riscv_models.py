@@ -1,5 +1,6 @@
-"""The MLPerf Tiny networks compiled by bitfold for RV32IM and RV64IM: executed instructions, code and
-data sizes, workspace and compile time of one inference.
+"""The MLPerf Tiny networks compiled by bitfold for RV32IM and RV64IM (and, through the LLVM backend, for
+RVV: rv32imv, rv64imv, rv64gcv at `--vlen N`): executed instructions, code and data sizes, workspace and
+compile time of one inference.
 
 For each fixture of tests/models/mlperf_tiny (ResNet-8, DS-CNN, MobileNetV1-0.25, FC autoencoder;
 each quantized by onnxruntime as QDQ per tensor, QDQ per channel and QOperator) and each target:
@@ -18,8 +19,8 @@ IR (`run_reference`, run once per model); a row whose outputs differ says so ins
 A model the compiler refuses prints as a row with the one-line error. The figures are printed,
 never asserted.
 
-    python bench/riscv_models.py [--network NAME ...] [--form FORM ...] [--target rv32im|rv64im ...]
-                                 [--workdir DIR]
+    python bench/riscv_models.py [--network NAME ...] [--form FORM ...] [--target rv32im|rv64im|rv64imv ...]
+                                 [--vlen N] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bitfold.backends.llvm import DEFAULT_VLEN, VECTOR_TARGETS, VLENS, harness_target
 from bitfold.backends.riscv.harness import TARGETS, compile_object
 from bitfold.backends.riscv.harness import section_sizes as harness_section_sizes
 from bitfold.load import load_module
@@ -59,7 +61,7 @@ def section_sizes(assembly: str, target: str, workdir: Path) -> dict[str, int]:
     compiler (`compile_object`) and read by `size -A` (`section_sizes`)."""
     source = workdir / "model.S"
     source.write_text(assembly)
-    sections = harness_section_sizes(compile_object(source, TARGETS[target], workdir))
+    sections = harness_section_sizes(compile_object(source, harness_target(target), workdir))
     sizes = dict.fromkeys(SECTION_GROUPS, 0)
     for section, size in sections.items():
         for column, names in SECTION_GROUPS.items():
@@ -77,7 +79,7 @@ class Row:
     error: str | None = None
 
 
-def measure(name: str, target: str, reference: dict, workdir: Path) -> Row:
+def measure(name: str, target: str, reference: dict, workdir: Path, vlen: int = DEFAULT_VLEN) -> Row:
     """One fixture on one target; `reference` caches the interpreter's run of each model."""
     module = load_module(str(mlperf_tiny.path(name)))
     start = time.perf_counter()
@@ -90,7 +92,7 @@ def measure(name: str, target: str, reference: dict, workdir: Path) -> Row:
     if name not in reference:
         reference[name] = compiled.run_reference(stored)
     try:
-        instructions, outputs = compiled.count_qemu(stored, workdir / "count")
+        instructions, outputs = compiled.count_qemu(stored, workdir / "count", vlen)
         sizes = section_sizes(compiled.assembly, target, workdir)
     except Exception as error:
         return Row(name, target, error=f"failed: {one_line(error)}")
@@ -127,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--network", action="append", choices=mlperf_tiny.NETWORKS, help="default: all")
     parser.add_argument("--form", action="append", choices=mlperf_tiny.FORMS, help="default: all")
-    parser.add_argument("--target", action="append", choices=sorted(TARGETS), help="default: rv32im, rv64im")
+    parser.add_argument("--target", action="append", choices=sorted({*TARGETS, *VECTOR_TARGETS}),
+                        help="default: rv32im, rv64im")
+    parser.add_argument("--vlen", type=int, choices=VLENS, default=DEFAULT_VLEN, help="vector targets: VLEN")
     parser.add_argument("--workdir", type=Path, help="keep the programs here (default: a temporary directory)")
     arguments = parser.parse_args(argv)
     networks = arguments.network or mlperf_tiny.NETWORKS
@@ -141,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             for target in targets:
                 workdir = root / name / target
                 workdir.mkdir(parents=True, exist_ok=True)
-                rows.append(measure(name, target, reference, workdir))
+                rows.append(measure(name, target, reference, workdir, arguments.vlen))
                 print(f"  measured {name} on {target}", file=sys.stderr)
     print("One inference of each MLPerf Tiny fixture compiled by bitfold (instructions executed in the function,")
     print("counted under qemu user mode restricted to the ISA; outputs equal to run_reference); sizes in bytes.")
