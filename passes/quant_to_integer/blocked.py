@@ -63,7 +63,9 @@ def block_size(table: np.ndarray, axis: int) -> int:
     return 1
 
 
-def blocked_weight_axis(op: Operation, scales: np.ndarray, w_map: Sequence[AffineExpr], reduction_dims) -> tuple[int, int]:
+def blocked_weight_axis(
+    op: Operation, scales: np.ndarray, w_map: Sequence[AffineExpr], reduction_dims
+) -> tuple[int, int]:
     """(t, B): the weight axis t (a reduction loop's) whose scales change in blocks of B < its
     size; (1, size) where none does (one block)."""
     blocked = [
@@ -147,7 +149,16 @@ def blocked_accumulator(
     grid, multipliers = _grid(op, block_scales, bounds)
     expressed = x.qtype.expressed_type
     if multipliers is None:
-        partial = _requantized(rewriter, partial, block_shape, x.qtype.scale * block_scales, x.qtype.scale * grid, channel_dim, expressed, bounds)
+        partial = _requantized(
+            rewriter,
+            partial,
+            block_shape,
+            x.qtype.scale * block_scales,
+            x.qtype.scale * grid,
+            channel_dim,
+            expressed,
+            bounds,
+        )
         multipliers = np.ones_like(block_scales, dtype=np.int64)
         terms = np.ceil(bounds * block_scales / grid[:, None]).astype(np.int64) + 1
     else:
@@ -176,13 +187,23 @@ def _requantized(rewriter, partial, shape, scales, grid, channel_dim, expressed,
     table = scales.reshape(table_shape)
     bound = int(bounds.max())
     source = UniformQuantizedType.get(
-        32, True, expressed, table, np.zeros(table.shape, np.int64), block_sizes={channel_dim: 1, rank - 1: 1},
+        32,
+        True,
+        expressed,
+        table,
+        np.zeros(table.shape, np.int64),
+        block_sizes={channel_dim: 1, rank - 1: 1},
         storage_range=(-bound, bound),
     )
     reach = int(np.ceil((bounds * scales / grid[:, None]).max())) + 1
     fine = np.broadcast_to(grid[:, None], scales.shape).reshape(table_shape)  # lower-quant wants one layout
     target = UniformQuantizedType.get(
-        32, True, expressed, fine, np.zeros(table.shape, np.int64), block_sizes={channel_dim: 1, rank - 1: 1},
+        32,
+        True,
+        expressed,
+        fine,
+        np.zeros(table.shape, np.int64),
+        block_sizes={channel_dim: 1, rank - 1: 1},
         storage_range=(-reach, reach),
     )
     requant = RequantizeOp(quantized(rewriter, partial, source), TensorType(target, shape))
@@ -197,7 +218,12 @@ def _sum_blocks(rewriter, partial, multipliers, init, out_shape, channel_dim) ->
     inputs = [(partial, affine_map(rank, dims))]
     ones = bool(np.all(multipliers == 1))
     if not ones:
-        inputs.append((integer_constant(rewriter, multipliers, narrowest_signed(multipliers)), affine_map(rank, [dims[channel_dim], dims[-1]])))
+        inputs.append(
+            (
+                integer_constant(rewriter, multipliers, narrowest_signed(multipliers)),
+                affine_map(rank, [dims[channel_dim], dims[-1]]),
+            )
+        )
 
     def build(body) -> SSAValue:
         term = body.values["in0"]
@@ -206,5 +232,9 @@ def _sum_blocks(rewriter, partial, multipliers, init, out_shape, channel_dim) ->
         return body.emit(arith.AddiOp(body.values["output"], term))
 
     return build_generic(
-        rewriter, inputs, (filled(rewriter, init, [channel_dim], out_shape, I32), affine_map(rank, dims[:-1])), [rank - 1], build
+        rewriter,
+        inputs,
+        (filled(rewriter, init, [channel_dim], out_shape, I32), affine_map(rank, dims[:-1])),
+        [rank - 1],
+        build,
     )

@@ -36,8 +36,8 @@ from bitfold.dialects.onnx.base import ints_or
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp, SlidingWindow
 from bitfold.dialects.quant import Granularity, UniformQuantizedType
 from bitfold.passes.quant_propagation.casts import constant_array
-from bitfold.passes.quant_to_integer.blocked import blocked_accumulator
 from bitfold.passes.quant_to_integer.batch_norm import FoldedBatchNorm, following_batch_norm
+from bitfold.passes.quant_to_integer.blocked import blocked_accumulator
 from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
 from bitfold.passes.quant_to_integer.elementwise import add_real_constant
 from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, filled, integer_constant

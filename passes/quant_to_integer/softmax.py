@@ -31,7 +31,14 @@ from bitfold.dialects.quant import Granularity, QuantizeCastOp, UniformQuantized
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.dequantized import dequantized
 from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
-from bitfold.passes.quant_to_integer.operands import INT32_MAX, accumulator_type, fail, quantized_operand, storage_value, widened
+from bitfold.passes.quant_to_integer.operands import (
+    INT32_MAX,
+    accumulator_type,
+    fail,
+    quantized_operand,
+    storage_value,
+    widened,
+)
 from bitfold.passes.quant_to_integer.tables import lookup, table_input_values
 
 
@@ -67,12 +74,15 @@ class SoftmaxToInteger(RewritePattern):
         span, length = high - low, shape[-1]
         exp_bits, fraction_bits = fixed_point_bits(length)
         bound = softmax_error_bound(length, exp_bits, fraction_bits)
-        users = [use.operation for use in op.output.uses]
-        for user in users:
+        for use in op.output.uses:
+            user = use.operation
             target = element_type(user.result.type) if isinstance(user, QuantizeCastOp) else None
-            if isinstance(target, UniformQuantizedType) and target.kind == Granularity.PER_TENSOR:
-                if bound >= target.scale / 2:
-                    raise fail(op, f"over {length} values the error bound {bound:.3g} is not below half an output step ({target.scale:.3g})")
+            quantized_per_tensor = isinstance(target, UniformQuantizedType) and target.kind == Granularity.PER_TENSOR
+            if quantized_per_tensor and bound >= target.scale / 2:
+                raise fail(
+                    op,
+                    f"over {length} values the error bound {bound:.3g} is not below half an output step ({target.scale:.3g})",
+                )
         steps = np.arange(-span, 1, dtype=np.float64) * source.qtype.scale
         table = integer_constant(rewriter, np.round(np.exp(steps) * 2.0**exp_bits).astype(np.int64), I32)
         x = storage_value(rewriter, source)
@@ -100,8 +110,11 @@ class SoftmaxToInteger(RewritePattern):
             return body.emit(arith.DivUIOp(body.emit(arith.AddiOp(scaled, half)), body.values["in2"]))
 
         fractions = build_generic(
-            rewriter, [(x, whole), (maximum, per_row), (total, per_row)], (empty(rewriter, shape, I32), whole), [], normalize
+            rewriter,
+            [(x, whole), (maximum, per_row), (total, per_row)],
+            (empty(rewriter, shape, I32), whole),
+            [],
+            normalize,
         )
         qtype = accumulator_type(np.array([2.0**-fraction_bits]), None, source.qtype.expressed_type, 1 << fraction_bits)
         rewriter.replace(op, [], [dequantized(rewriter, fractions, qtype, op.output.type)])
-

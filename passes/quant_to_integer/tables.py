@@ -16,7 +16,7 @@ The integer form is a parallel `linalg.generic` whose body reads the table, an
 
 import numpy as np
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
+from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -82,7 +82,11 @@ def apply_table(rewriter: PatternRewriter, source: Quantized, stored: np.ndarray
 
     identity = AffineMap.identity(rank)
     return build_generic(
-        rewriter, [(storage_value(rewriter, source), identity)], (empty(rewriter, source.shape, storage), identity), [], build
+        rewriter,
+        [(storage_value(rewriter, source), identity)],
+        (empty(rewriter, source.shape, storage), identity),
+        [],
+        build,
     )
 
 

@@ -20,7 +20,7 @@ import onnx
 import pytest
 from models.float_models import IR_VERSION
 from onnx import TensorProto, helper, numpy_helper
-from test_table_activations import check_rv32im, integer_module, onnxruntime_outputs
+from test_table_activations import check_rv32im, integer_module, one_input_model, onnxruntime_outputs
 
 import bitfold
 from bitfold.dialects.quant import element_type
@@ -53,16 +53,7 @@ def qdq_model(
         numpy_helper.from_array(np.array(Y_ZERO_POINT, np.int8), "yz"),
         *initializers,
     ]
-    graph = helper.make_graph(
-        nodes, "blocked",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
-        [helper.make_tensor_value_info("y" if quantized_output else "m", TensorProto.FLOAT, y_shape)],
-        initializers,
-    )  # fmt: skip
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
-    model.ir_version = IR_VERSION
-    onnx.checker.check_model(model)
-    return model
+    return one_input_model("blocked", nodes, initializers, x_shape, "y" if quantized_output else "m", y_shape, 21)
 
 
 def within_one_step(path, inputs) -> np.ndarray:
@@ -92,7 +83,11 @@ def matmul_nbits_model(quantized_output: bool) -> onnx.ModelProto:
     quantizer.process()
     model = quantizer.model.model
     model.ir_version = IR_VERSION
-    blocked = [n for n in model.graph.node if n.op_type == "DequantizeLinear" and any(a.name == "block_size" for a in n.attribute)]
+    blocked = [
+        n
+        for n in model.graph.node
+        if n.op_type == "DequantizeLinear" and any(a.name == "block_size" for a in n.attribute)
+    ]
     assert len(blocked) == 1
     return model
 

@@ -14,10 +14,15 @@ import subprocess
 import numpy as np
 import onnx
 import pytest
-from models.float_models import IR_VERSION
 from models.quantized import QuantConfig, quantize
-from onnx import TensorProto, helper, numpy_helper
-from test_table_activations import check_rv32im, gemm_activations, integer_module, onnxruntime_outputs
+from onnx import helper, numpy_helper
+from test_table_activations import (
+    check_rv32im,
+    gemm_activations,
+    integer_module,
+    one_input_model,
+    onnxruntime_outputs,
+)
 
 import bitfold
 from bitfold.load import load_module
@@ -47,16 +52,7 @@ def softmax_model(shape: list[int], quantized_output: bool, axis: int = -1) -> o
             numpy_helper.from_array(np.array(Y_SCALE, np.float32), "ys"),
             numpy_helper.from_array(np.array(0, np.uint8), "yz"),
         ]
-    graph = helper.make_graph(
-        nodes, "softmax",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
-        initializers,
-    )  # fmt: skip
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = IR_VERSION
-    onnx.checker.check_model(model)
-    return model
+    return one_input_model("softmax", nodes, initializers, shape, "y", shape, 13)
 
 
 def softmax_inputs(rows: int, length: int, seed: int) -> np.ndarray:
@@ -117,7 +113,9 @@ def test_refusals(shape, axis, message, tmp_path):
     path = tmp_path / "model.onnx"
     onnx.save(softmax_model(shape, quantized_output=True, axis=axis), path)
     done = subprocess.run(
-        ["bitfold-opt", str(path), "-p", "onnx-to-quant,canonicalize-quant,quant-to-integer"], capture_output=True, text=True
+        ["bitfold-opt", str(path), "-p", "onnx-to-quant,canonicalize-quant,quant-to-integer"],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()

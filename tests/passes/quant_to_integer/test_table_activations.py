@@ -28,7 +28,26 @@ from bitfold.passes.onnx_to_quant import OnnxToQuantPass
 from bitfold.passes.quant_to_integer import QuantToIntegerPass
 from bitfold.riscv import compile_model
 
-ONNX_TYPES = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8, np.uint16: TensorProto.UINT16, np.int16: TensorProto.INT16}
+ONNX_TYPES = {
+    np.uint8: TensorProto.UINT8,
+    np.int8: TensorProto.INT8,
+    np.uint16: TensorProto.UINT16,
+    np.int16: TensorProto.INT16,
+}
+
+
+def one_input_model(name: str, nodes, initializers, x_shape, y_name: str, y_shape, opset: int) -> onnx.ModelProto:
+    """A checked ai.onnx model of `nodes`: float input "x", float output `y_name`."""
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info(y_name, TensorProto.FLOAT, y_shape)],
+        initializers,
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model)
+    return model
 
 
 def qdq_activation(op_type: str, attributes: dict, opset: int, x_type, x_param, y_type, y_param) -> onnx.ModelProto:
@@ -47,16 +66,7 @@ def qdq_activation(op_type: str, attributes: dict, opset: int, x_type, x_param, 
         numpy_helper.from_array(np.array(y_param[1], y_type), "yz"),
     ]
     count = np.iinfo(x_type).max - np.iinfo(x_type).min + 1
-    graph = helper.make_graph(
-        nodes, op_type.lower(),
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, count])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, count])],
-        initializers,
-    )  # fmt: skip
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = IR_VERSION
-    onnx.checker.check_model(model)
-    return model
+    return one_input_model(op_type.lower(), nodes, initializers, [1, count], "y", [1, count], opset)
 
 
 def every_stored_value(x_type, x_param) -> np.ndarray:
@@ -130,16 +140,9 @@ def gemm_activations(activations: list[tuple[str, dict]]) -> onnx.ModelProto:
     for i, (op_type, attributes) in enumerate(activations):
         nodes.append(helper.make_node(op_type, [current], [f"a{i}"], name=f"{op_type.lower()}{i}", **attributes))
         current = f"a{i}"
-    graph = helper.make_graph(
-        nodes, "activations",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
-        [helper.make_tensor_value_info(current, TensorProto.FLOAT, [4, 16])],
-        [numpy_helper.from_array(rng.standard_normal((16, 16)).astype(np.float32), "w"),
-         numpy_helper.from_array(rng.standard_normal(16).astype(np.float32), "b")],
-    )  # fmt: skip
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = IR_VERSION
-    return model
+    weights = [numpy_helper.from_array(rng.standard_normal((16, 16)).astype(np.float32), "w"),
+               numpy_helper.from_array(rng.standard_normal(16).astype(np.float32), "b")]  # fmt: skip
+    return one_input_model("activations", nodes, weights, [4, 16], current, [4, 16], 13)
 
 
 @pytest.mark.parametrize("fmt", ["qdq", "qop"])
@@ -153,7 +156,9 @@ def test_onnxruntime_quantized_activations(fmt, tmp_path):
     inputs = {"x": np.random.default_rng(3).standard_normal((4, 16)).astype(np.float32) * 2}
     (expected,) = onnxruntime_outputs(path, inputs)
     (reference,) = bitfold.run(load_module(str(path)), inputs).values()
-    step = next(numpy_helper.to_array(t) for t in quantized.graph.initializer if t.name.startswith("a2") and "scale" in t.name)
+    step = next(
+        numpy_helper.to_array(t) for t in quantized.graph.initializer if t.name.startswith("a2") and "scale" in t.name
+    )
     assert np.abs(reference.astype(np.float64) - expected).max() <= float(step) * (1 + 1e-6)
     (integer,) = bitfold.run(integer_module(path, lower=False), inputs).values()
     np.testing.assert_array_equal(integer, reference)
