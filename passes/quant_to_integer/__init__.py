@@ -3,8 +3,11 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
 
 - `contraction`: Conv (groups, depthwise, strides, dilations, zero-point padding), Gemm,
   MatMul: i32 accumulation at scale s_x s_w (per output channel), zero points folded into
-  constants, bias on the accumulator's grid;
+  constants, bias on the accumulator's grid; `binary_contraction` where x is bipolar
+  (XNOR-popcount on packed words, or a sign-selected sum of uniform weights);
 - `elementwise`: Relu, Clip, Add, Sub, Mul, Concat; `qcast(dcast(q))` -> `quant.requant`;
+- `sign_thresholds`: a sign (bipolar qcast) after Mul/Div/Add/Sub by constants and
+  BatchNormalization -> a compare against exact integer thresholds;
 - `pooling`: MaxPool, AveragePool, GlobalAveragePool;
 - `tables`: unary activations (Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid, HardSwish,
   QLinearSigmoid, QLinearLeakyRelu) as lookup tables of the stored input;
@@ -33,6 +36,11 @@ from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp
 from bitfold.passes.canonicalize_quant import quant_canonicalization_patterns
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
+from bitfold.passes.quant_to_integer.binary_contraction import (
+    BinaryConvToInteger,
+    BinaryGemmToInteger,
+    BinaryMatMulToInteger,
+)
 from bitfold.passes.quant_to_integer.contraction import ConvToInteger, GemmToInteger, MatMulToInteger
 from bitfold.passes.quant_to_integer.elementwise import (
     AddSubToInteger,
@@ -45,11 +53,16 @@ from bitfold.passes.quant_to_integer.elementwise import (
 from bitfold.passes.quant_to_integer.integer_io import record_integer_io, use_integer_io
 from bitfold.passes.quant_to_integer.operands import fail
 from bitfold.passes.quant_to_integer.pooling import AveragePoolToInteger, GlobalAveragePoolToInteger, MaxPoolToInteger
+from bitfold.passes.quant_to_integer.sign_thresholds import SignAfterAffineToThreshold
 from bitfold.passes.quant_to_integer.signless import SinkStorageCast, make_storage_signless
 from bitfold.passes.quant_to_integer.softmax import SoftmaxToInteger
 from bitfold.passes.quant_to_integer.tables import QLinearUnaryToTable, UnaryToTable
 
 INTEGER_PATTERNS = (
+    SignAfterAffineToThreshold(),
+    BinaryConvToInteger(),
+    BinaryGemmToInteger(),
+    BinaryMatMulToInteger(),
     ConvToInteger(),
     GemmToInteger(),
     MatMulToInteger(),
