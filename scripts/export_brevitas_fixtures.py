@@ -25,8 +25,9 @@ Per network `<net>` (tests/models/brevitas/):
                            output is the quantized integer tensor (Brevitas exports no integer
                            output itself); only for the networks in `INTEGER_OUTPUT`
 
-manifest.json lists every fixture (network and form) with its files, bit widths, weight
-granularity, the output step, and the versions that made it. Every network ends in an output
+manifest.json lists every fixture (network and form) with its files, the names of its graph input
+and output (TorchScript's, kept as exported), bit widths, weight granularity, the output step, and
+the versions that made it. Every network ends in an output
 quantizer, so every output has a step. Deterministic for the same torch / Brevitas versions.
 """
 
@@ -68,9 +69,10 @@ def _conv(cin: int, cout: int, weight_bits: int, granularity: str) -> qnn.QuantC
                            bias_quant=Int32Bias, return_quant_tensor=True)
 
 
-def _linear(fin: int, fout: int, weight_bits: int, granularity: str) -> qnn.QuantLinear:
-    return qnn.QuantLinear(fin, fout, weight_quant=WEIGHT_QUANT[granularity], weight_bit_width=weight_bits,
-                           bias_quant=Int32Bias, return_quant_tensor=True)
+def _linear(fin: int, fout: int, weight_bits: int, granularity: str, bias: bool = True) -> qnn.QuantLinear:
+    """With a bias, Brevitas exports a Gemm; without one, MatMul on the transposed weight."""
+    return qnn.QuantLinear(fin, fout, bias=bias, weight_quant=WEIGHT_QUANT[granularity], weight_bit_width=weight_bits,
+                           bias_quant=Int32Bias if bias else None, return_quant_tensor=True)
 
 
 class Cnn(nn.Module):
@@ -96,16 +98,17 @@ class Cnn(nn.Module):
 
 
 class Mlp(nn.Module):
-    """input quantizer, linear 64->32, ReLU, linear 32->32, ReLU, linear 32->10, output quantizer."""
+    """input quantizer, linear 64->32, ReLU, linear 32->32, ReLU, linear 32->10 (with or without
+    biases), output quantizer."""
 
-    def __init__(self, weight_bits: int, act_bits: int, granularity: str):
+    def __init__(self, weight_bits: int, act_bits: int, granularity: str, bias: bool = True):
         super().__init__()
         self.input_quant = qnn.QuantIdentity(bit_width=act_bits, return_quant_tensor=True)
-        self.fc1 = _linear(FEATURES, 32, weight_bits, granularity)
+        self.fc1 = _linear(FEATURES, 32, weight_bits, granularity, bias)
         self.relu1 = qnn.QuantReLU(bit_width=act_bits, return_quant_tensor=True)
-        self.fc2 = _linear(32, 32, weight_bits, granularity)
+        self.fc2 = _linear(32, 32, weight_bits, granularity, bias)
         self.relu2 = qnn.QuantReLU(bit_width=act_bits, return_quant_tensor=True)
-        self.fc3 = _linear(32, CLASSES, weight_bits, granularity)
+        self.fc3 = _linear(32, CLASSES, weight_bits, granularity, bias)
         self.output_quant = qnn.QuantIdentity(bit_width=act_bits, return_quant_tensor=True)
 
     def forward(self, x):
@@ -115,21 +118,29 @@ class Mlp(nn.Module):
 
 
 class Binary(nn.Module):
-    """FINN-style binary network: sign input, bipolar-weight conv (no bias), sign activation,
-    bipolar-weight linear (no bias), 8-bit output quantizer."""
+    """Binary network: input quantizer, bipolar-weight conv 3x3 (no bias), [BatchNorm], activation
+    quantizer, bipolar-weight linear (no bias), 8-bit output quantizer. Activations bipolar (sign,
+    FINN style: a BatchNorm before the sign is what FINN turns into thresholds) or `act_bits`-bit."""
 
-    def __init__(self):
+    def __init__(self, act_bits: int | None, batch_norm: bool = False):
         super().__init__()
-        self.input_quant = qnn.QuantIdentity(act_quant=SignedBinaryActPerTensorConst, return_quant_tensor=True)
+
+        def activation():
+            if act_bits is None:
+                return qnn.QuantIdentity(act_quant=SignedBinaryActPerTensorConst, return_quant_tensor=True)
+            return qnn.QuantIdentity(bit_width=act_bits, return_quant_tensor=True)
+
+        self.input_quant = activation()
         self.conv = qnn.QuantConv2d(3, 8, 3, bias=False, weight_quant=SignedBinaryWeightPerTensorConst,
                                     return_quant_tensor=True)
-        self.sign = qnn.QuantIdentity(act_quant=SignedBinaryActPerTensorConst, return_quant_tensor=True)
+        self.norm = nn.BatchNorm2d(8) if batch_norm else nn.Identity()
+        self.act = activation()
         self.fc = qnn.QuantLinear(8 * 8 * 8, CLASSES, bias=False, weight_quant=SignedBinaryWeightPerTensorConst,
                                   return_quant_tensor=True)
         self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
 
     def forward(self, x):
-        x = self.sign(self.conv(self.input_quant(x)))
+        x = self.act(self.norm(self.conv(self.input_quant(x))))
         return self.output_quant(self.fc(torch.flatten(x, 1)))
 
 
@@ -170,7 +181,10 @@ def networks() -> list[Network]:
         for widths, (w, a) in BIT_WIDTHS.items():
             for granularity in WEIGHT_QUANT:
                 found.append(Network(f"{family}-{widths}-{granularity}", make, (w, a, granularity), shape, w, a, granularity))
-    found.append(Network("binary", Binary, (), IMAGE, "bipolar", "bipolar", "pertensor", ("qonnx",)))
+    found.append(Network("binary", Binary, (None,), IMAGE, "bipolar", "bipolar", "pertensor", ("qonnx",)))
+    found.append(Network("binary-batchnorm", Binary, (None, True), IMAGE, "bipolar", "bipolar", "pertensor", ("qonnx",)))
+    found.append(Network("binary-weights-a8", Binary, (8,), IMAGE, "bipolar", 8, "pertensor", ("qonnx",)))
+    found.append(Network("mlp-nobias-w4a4-pertensor", Mlp, (4, 4, "pertensor", False), (FEATURES,), 4, 4, "pertensor"))
     found.append(Network("truncavgpool-w8a4", TruncPool, (), IMAGE, 8, 4, "perchannel"))
     found.append(Network("cnn-batchnorm-w8a8-perchannel", Cnn, (8, 8, "perchannel", True), IMAGE, 8, 8, "perchannel"))
     return found
@@ -222,20 +236,14 @@ def _drop_final_dequantize(source: Path, target: Path) -> None:
     onnx.save(model, target)
 
 
-def _graph_io_names(path: Path) -> None:
-    """Rename the one graph input to `input` and the one graph output to `output` (TorchScript names
-    them by number), in place."""
-    model = onnx.load(path)
-    graph = model.graph
+def _graph_io(path: Path) -> dict:
+    """The exported file and the names of its one graph input and one graph output, as TorchScript
+    named them (numbers such as `40`, or `onnx::QuantizeLinear_0`: kept, as a user's file has them)."""
+    graph = onnx.load(path).graph
     inits = {i.name for i in graph.initializer}
-    (source,) = [i for i in graph.input if i.name not in inits]
-    renames = {source.name: "input", graph.output[0].name: "output"}
-    for value in (source, graph.output[0]):
-        value.name = renames[value.name]
-    for node in graph.node:
-        node.input[:] = [renames.get(n, n) for n in node.input]
-        node.output[:] = [renames.get(n, n) for n in node.output]
-    onnx.save(model, path)
+    (source,) = [i.name for i in graph.input if i.name not in inits]
+    (result,) = [o.name for o in graph.output]
+    return {"file": path.name, "graph_input": source, "graph_output": result}
 
 
 def export(network: Network, output: Path) -> dict:
@@ -255,12 +263,11 @@ def export(network: Network, output: Path) -> dict:
         exporter = {"qonnx": export_qonnx, "qcdq": export_onnx_qcdq}[form]
         path = output / f"{network.name}.{form}.onnx"
         exporter(module, x, export_path=str(path), dynamo=False)
-        _graph_io_names(path)
-        forms[form] = path.name
+        forms[form] = _graph_io(path)
     if network.name in INTEGER_OUTPUT:
         path = output / f"{network.name}.qcdq-int.onnx"
-        _drop_final_dequantize(output / forms["qcdq"], path)
-        forms["qcdq-int"] = path.name
+        _drop_final_dequantize(output / forms["qcdq"]["file"], path)
+        forms["qcdq-int"] = _graph_io(path)
     return {
         "input": f"{network.name}.input.npy",
         "output": f"{network.name}.output.npy",

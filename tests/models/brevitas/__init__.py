@@ -16,7 +16,10 @@ output's quantization step in the units of `expected(name)` (1 for integers).
     from models import brevitas
     for name in brevitas.names():
         module = load_module(str(brevitas.path(name)))
-        got = bitfold.run(module, brevitas.inputs(name))["output"]
+        got = bitfold.run(module, brevitas.inputs(name))[brevitas.output_name(name)]
+
+The graph input and output keep the names TorchScript gave them (`x.251`, `40`,
+`onnx::QuantizeLinear_0`), as in a user's Brevitas export.
 """
 
 from __future__ import annotations
@@ -54,13 +57,22 @@ def names() -> list[str]:
     return [f"{network}.{form}" for network, entry in manifest()["networks"].items() for form in entry["forms"]]
 
 
+def _form(name: str) -> dict:
+    return _entry(name)["forms"][form_of(name)]
+
+
 def path(name: str) -> Path:
-    return FIXTURES / _entry(name)["forms"][form_of(name)]
+    return FIXTURES / _form(name)["file"]
 
 
 def inputs(name: str) -> dict[str, np.ndarray]:
-    """The feeds: the one graph input, `input` (float32)."""
-    return {"input": np.load(FIXTURES / _entry(name)["input"])}
+    """The feeds: the one graph input (float32), by its name in the file."""
+    return {_form(name)["graph_input"]: np.load(FIXTURES / _entry(name)["input"])}
+
+
+def output_name(name: str) -> str:
+    """The name of the one graph output."""
+    return _form(name)["graph_output"]
 
 
 def expected(name: str) -> np.ndarray:
