@@ -23,10 +23,10 @@ native integer type its range is.
 The container of a value computed at run time is the ONNX integer type whose full range is
 the storage range: int8/uint8, int16/uint16 and int32 (DequantizeLinear only) at opset 13,
 int4/uint4 (opset 21), int2/uint2 (opset 25). QuantizeLinear cannot clamp to a narrower range
-(`i4<-7:7>`, `u8<0:63>`): QCDQ (Clip) or QONNX (bit width, `narrow`) hold such a value. Per-axis types write a 1-D scale and zero
-point with `axis`; sub-channel types with one blocked axis write ONNX blocked quantization
-(opset 21: `axis`, `block_size`). Bipolar values computed at run time and other rounding modes
-are QONNX's."""
+(`i4<-7:7>`, `u8<0:63>`): QCDQ (Clip) or QONNX (bit width, `narrow`) hold such a value.
+Per-axis types write a 1-D scale and zero point with `axis`; sub-channel types with one
+blocked axis write ONNX blocked quantization (opset 21: `axis`, `block_size`). Bipolar values
+computed at run time and other rounding modes are QONNX's."""
 
 import numpy as np
 import onnx
