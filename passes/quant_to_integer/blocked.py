@@ -1,29 +1,31 @@
 """Contractions with blocked (sub-channel) weights: one scale per output channel c and block b
-of a reduction axis (ONNX 21 blocked DequantizeLinear, `!quant.uniform<i4:f32:{0:32, 1:1}, ...>`).
+of the reduction axes (ONNX 21 blocked DequantizeLinear, `!quant.uniform<i4:f32:{0:32, 1:1}, ...>`;
+a Conv weight's scales (M, C/B, kh, kw) are blocked along the input channels and the taps).
 
-The blocked reduction loop k (bound K) splits into a parallel block loop b (K / B of them) and
-a reduction r (bound B), k = b B + r. Per block, an i32 partial sum on the grid s_x S[c, b]:
+Each blocked reduction loop k (bound K) splits into a parallel block loop b (K / B of them)
+and a reduction r (bound B), k = b B + r. Per block (b the tuple of block indices), an i32
+partial sum on the grid s_x S[c, b]:
 
     acc[o, b] = init[c, b] + sum_{r, other reduction loops} ext(x[.]) * w'[.]
     init[c, b] = -zp_x * sum_{block b} w'[c, .]                  (zp_x folded per block)
 
-then the blocks are summed on a common grid s_x G[c] (a reduction over b), and the result is
-dequantized at s_x G[c] like any contraction's accumulator (bias on that grid):
+then the blocks are summed on a common grid s_x G[c] (a reduction over the block loops), and
+the result is dequantized at s_x G[c] like any contraction's accumulator (bias on that grid):
 
 - exact, where every S[c, b] is an integer multiple m[c, b] of G[c] = gcd_b S[c, b] (the
   scales' exact values) and sum_b m |acc_b| fits i32: total = sum_b m[c, b] acc[o, b];
 - otherwise G[c] = min_b S[c, b] / 2^k (k <= 30 the largest that keeps twice the sum in
-  i32, room for the bias), each
-  partial sum requantized to G (`quant.requant` per channel and block: R_even(acc S / G)),
-  then summed. Each block is off by at most half a grid step, so
+  i32, room for the bias), each partial sum requantized to G (`quant.requant` per channel
+  and block: R_even(acc S / G)), then summed. Each block is off by at most half a grid
+  step, so
 
       |s_x G[c] total - exact| <= n_b s_x G[c] / 2        (n_b blocks)
 
   (lower-quant's fixed-point requantization rounds within one LSB of R_even,
   tests/passes/lower_quant).
 
-Weights must vary in scale along one reduction axis at most (the blocked one); any output
-channel pattern of scales is fine."""
+Every map stays linear. A blocked axis must be read by one loop of its own (true of every
+weight axis of Conv, Gemm and MatMul); any output channel pattern of scales is fine."""
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -63,20 +65,13 @@ def block_size(table: np.ndarray, axis: int) -> int:
     return 1
 
 
-def blocked_weight_axis(
-    op: Operation, scales: np.ndarray, w_map: Sequence[AffineExpr], reduction_dims
-) -> tuple[int, int]:
-    """(t, B): the weight axis t (a reduction loop's) whose scales change in blocks of B < its
-    size; (1, size) where none does (one block)."""
-    blocked = [
-        (t, size)
-        for t in range(1, scales.ndim)
-        if isinstance(w_map[t], AffineDimExpr) and w_map[t].position in reduction_dims
-        and (size := block_size(scales, t)) < scales.shape[t]
-    ]  # fmt: skip
-    if len(blocked) > 1:
-        raise fail(op, "weights blocked along more than one reduction axis are not supported")
-    return blocked[0] if blocked else (1, scales.shape[1])
+def blocked_weight_axes(op: Operation, scales: np.ndarray, w_map: Sequence[AffineExpr]) -> list[tuple[int, int]]:
+    """[(t, B)]: the weight axes t (past the channel) whose scales change in blocks of B < its
+    size; each must be read by a reduction loop of its own."""
+    blocked = [(t, size) for t in range(1, scales.ndim) if (size := block_size(scales, t)) < scales.shape[t]]
+    if not all(isinstance(w_map[t], AffineDimExpr) for t, _ in blocked):
+        raise fail(op, "weights blocked along an axis no single loop reads are not supported")
+    return blocked
 
 
 def _grid(op: Operation, block_scales: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -114,34 +109,44 @@ def blocked_accumulator(
     left for `_finish`) of the contraction of x (per tensor) with `centered` (channel first,
     its axes read through `w_map`) whose per-element weight `scales` (same layout) are
     blocked (module docstring). `fold_bias(S)` splits the bias for accumulator scales S."""
-    axis, block = blocked_weight_axis(op, scales, w_map, reduction_dims)
-    size = centered.shape[axis]
-    count = size // block
-    split = (*centered.shape[:axis], count, block, *centered.shape[axis + 1 :])
-    centered = centered.reshape(split)
-    # loops: the parallel ones, then b, then the reductions (k now r, bound B)
+    blocked = dict(blocked_weight_axes(op, scales, w_map))
+    # loops: the parallel ones, one per blocked axis (its block b_i), then the reductions
+    # (a blocked one, k_i = b_i B_i + r_i, now r_i of bound B_i)
     parallel = rank - len(reduction_dims)
-    new_dim = [AffineDimExpr(d if d < parallel else d + 1) for d in range(rank)]
-    b = AffineDimExpr(parallel)
-    k = w_map[axis].position
-    new_dim[k] = b * block + new_dim[k]
+    new_dim = [AffineDimExpr(d if d < parallel else d + len(blocked)) for d in range(rank)]
+    block_dims = {t: AffineDimExpr(parallel + i) for i, t in enumerate(blocked)}
+    for t, block in blocked.items():
+        new_dim[w_map[t].position] = block_dims[t] * block + new_dim[w_map[t].position]
     x_map = [e.replace_dims_and_symbols(new_dim, []) for e in x_map]
-    w_map = [e.replace_dims_and_symbols(new_dim, []) for e in w_map]
-    w_map = [*w_map[:axis], b, AffineDimExpr(k + 1), *w_map[axis + 1 :]]
-    others = tuple(a for a in range(centered.ndim) if a not in (0, axis))
+    split_shape, split_map, kept = [], [], []
+    for t, (size, expr) in enumerate(zip(centered.shape, w_map, strict=True)):
+        if t in blocked:
+            kept.append(len(split_shape))
+            split_shape += [size // blocked[t], blocked[t]]
+            split_map += [block_dims[t], new_dim[expr.position].rhs]
+        else:
+            split_shape.append(size)
+            split_map.append(expr.replace_dims_and_symbols(new_dim, []))
+    centered = centered.reshape(split_shape)
+    others = tuple(a for a in range(1, centered.ndim) if a not in kept)
     init = -x.qtype.zero_point * centered.sum(axis=others)
     x_low, x_high = x.qtype.value_range()
     bounds = np.abs(init) + max(abs(x_low), abs(x_high)) * np.abs(centered).sum(axis=others)
     check_i32(op, int(bounds.max()), "a block's partial sum")
-    picked = tuple(slice(None) if a in (0, axis) else 0 for a in range(scales.ndim))
-    block_scales = scales[picked].reshape(len(init), count, -1)[:, :, 0]
+    block_scales = scales.reshape(split_shape)[
+        tuple(slice(None) if a in (0, *kept) else 0 for a in range(len(split_shape)))
+    ]
+    counts = block_scales.shape[1:]
+    block_scales, bounds = block_scales.reshape(len(init), -1), bounds.reshape(len(init), -1)
 
-    block_shape = (*out_shape, count)
+    block_shape = (*out_shape, *counts)
+    block_out = list(range(len(out_shape), len(block_shape)))
+    loops = rank + len(blocked)
     partial = build_generic(
         rewriter,
-        [(x_storage, affine_map(rank + 1, x_map)), (_weights(rewriter, centered), affine_map(rank + 1, w_map))],
-        (filled(rewriter, init, [channel_dim, len(out_shape)], block_shape, I32), affine_map(rank + 1, [*(AffineDimExpr(d) for d in range(parallel + 1))])),
-        [d + 1 for d in reduction_dims],
+        [(x_storage, affine_map(loops, x_map)), (_weights(rewriter, centered), affine_map(loops, split_map))],
+        (filled(rewriter, init, [channel_dim, *block_out], block_shape, I32), affine_map(loops, [AffineDimExpr(d) for d in range(len(block_shape))])),
+        [d + len(blocked) for d in reduction_dims],
         lambda body: body.emit(arith.AddiOp(body.values["output"], body.emit(arith.MuliOp(
             widened(body, body.values["in0"], x.qtype), _extended(body, body.values["in1"]))))),
     )  # fmt: skip
@@ -158,6 +163,7 @@ def blocked_accumulator(
             channel_dim,
             expressed,
             bounds,
+            counts,
         )
         multipliers = np.ones_like(block_scales, dtype=np.int64)
         terms = np.ceil(bounds * block_scales / grid[:, None]).astype(np.int64) + 1
@@ -167,7 +173,7 @@ def blocked_accumulator(
     folded, float_bias = fold_bias(scales_out)
     bound = int((np.abs(folded) + terms.sum(axis=1)).max())
     check_i32(op, bound, "the blocks' sum")
-    total = _sum_blocks(rewriter, partial, multipliers, folded, out_shape, channel_dim)
+    total = _sum_blocks(rewriter, partial, multipliers, folded, out_shape, channel_dim, counts)
     return (total, bound), scales_out, float_bias
 
 
@@ -179,12 +185,15 @@ def _extended(body, value: SSAValue) -> SSAValue:
     return value if value.type == I32 else body.emit(arith.ExtSIOp(value, I32))
 
 
-def _requantized(rewriter, partial, shape, scales, grid, channel_dim, expressed, bounds) -> SSAValue:
-    """Each partial sum on the grid G[c] (a requant from per channel-and-block scales)."""
+def _requantized(rewriter, partial, shape, scales, grid, channel_dim, expressed, bounds, counts) -> SSAValue:
+    """Each partial sum on the grid G[c] (a requant from per channel-and-block scales; the
+    blocks are the last len(counts) dims of `shape`)."""
     rank = len(shape)
     table_shape = [1] * rank
-    table_shape[channel_dim], table_shape[-1] = scales.shape
+    table_shape[channel_dim] = len(grid)
+    table_shape[rank - len(counts) :] = counts
     table = scales.reshape(table_shape)
+    blocks = {channel_dim: 1, **{d: 1 for d in range(rank - len(counts), rank)}}
     bound = int(bounds.max())
     source = UniformQuantizedType.get(
         32,
@@ -192,7 +201,7 @@ def _requantized(rewriter, partial, shape, scales, grid, channel_dim, expressed,
         expressed,
         table,
         np.zeros(table.shape, np.int64),
-        block_sizes={channel_dim: 1, rank - 1: 1},
+        block_sizes=blocks,
         storage_range=(-bound, bound),
     )
     reach = int(np.ceil((bounds * scales / grid[:, None]).max())) + 1
@@ -203,7 +212,7 @@ def _requantized(rewriter, partial, shape, scales, grid, channel_dim, expressed,
         expressed,
         fine,
         np.zeros(table.shape, np.int64),
-        block_sizes={channel_dim: 1, rank - 1: 1},
+        block_sizes=blocks,
         storage_range=(-reach, reach),
     )
     requant = RequantizeOp(quantized(rewriter, partial, source), TensorType(target, shape))
@@ -211,17 +220,19 @@ def _requantized(rewriter, partial, shape, scales, grid, channel_dim, expressed,
     return storage_value(rewriter, Quantized(requant.result, target, None))
 
 
-def _sum_blocks(rewriter, partial, multipliers, init, out_shape, channel_dim) -> SSAValue:
-    """total[o] = init[c] + sum_b m[c, b] partial[o, b] (no multiply where every m is 1)."""
-    rank = len(out_shape) + 1
+def _sum_blocks(rewriter, partial, multipliers, init, out_shape, channel_dim, counts) -> SSAValue:
+    """total[o] = init[c] + sum_b m[c, b] partial[o, b] over the blocks b (the last
+    len(counts) dims of `partial`; no multiply where every m is 1)."""
+    rank = len(out_shape) + len(counts)
     dims = [AffineDimExpr(d) for d in range(rank)]
+    multipliers = multipliers.reshape(len(init), *counts)
     inputs = [(partial, affine_map(rank, dims))]
     ones = bool(np.all(multipliers == 1))
     if not ones:
         inputs.append(
             (
                 integer_constant(rewriter, multipliers, narrowest_signed(multipliers)),
-                affine_map(rank, [dims[channel_dim], dims[-1]]),
+                affine_map(rank, [dims[channel_dim], *dims[len(out_shape) :]]),
             )
         )
 
@@ -234,7 +245,7 @@ def _sum_blocks(rewriter, partial, multipliers, init, out_shape, channel_dim) ->
     return build_generic(
         rewriter,
         inputs,
-        (filled(rewriter, init, [channel_dim], out_shape, I32), affine_map(rank, dims[:-1])),
-        [rank - 1],
+        (filled(rewriter, init, [channel_dim], out_shape, I32), affine_map(rank, dims[: len(out_shape)])),
+        list(range(len(out_shape), rank)),
         build,
     )

@@ -168,13 +168,16 @@ def test_gemm_blocks_on_a_common_grid_are_exact(weight_type, low, high, tmp_path
     check_rv32im(path, {"x": x}, tmp_path)
 
 
-def test_conv_blocks_along_input_channels_are_exact(tmp_path):
+@pytest.mark.parametrize("per_tap", [False, True], ids=["same-over-taps", "per-tap"])
+def test_conv_blocks_along_input_channels_are_exact(per_tap, tmp_path):
+    """ONNX's layout of the scales is (M, C/B, 3, 3): one per block of input channels and tap
+    (blocks along three reduction axes), or the same over the taps (one blocked axis)."""
     rng = np.random.default_rng(5)
     m, c, block, size = 4, 8, 4, 6
     w = rng.integers(-8, 8, (m, c, 3, 3))
-    per_block = block_scales(rng, (m, c // block))
-    per_block[:, 0] = 1 / 512  # the common grid is 2^-9 in every channel: the bias (at s_x 2^-9) lies on it
-    scales = np.repeat(per_block[:, :, None, None], 3, axis=2).repeat(3, axis=3)  # ONNX's layout: (M, C/B, 3, 3)
+    per_block = block_scales(rng, (m, c // block, 9 if per_tap else 1)).repeat(1 if per_tap else 9, axis=2)
+    per_block[:, 0, 0] = 1 / 512  # the common grid is 2^-9 in every channel: the bias (at s_x 2^-9) lies on it
+    scales = per_block.reshape(m, c // block, 3, 3)
     grid = np.float32(X_SCALE) * np.float32(1 / 512)
     bias = rng.integers(-200, 200, m)
     dq_w = helper.make_node("DequantizeLinear", ["wq", "wscale"], ["wd"], name="w_dq", axis=1, block_size=block)
@@ -193,9 +196,10 @@ def test_conv_blocks_along_input_channels_are_exact(tmp_path):
     integer = within_one_step(path, {"x": x})
     padded = np.pad(stored_input(x), ((0, 0), (0, 0), (1, 1), (1, 1)))
     patches = np.stack([padded[:, :, i : i + size, j : j + size] for i in range(3) for j in range(3)], axis=-1)
-    sums = np.einsum("nbrhwt,mbrt->nhwmb", patches.reshape(1, c // block, block, size, size, 9),
+    sums = np.einsum("nbrhwt,mbrt->nhwmbt", patches.reshape(1, c // block, block, size, size, 9),
                      w.reshape(m, c // block, block, 9))  # fmt: skip
     bias_real = bias * np.float64(np.float32(grid))
-    expected = exact_output(sums, per_block, bias_real).transpose(0, 3, 1, 2)
+    expected = exact_output(sums.reshape(1, size, size, m, -1), per_block.reshape(m, -1), bias_real)
+    expected = expected.transpose(0, 3, 1, 2)
     np.testing.assert_array_equal(integer, expected)
     check_rv32im(path, {"x": x}, tmp_path)
