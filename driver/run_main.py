@@ -1,5 +1,7 @@
-"""`bitfold-run FILE [--input NAME=file.npy ...] [--output-dir DIR] [--function NAME]`:
-execute a `.mlir` or `.onnx` file with bitfold's interpreter. Without `--output-dir` the
+"""`bitfold-run FILE [--input NAME=file.npy ...] [--output-dir DIR] [--function NAME] [--native]`:
+execute a `.mlir` or `.onnx` file with bitfold's interpreter, or with `--native` a quantized model
+compiled for this machine through MLIR and LLVM (`bitfold.native`: its integer IR, float inputs
+quantized and float outputs dequantized, bit-exact to the interpreter on that IR). Without `--output-dir` the
 outputs are printed; with it each is saved as `DIR/<escaped output name>.npy` (the name
 escaped to one file name by `bitfold.output_files.safe_file_name`: `../y` -> `%2E.%2Fy.npy`),
 all written or none, and the files are listed as `<output name>: <path>`. Errors are one line
@@ -15,9 +17,13 @@ import numpy as np
 
 from bitfold import __version__
 from bitfold.array_files import load_array
+from bitfold.backends.llvm import LlvmInputError
+from bitfold.backends.riscv import CodegenError
+from bitfold.backends.riscv.harness import HarnessError
 from bitfold.diagnostics import one_line_errors
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
+from bitfold.native import run_native
 from bitfold.output_files import OutputNameError, safe_file_name, write_files
 
 
@@ -38,6 +44,8 @@ def _arguments() -> argparse.ArgumentParser:
                         help="value of the function argument NAME (repeat for each input)")
     parser.add_argument("--output-dir", help="save each output as DIR/<escaped name>.npy instead of printing")
     parser.add_argument("--function", help="function to run (default: the only public one)")
+    parser.add_argument("--native", action="store_true",
+                        help="compile the quantized model for this machine (x86-64) and run that instead")
     parser.add_argument("--version", action="version", version=f"bitfold-run {__version__}")
     return parser
 
@@ -57,10 +65,14 @@ def save_outputs(outputs: dict[str, np.ndarray], directory: str | Path) -> dict[
 
 
 def main(args: Sequence[str] | None = None) -> None:
-    options = _arguments().parse_args(args)
-    with one_line_errors(InterpretationInputError, OutputNameError):
+    parser = _arguments()
+    options = parser.parse_args(args)
+    if options.native and options.function:
+        parser.error("--native runs the model's one public function: no --function")
+    with one_line_errors(InterpretationInputError, OutputNameError, CodegenError, HarnessError, LlvmInputError):
         module = load_module(options.file)
-        outputs = run(module, _parse_inputs(options.input), options.function)
+        inputs = _parse_inputs(options.input)
+        outputs = run_native(module, inputs) if options.native else run(module, inputs, options.function)
         if options.output_dir:
             for name, path in save_outputs(outputs, options.output_dir).items():
                 print(f"{name}: {path}")
