@@ -92,7 +92,8 @@ def measure(name: str, target: str, reference: dict, workdir: Path, vlen: int = 
     if name not in reference:
         reference[name] = compiled.run_reference(stored)
     try:
-        instructions, outputs = compiled.count_qemu(stored, workdir / "count", vlen)
+        counted = compiled.count_qemu(stored, workdir / "count", vlen)
+        instructions, outputs = counted.instructions, counted.outputs
         sizes = section_sizes(compiled.assembly, target, workdir)
     except Exception as error:
         return Row(name, target, error=f"failed: {one_line(error)}")
