@@ -187,34 +187,24 @@ def _extended(body, value: SSAValue) -> SSAValue:
 
 def _requantized(rewriter, partial, shape, scales, grid, channel_dim, expressed, bounds, counts) -> SSAValue:
     """Each partial sum on the grid G[c] (a requant from per channel-and-block scales; the
-    blocks are the last len(counts) dims of `shape`)."""
+    blocks are the last len(counts) dims of `shape`). Both types have the same per-block
+    layout (lower-quant's requant wants one)."""
     rank = len(shape)
     table_shape = [1] * rank
     table_shape[channel_dim] = len(grid)
     table_shape[rank - len(counts) :] = counts
-    table = scales.reshape(table_shape)
     blocks = {channel_dim: 1, **{d: 1 for d in range(rank - len(counts), rank)}}
-    bound = int(bounds.max())
-    source = UniformQuantizedType.get(
-        32,
-        True,
-        expressed,
-        table,
-        np.zeros(table.shape, np.int64),
-        block_sizes=blocks,
-        storage_range=(-bound, bound),
-    )
+
+    def accumulator(table: np.ndarray, bound: int) -> UniformQuantizedType:
+        table = table.reshape(table_shape)
+        zeros = np.zeros(table.shape, np.int64)
+        return UniformQuantizedType.get(
+            32, True, expressed, table, zeros, block_sizes=blocks, storage_range=(-bound, bound)
+        )
+
+    source = accumulator(scales, int(bounds.max()))
     reach = int(np.ceil((bounds * scales / grid[:, None]).max())) + 1
-    fine = np.broadcast_to(grid[:, None], scales.shape).reshape(table_shape)  # lower-quant wants one layout
-    target = UniformQuantizedType.get(
-        32,
-        True,
-        expressed,
-        fine,
-        np.zeros(table.shape, np.int64),
-        block_sizes=blocks,
-        storage_range=(-reach, reach),
-    )
+    target = accumulator(np.broadcast_to(grid[:, None], scales.shape), reach)
     requant = RequantizeOp(quantized(rewriter, partial, source), TensorType(target, shape))
     rewriter.insert(requant)
     return storage_value(rewriter, Quantized(requant.result, target, None))
