@@ -19,8 +19,8 @@ ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wid
 - `arith.floordivsi` (from `lower-affine` of maps such as a grouped Conv's `m floordiv 8`):
   not lowered by xDSL; an arithmetic shift for a constant power of two (exact floor
   division for every sign), else `div`/`rem` and the floor correction;
-- `math.ctpop` on i32: `cpop`/`cpopw` with Zbb (`zbb`), else a SWAR sequence
-  (`population_count.py`).
+- `math.ctpop` on i32 with Zbb (`zbb`): `cpop`/`cpopw` (without, `bitfold-expand-ctpop` has
+  made it arith, `population_count.py`).
 """
 
 from dataclasses import dataclass
@@ -117,15 +117,11 @@ class LowerIntegerArith(RewritePattern):
         xlen = self.xlen
         match op:
             case math.CtPopOp():
-                if bit_width(op.operand.type, xlen) != 32:
-                    raise NotImplementedError(f"math.ctpop on {op.operand.type}: only i32 is lowered")
+                if not self.zbb or bit_width(op.operand.type, xlen) != 32:
+                    raise NotImplementedError(f"math.ctpop on {op.operand.type} without Zbb (bitfold-expand-ctpop expands i32)")
                 (x,) = cast_operands_to_regs(rewriter, op)
-                ops, count = population_count(x, xlen, self.zbb)
-                _replace(rewriter, op, ops, [count])
-            case arith.ConstantOp(value=IntegerAttr() as value) if isinstance(op.result.type, _INTEGER_LIKE):
-                width = bit_width(op.result.type, xlen)
-                li = load_immediate(canonical_constant(value.value.data, width), xlen)
-                _replace(rewriter, op, [li], [li.results[0]])
+                count = population_count(x, xlen)
+                _replace(rewriter, op, [count], [count.results[0]])
             case arith.ExtSIOp() | arith.ExtUIOp() | arith.TruncIOp() | arith.IndexCastOp():
                 self._cast(op, rewriter)
             case arith.SelectOp() if isinstance(op.result.type, _INTEGER_LIKE):

@@ -2,6 +2,7 @@
 riscv dialects. xDSL's passes wherever they are right; bitfold's shims (each documented in its
 module) where 0.74 is wrong or missing:
 
+    bitfold-expand-ctpop                    without Zbb: math.ctpop as SWAR arith
     bufferize                               bitfold.passes.bufferize
     bitfold-register-tiled-loops            linear generics: register tiles, pointer loops
     bitfold-linalg-to-loops                 accumulators in registers, else xDSL's perfect nest
@@ -52,6 +53,7 @@ from bitfold.backends.riscv.isa import Isa, IsaError
 from bitfold.backends.riscv.linalg_to_loops import BitfoldLinalgToLoopsPass
 from bitfold.backends.riscv.lower_integers import BitfoldArithToRiscvPass
 from bitfold.backends.riscv.lower_memory import BitfoldMemrefToAddressesPass, BitfoldPtrToRiscvPass
+from bitfold.backends.riscv.population_count import ExpandPopulationCountPass
 from bitfold.backends.riscv.prologue import BitfoldPrologueEpiloguePass
 from bitfold.backends.riscv.constant_sinking import SinkConstantsPass
 from bitfold.backends.riscv.loop_value_copies import CopyLoopValuesPass
@@ -140,6 +142,7 @@ def riscv_passes(
     register tiles planned for `tile_registers`, `registers` allocatable, spilling allowed or
     not, Zbb's instructions used or not."""
     return [
+        *([] if zbb else [ExpandPopulationCountPass()]),
         BufferizePass(),
         BitfoldRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
         BitfoldLinalgToLoopsPass(),

@@ -1,44 +1,65 @@
-"""`math.ctpop` of an i32 as RISC-V instructions: Zbb's `cpop` (RV32) or `cpopw` (RV64: the
-low 32 bits) where the target has Zbb, else the SWAR sequence of Hacker's Delight (5-2),
-12 instructions and 4 constants (loop invariant):
+"""`math.ctpop` of an i32 on RISC-V. With Zbb, one instruction: `cpop` (RV32) or `cpopw`
+(RV64: the low 32 bits; `population_count`). Without, `bitfold-expand-ctpop` rewrites it,
+before the loop nests are built (so LICM keeps the masks in registers through a nest), into
+the SWAR sequence of Hacker's Delight (5-2) in i32 arith: 12 operations and 4 constants,
 
     x = x - ((x >> 1) & 0x55555555)
     x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F
-    count = (x * 0x01010101) >> 24          (RV64: `mulw`, the low 32 bits of the product)
+    count = (x * 0x01010101) >> 24         (the top byte of the product: the four bytes' sum)
 
-On RV64 the i32 sits sign-extended; the bits above 31 reach bits 30 and 31 through the first
-two shifts only, where the masks are 0, so no zero extension is needed."""
+(logical shifts; every step is exact modulo 2^32)."""
 
-from xdsl.dialects import riscv
+from xdsl.context import Context
+from xdsl.dialects import arith, math, riscv
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 
-from bitfold.backends.riscv.registers import load_immediate, shift_right_logical
-
-SWAR_MASKS = (0x55555555, 0x33333333, 0x0F0F0F0F)
+I32 = IntegerType(32)
+ONES, PAIRS, NIBBLES = 0x55555555, 0x33333333, 0x0F0F0F0F
 BYTE_SUM = 0x01010101
 """x * 0x01010101 adds the four bytes of x into the top byte."""
 
 
-def population_count(x: SSAValue, xlen: int, zbb: bool) -> tuple[list[Operation], SSAValue]:
-    """The instructions counting the 1 bits of the i32 in `x`, and the register holding it."""
-    if zbb:
-        count = riscv.CpopOp(x) if xlen == 32 else riscv.CpopwOp(x)
-        return [count], count.rd
-    ones, pairs, nibbles = (load_immediate(mask, xlen) for mask in SWAR_MASKS)
-    byte_sum = load_immediate(BYTE_SUM, xlen)
-    ops: list[Operation] = [ones, pairs, nibbles, byte_sum]
+def population_count(x: SSAValue, xlen: int) -> Operation:
+    """Zbb's count of the 1 bits of the i32 in register `x`."""
+    return riscv.CpopOp(x) if xlen == 32 else riscv.CpopwOp(x)
 
-    def emit(op: Operation) -> SSAValue:
-        ops.append(op)
-        return op.results[0]
 
-    halves = emit(riscv.AndOp(emit(shift_right_logical(x, 1, xlen)), ones.results[0]))
-    x2 = emit(riscv.SubOp(x, halves))
-    low = emit(riscv.AndOp(x2, pairs.results[0]))
-    high = emit(riscv.AndOp(emit(shift_right_logical(x2, 2, xlen)), pairs.results[0]))
-    x4 = emit(riscv.AddOp(low, high))
-    x8 = emit(riscv.AndOp(emit(riscv.AddOp(x4, emit(shift_right_logical(x4, 4, xlen)))), nibbles.results[0]))
-    product = emit((riscv.MulOp if xlen == 32 else riscv.MulwOp)(x8, byte_sum.results[0]))
-    count = emit(shift_right_logical(product, 24, xlen))
-    return ops, count
+class ExpandPopulationCount(RewritePattern):
+    """`math.ctpop` on i32 -> the SWAR sequence in arith (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: math.CtPopOp, rewriter: PatternRewriter) -> None:
+        if op.operand.type != I32:
+            return
+        ops: list[Operation] = []
+
+        def emit(new: Operation) -> SSAValue:
+            ops.append(new)
+            return new.results[0]
+
+        def constant(value: int) -> SSAValue:
+            return emit(arith.ConstantOp(IntegerAttr(value, I32)))
+
+        def shifted(value: SSAValue, amount: int) -> SSAValue:
+            return emit(arith.ShRUIOp(value, constant(amount)))
+
+        x = op.operand
+        x = emit(arith.SubiOp(x, emit(arith.AndIOp(shifted(x, 1), constant(ONES)))))
+        pairs = constant(PAIRS)
+        x = emit(arith.AddiOp(emit(arith.AndIOp(x, pairs)), emit(arith.AndIOp(shifted(x, 2), pairs))))
+        x = emit(arith.AndIOp(emit(arith.AddiOp(x, shifted(x, 4))), constant(NIBBLES)))
+        shifted(emit(arith.MuliOp(x, constant(BYTE_SUM))), 24)
+        rewriter.replace(op, ops)
+
+
+class ExpandPopulationCountPass(ModulePass):
+    """Every i32 `math.ctpop` as the SWAR sequence (for targets without Zbb)."""
+
+    name = "bitfold-expand-ctpop"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ExpandPopulationCount()).rewrite_module(op)
