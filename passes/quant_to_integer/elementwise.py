@@ -12,6 +12,8 @@
   when lo and hi lie on the grid (QCDQ's and ReLU6-style clips); otherwise only when the
   single user is a `qcast`, whose rounding is monotone and so commutes with the clamp:
   `qcast(clip(v)) = clamp(qcast(v), qcast(lo), qcast(hi))` (requant, then the clamp).
+  An integer Clip of a value's storage integers (QCDQ's QuantizeLinear -> Clip as the graph
+  output) clamps them and narrows the type's range (exact).
 - `Add` / `Sub` of two dequantized tensors: both rescaled to S = min(s_a, s_b) / 2^k (the
   largest k <= 16 for which the sum fits i32) by `quant.requant`, then added in i32. Each term
   is off by at most S / 2 from its real value. `Add` of a constant c (float, or integers at
@@ -28,7 +30,7 @@ import math
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import IntAttr, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -42,6 +44,7 @@ from bitfold.dialects.quant import (
     Granularity,
     QuantizeCastOp,
     RequantizeOp,
+    StorageCastOp,
     UniformQuantizedType,
     element_type,
 )
@@ -164,11 +167,47 @@ class ReluToInteger(RewritePattern):
         rewriter.replace(op, [], [dequantized(rewriter, clamped, source.qtype, op.y.type)])
 
 
+def narrowed_by_clip(op: ClipOp, qtype: UniformQuantizedType) -> UniformQuantizedType:
+    """`qtype` (same storage, scales, zero points) with its range narrowed by the integer Clip
+    `op` of its storage integers (constant bounds)."""
+    low, high = qtype.value_range()
+    if op.min is not None:
+        low = max(low, int(_integer_bound(op, op.min)))
+    if op.max is not None:
+        high = min(high, int(_integer_bound(op, op.max)))
+    if low >= high:
+        raise fail(op, f"the Clip leaves the empty or one-value range [{low}, {high}]")
+    return UniformQuantizedType(qtype.parameters[0], IntAttr(low), IntAttr(high), *qtype.parameters[3:])
+
+
+def _integer_bound(op: ClipOp, bound: SSAValue) -> int:
+    if (value := constant_array(bound)) is None:
+        raise fail(op, "Clip bounds must be constants")
+    return int(value)
+
+
+def _clip_storage(op: ClipOp, rewriter: PatternRewriter, cast: StorageCastOp) -> None:
+    """Clip(scast(q : T -> S), lo, hi) on ONNX integers (a QCDQ quantizer whose integers are the
+    graph output) -> scast(clamp(q, lo, hi) : T') to S, T' = `narrowed_by_clip(T)`: the same
+    integers, exact."""
+    qtype = element_type(cast.input.type)
+    narrowed = narrowed_by_clip(op, qtype)
+    low, high = narrowed.value_range()
+    count = len(qtype.scale_values())
+    clamped = _clamped(rewriter, op, Quantized(cast.input, qtype, None), np.full(count, low), np.full(count, high))
+    rewriter.replace(op, [back := StorageCastOp(quantized(rewriter, clamped, narrowed), op.output.type)], [back.result])
+
+
 class ClipToInteger(RewritePattern):
-    """Clip(dcast(q), lo, hi) with constant bounds (module docstring)."""
+    """Clip(dcast(q), lo, hi) with constant bounds (module docstring); an integer Clip of a
+    quantized value's storage integers: `_clip_storage`."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ClipOp, rewriter: PatternRewriter) -> None:
+        cast = op.input.owner
+        if isinstance(cast, StorageCastOp) and isinstance(element_type(cast.input.type), UniformQuantizedType):
+            _clip_storage(op, rewriter, cast)
+            return
         source = quantized_operand(op, op.input)
         qtype = source.qtype
         if not isinstance(qtype, UniformQuantizedType):

@@ -4,7 +4,8 @@ An argument read only by qcasts to one type T becomes a tensor of T's signless s
 integers (the qcasts become `scast`s of it); a result produced by a dcast of a value of type
 T becomes that value's storage integers. Integers the model itself takes or returns (an
 argument read only by scasts to one type T, as ONNX's uint8 input into DequantizeLinear; a
-result that is a scast of a value of type T, as a QuantizeLinear output) become T's signless
+result that is a scast of a value of type T, as a QuantizeLinear output, possibly through
+QCDQ's integer Clips, which narrow T's range) become T's signless
 storage integers, the same bits. Each such argument and result carries
 `quant.type = "T"` (the type's text, which later passes leave alone) in its attribute
 dictionary, for whoever feeds and reads the function (a C header documents scale and zero
@@ -16,8 +17,10 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from bitfold.dialects.onnx.elementwise import ClipOp
 from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp, QuantizedType, StorageCastOp, element_type
 from bitfold.passes.lower_quant.casts import storage_tensor
+from bitfold.passes.quant_to_integer.elementwise import narrowed_by_clip
 
 QUANT_TYPE = "quant.type"
 
@@ -66,11 +69,22 @@ def record_integer_io(module: ModuleOp) -> None:
                 )
         ret = function.body.blocks[-1].last_op
         for index, value in enumerate(ret.operands):
-            producer = value.owner
-            if isinstance(producer, StorageCastOp) and isinstance(element_type(producer.input.type), QuantizedType):
-                function.res_attrs = _with_entry(
-                    function.res_attrs, index, len(ret.operands), StringAttr(str(element_type(producer.input.type)))
-                )
+            if (quantized := _returned_type(value)) is not None:
+                function.res_attrs = _with_entry(function.res_attrs, index, len(ret.operands), StringAttr(str(quantized)))
+
+
+def _returned_type(value: SSAValue) -> QuantizedType | None:
+    """The quantized type of integers a function returns: that of the value a scast reads,
+    narrowed by the integer Clips between (QuantizeLinear -> Clip as the graph output)."""
+    clips = []
+    while isinstance(producer := value.owner, ClipOp):
+        clips.append(producer)
+        value = producer.input
+    if not isinstance(producer, StorageCastOp) or not isinstance(quantized := element_type(producer.input.type), QuantizedType):
+        return None
+    for clip in reversed(clips):
+        quantized = narrowed_by_clip(clip, quantized)
+    return quantized
 
 
 def _argument(function: func.FuncOp, index: int) -> None:
@@ -96,18 +110,19 @@ def _result(function: func.FuncOp, ret: func.ReturnOp, index: int) -> None:
         if not isinstance(value, BlockArgument):  # an argument was made signless above
             _signless(value)
         return
-    dcast = value.owner
-    if not isinstance(dcast, DequantizeCastOp):
+    producer = value.owner
+    if not isinstance(producer, (DequantizeCastOp, StorageCastOp)) or not isinstance(
+        element_type(quantized := producer.input.type), QuantizedType
+    ):
         raise PassFailedException(
             f"quant-to-integer: integer-io: result {index} of @{function.sym_name.data} is not dequantized "
             "or storage integers"
         )
-    quantized = dcast.input.type
-    cast = StorageCastOp(dcast.input, storage_tensor(quantized))
+    cast = StorageCastOp(producer.input, storage_tensor(quantized))
     Rewriter.insert_op(cast, InsertPoint.before(ret))
     ret.operands[index] = cast.result
-    if not dcast.result.uses:
-        Rewriter.erase_op(dcast)
+    if not producer.result.uses:
+        Rewriter.erase_op(producer)
     count = len(function.function_type.outputs)
     function.res_attrs = _with_entry(function.res_attrs, index, count, StringAttr(str(element_type(quantized))))
 

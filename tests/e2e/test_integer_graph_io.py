@@ -1,5 +1,5 @@
-"""Models whose graph inputs or outputs are the quantized integers themselves (a QuantizeLinear
-or QLinear op last, a uint8 / int8 input read by DequantizeLinear, a lone Q -> DQ): through
+"""Models whose graph inputs or outputs are the quantized integers themselves (a QuantizeLinear,
+QCDQ's QuantizeLinear -> Clip, or a QLinear op last, a uint8 / int8 input read by DequantizeLinear, a lone Q -> DQ): through
 `quant-to-integer` (both integer-io settings), `onnx-to-integer`, `onnx-to-backend-input`, and
 compiled for RV32IM / RV64IM under qemu. Oracle: onnxruntime (ORT_DISABLE_ALL) on the same
 file. Scales are powers of two, so onnxruntime's float32 arithmetic is exact and every integer
@@ -54,8 +54,9 @@ def _scales(zero_point_type) -> list[onnx.TensorProto]:
     ]
 
 
-def matmul_quantized_output(storage: int) -> onnx.ModelProto:
-    """float x -> Q -> DQ -> MatMul(DQ(w)) -> Relu -> QuantizeLinear: the output is uint8 / int8."""
+def matmul_quantized_output(storage: int, clip: tuple[int, int] | None = None) -> onnx.ModelProto:
+    """float x -> Q -> DQ -> MatMul(DQ(w)) -> Relu -> QuantizeLinear: the output is uint8 / int8;
+    `clip`: then QCDQ's integer Clip to 4 bits, as Brevitas exports a narrow integer output."""
     zero_point = np.uint8 if storage == TensorProto.UINT8 else np.int8
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
@@ -63,10 +64,14 @@ def matmul_quantized_output(storage: int) -> onnx.ModelProto:
         helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"]),
         helper.make_node("MatMul", ["xd", "wd"], ["m"]),
         helper.make_node("Relu", ["m"], ["r"]),
-        helper.make_node("QuantizeLinear", ["r", "ys", "yz"], ["y"]),
+        helper.make_node("QuantizeLinear", ["r", "ys", "yz"], ["yq" if clip else "y"]),
     ]
+    initializers = _scales(zero_point)
+    if clip:
+        nodes.append(helper.make_node("Clip", ["yq", "lo", "hi"], ["y"]))
+        initializers += [_constant("lo", zero_point(clip[0])), _constant("hi", zero_point(clip[1]))]
     return _model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, SHAPE)],
-                  [helper.make_tensor_value_info("y", storage, (SHAPE[0], WIDTH))], _scales(zero_point))
+                  [helper.make_tensor_value_info("y", storage, (SHAPE[0], WIDTH))], initializers)
 
 
 def matmul_integer_input(storage: int) -> onnx.ModelProto:
@@ -121,6 +126,8 @@ def qlinear_matmul_output() -> onnx.ModelProto:
 MODELS = {
     "matmul-u8-output": lambda: matmul_quantized_output(TensorProto.UINT8),
     "matmul-i8-output": lambda: matmul_quantized_output(TensorProto.INT8),
+    "matmul-i8-clipped-output": lambda: matmul_quantized_output(TensorProto.INT8, clip=(-8, 7)),
+    "matmul-u8-clipped-output": lambda: matmul_quantized_output(TensorProto.UINT8, clip=(90, 105)),
     "matmul-u8-input-output": lambda: matmul_integer_input(TensorProto.UINT8),
     "matmul-i8-input-output": lambda: matmul_integer_input(TensorProto.INT8),
     "u8-input-float-output": integer_input_float_output,
