@@ -33,7 +33,8 @@ from bitfold.dialects.quant import (
     element_type,
 )
 from bitfold.passes.linalg_building import Body
-from bitfold.passes.quant_propagation.casts import constant_array
+from bitfold.passes.onnx_to_quant.parameters import constant_array
+from bitfold.passes.onnx_to_quant.qdq import onnx_quantized_type
 from bitfold.passes.quant_to_integer.dequantized import quantized
 from bitfold.passes.quant_to_integer.generic import I32, build_generic, empty, integer_constant
 from bitfold.passes.quant_to_integer.operands import Quantized, fail, storage_value, widened
@@ -117,28 +118,18 @@ class UnaryToTable(RewritePattern):
 
 
 class QLinearUnaryToTable(RewritePattern):
-    """QLinearSigmoid / QLinearLeakyRelu(scast(q)) with users `scast` to a quantized type ->
-    table[q - lo], the table the op's own `evaluate` gives (module docstring)."""
+    """QLinearSigmoid / QLinearLeakyRelu(scast(q)) -> scast(table[q - lo]) from the op's
+    output quantization T_y (Y_scale, Y_zero_point) to Y's ONNX integer type, the table the
+    op's own `evaluate` gives (module docstring); users that read Y as T_y fold the scasts."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: QLinearSigmoidOp | QLinearLeakyReluOp, rewriter: PatternRewriter) -> None:
         if not isinstance(cast := op.x.owner, StorageCastOp):
             raise fail(op, "the input must be the storage integers of a quantized value")
-        users = [use.operation for use in op.y.uses]
-        if not users or not all(isinstance(u, StorageCastOp) for u in users):
-            raise fail(op, "the result must be reinterpreted as a quantized value (quant.scast)")
         source = Quantized(cast.input, element_type(cast.input.type), None)
-        inputs = table_input_values(op, source.qtype)
-        parameters = [self._constant(op, v) for v in op.operands[1:]]
-        (stored,) = op.evaluate([inputs.astype(numpy_dtype(op.x.type.element_type)), *parameters])
-        for user in users:
-            target = element_type(user.result.type)
-            values = apply_table(rewriter, source, stored.astype(np.int64), target.storage_integer_type())
-            rewriter.replace(user, [], [quantized(rewriter, values, target)])
-        rewriter.erase(op)
-
-    @staticmethod
-    def _constant(op: Operation, value: SSAValue) -> np.ndarray:
-        if (array := constant_array(value)) is None:
-            raise fail(op, "scales and zero points must be constants")
-        return array
+        inputs = table_input_values(op, source.qtype).astype(numpy_dtype(op.x.type.element_type))
+        parameters = [constant_array(op, v, "parameter") for v in op.operands[1:]]
+        (stored,) = op.evaluate([inputs, *parameters])
+        target = onnx_quantized_type(op, op.y, op.y_scale, op.y_zero_point, source.qtype.expressed_type)
+        values = apply_table(rewriter, source, stored.astype(np.int64), target.storage_integer_type())
+        rewriter.replace(op, back := StorageCastOp(quantized(rewriter, values, target), op.y.type), [back.result])

@@ -183,3 +183,37 @@ def test_table_above_16_bits_is_refused_in_one_line(bitfold_opt):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     assert "quant-to-integer: 'onnx.Sigmoid' (sigmoid_wide): a table of 200001 entries" in lines[0], lines[0]
+
+
+def test_qlinear_sigmoid_returned_as_uint8(tmp_path):
+    """QuantizeLinear -> QLinearSigmoid, the model's output the uint8 result: the table's integers
+    are the model's output, bit-exact to onnxruntime, through the integer IR and on rv32im."""
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="x_q"),
+        helper.make_node(
+            "QLinearSigmoid", ["xq", "xs", "xz", "ys", "yz"], ["y"], domain="com.microsoft", name="sigmoid"
+        ),
+    ]
+    initializers = [
+        numpy_helper.from_array(np.array(0.05, np.float32), "xs"),
+        numpy_helper.from_array(np.array(128, np.uint8), "xz"),
+        numpy_helper.from_array(np.array(1 / 256, np.float32), "ys"),
+        numpy_helper.from_array(np.array(0, np.uint8), "yz"),
+    ]
+    graph = helper.make_graph(
+        nodes, "sigmoid",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 256])],
+        initializers,
+    )  # fmt: skip
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, opset_imports=opsets)
+    model.ir_version = IR_VERSION
+    path = tmp_path / "model.onnx"
+    onnx.save(model, path)
+    inputs = {"x": every_stored_value(np.uint8, (0.05, 128))}
+    (expected,) = onnxruntime_outputs(path, inputs)
+    (integer,) = bitfold.run(integer_module(path), inputs).values()
+    assert integer.dtype == np.uint8
+    np.testing.assert_array_equal(integer, expected)
+    check_rv32im(path, inputs, tmp_path)
