@@ -91,3 +91,18 @@ def test_opt_help_names_bitfold_and_describes_its_passes_and_options():
         assert len(described) == 1 and len(described[0].split(": ", 1)[1]) > 10, name
     assert "  quant-to-integer{integer-io=false}: " in done.stdout
     assert "  bitfold-riscv-allocate-registers{xlen=64, registers=27, spill=true}: " in done.stdout
+
+
+OUTSIDE_REFERENCES = ("../shared", "rvcount")
+"""Spellings of files and tools outside the repository that once appeared in it."""
+
+
+def test_nothing_refers_outside_the_repository():
+    sources = [path for suffix in ("py", "md", "sh", "toml", "cfg", "c", "h", "mlir", "in")
+               for path in ROOT.rglob(f"*.{suffix}")
+               if not {".venv", "build", "dist", ".git"} & set(path.relative_to(ROOT).parts)
+               and "egg-info" not in str(path) and path.name != "test_packaging.py"]
+    assert len(sources) > 100
+    found = [f"{path.relative_to(ROOT)}: {needle}" for path in sources
+             for needle in OUTSIDE_REFERENCES if needle in path.read_text(errors="replace")]
+    assert not found, found
