@@ -93,6 +93,21 @@ func.func @f(%x: tensor<4xf32>, %lo: tensor<f32>, %hi: tensor<f32>) -> tensor<4x
 }
 """
 
+# A bipolar activation with one scale per channel feeding a MatMul of bipolar weights.
+MATMUL_BIPOLAR_PER_AXIS = """
+func.func @f(%a: tensor<1x2xf32>) -> tensor<1x1xf32> {
+  %aq = quant.qcast %a : tensor<1x2xf32> to tensor<1x2x!quant.bipolar<f32:1, {0.5, 0.25}>>
+  %af = quant.dcast %aq : tensor<1x2x!quant.bipolar<f32:1, {0.5, 0.25}>> to tensor<1x2xf32>
+  %c = "onnx.Constant"() {value = dense<[[true], [false]]> : tensor<2x1xi1>} : () -> tensor<2x1xi1>
+  %bq = quant.scast %c : tensor<2x1xi1> to tensor<2x1x!quant.bipolar<f32, 1.0>>
+  %bf = quant.dcast %bq : tensor<2x1x!quant.bipolar<f32, 1.0>> to tensor<2x1xf32>
+  %y = "onnx.MatMul"(%af, %bf) : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32> loc("matmul_bipolar_axis")
+  %yq = quant.qcast %y : tensor<1x1xf32> to tensor<1x1x!quant.uniform<i8:f32, 0.5>>
+  %yf = quant.dcast %yq : tensor<1x1x!quant.uniform<i8:f32, 0.5>> to tensor<1x1xf32>
+  func.return %yf : tensor<1x1xf32>
+}
+"""
+
 
 @pytest.mark.parametrize(("source", "where", "message"), [
     pytest.param(CONV_DYNAMIC_WEIGHT, "'onnx.Conv' (conv_dynamic)",
@@ -109,6 +124,8 @@ func.func @f(%x: tensor<4xf32>, %lo: tensor<f32>, %hi: tensor<f32>) -> tensor<4x
                  "no integer form for this op here", id="maxpool-indices"),
     pytest.param(CLIP_DYNAMIC_BOUNDS, "'onnx.Clip' (clip_dynamic)",
                  "Clip bounds must be constants", id="clip-dynamic-bounds"),
+    pytest.param(MATMUL_BIPOLAR_PER_AXIS, "'onnx.MatMul' (matmul_bipolar_axis)",
+                 "a bipolar input must have one scale", id="bipolar-input-per-axis"),
 ])
 def test_refusal_is_one_line_naming_the_node(bitfold_opt, source, where, message):
     done = bitfold_opt(source, "-p", "quant-to-integer")
