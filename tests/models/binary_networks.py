@@ -10,8 +10,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from .float_models import IR_VERSION
-from .qonnx_models import QONNX_DOMAIN
+from .qonnx_models import QONNX_DOMAIN, qonnx_model
 
 OPSET = 13
 
@@ -68,22 +67,11 @@ class BinaryGraph:
         return self.bipolar(self.node("BatchNormalization", [x, *parameters], f"{name}_norm", epsilon=1e-3), name)
 
     def model(self, name: str, x_shape, y: str, y_shape) -> onnx.ModelProto:
-        from qonnx.core.modelwrapper import ModelWrapper
-        from qonnx.transformation.infer_shapes import InferShapes
-
         graph = helper.make_graph(
             self.nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
             [helper.make_tensor_value_info(y, TensorProto.FLOAT, y_shape)], initializer=self.inits,
         )
-        model = helper.make_model(
-            graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(QONNX_DOMAIN, 1)],
-            producer_name="bitfold-tests",
-        )
-        model.ir_version = IR_VERSION
-        model = ModelWrapper(model).transform(InferShapes()).model
-        model.ir_version = IR_VERSION
-        onnx.checker.check_model(model)
-        return model
+        return qonnx_model(graph, OPSET, 1)
 
 
 def binary_cnn() -> onnx.ModelProto:

@@ -178,13 +178,18 @@ def qonnxify(
 
 def _finish(graph: onnx.GraphProto, float_model: onnx.ModelProto, opset: int) -> onnx.ModelProto:
     """Make the model (standard opset of the float model + qonnx domain), infer shapes, check."""
+    std = next(o.version for o in float_model.opset_import if o.domain in ("", "ai.onnx"))
+    return qonnx_model(graph, std, opset)
+
+
+def qonnx_model(graph: onnx.GraphProto, std_opset: int, qonnx_opset: int) -> onnx.ModelProto:
+    """The model of a QONNX graph at these opsets, shapes inferred by qonnx, checked."""
     from qonnx.core.modelwrapper import ModelWrapper
     from qonnx.transformation.infer_shapes import InferShapes
 
-    std = next(o.version for o in float_model.opset_import if o.domain in ("", "ai.onnx"))
     model = helper.make_model(
         graph,
-        opset_imports=[helper.make_opsetid("", std), helper.make_opsetid(QONNX_DOMAIN, opset)],
+        opset_imports=[helper.make_opsetid("", std_opset), helper.make_opsetid(QONNX_DOMAIN, qonnx_opset)],
         producer_name="bitfold-tests",
     )
     model.ir_version = IR_VERSION
