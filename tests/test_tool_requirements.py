@@ -36,3 +36,21 @@ def test_missing_tool_skips_locally_and_fails_under_ci(tmp_path, monkeypatch, ci
 
 def test_present_tools_pass():
     require_tools(sys.executable, "sh")  # neither skips nor fails
+
+
+@pytest.mark.parametrize(("ci", "unsupported"), [(None, True), ("true", False)])
+def test_lit_requires_skips_locally_and_stops_under_ci(monkeypatch, ci, unsupported):
+    """lit.cfg's features: a `// REQUIRES: mlir-opt-22` test is UNSUPPORTED without the tool, and under CI
+    the run stops instead (PATH holds only the Python environment's tools here)."""
+    bin_dir = Path(sys.executable).parent
+    monkeypatch.setenv("PATH", str(bin_dir))
+    if ci is None:
+        monkeypatch.delenv("CI", raising=False)
+    else:
+        monkeypatch.setenv("CI", ci)
+    test = TESTS / "filecheck" / "passes" / "quant_requant_to_upstream" / "upstream_parses.mlir"
+    done = subprocess.run([str(bin_dir / "lit"), "-v", str(test)], capture_output=True, text=True)
+    if unsupported:
+        assert done.returncode == 0 and "UNSUPPORTED: bitfold :: passes/quant_requant_to_upstream" in done.stdout
+    else:
+        assert done.returncode != 0 and "fatal: mlir-opt-22 is not installed" in done.stderr
