@@ -29,6 +29,7 @@ LLVM_LOWERING = (
     "expand-strided-metadata",
     "finalize-memref-to-llvm{{index-bitwidth={index}}}",
     "convert-arith-to-llvm{{index-bitwidth={index}}}",
+    "convert-math-to-llvm",
     "convert-func-to-llvm{{use-bare-ptr-memref-call-conv=1 index-bitwidth={index}}}",
     "convert-cf-to-llvm{{index-bitwidth={index}}}",
     "reconcile-unrealized-casts",
