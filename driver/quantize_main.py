@@ -15,6 +15,7 @@ from pathlib import Path
 
 from xdsl.printer import Printer
 
+from bitfold import __version__
 from bitfold.backends.onnx import export_model
 from bitfold.backends.onnx.errors import ExportError
 from bitfold.backends.onnx.qcdq import QcdqForm
@@ -53,6 +54,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--method", choices=METHODS, default="minmax", help="how a range is chosen")
     parser.add_argument("--calibrated", action="store_true",
                         help="write the float model with its !quant.calibrated statistics (OUT.mlir)")
+    parser.add_argument("--version", action="version", version=f"bitfold-quantize {__version__}")
     return parser
 
 

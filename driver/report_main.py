@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bitfold import __version__
 from bitfold.backends.riscv import ARCHITECTURES, CodegenError
 from bitfold.backends.riscv.harness import HarnessError
 from bitfold.diagnostics import one_line_errors
@@ -35,6 +36,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--calibration", metavar="DATA.npz", help="float input samples by input name")
     parser.add_argument("--json", metavar="FILE", help="write the report as JSON")
     parser.add_argument("--plot", metavar="FILE", help="draw cost and error per layer (.png or .svg)")
+    parser.add_argument("--version", action="version", version=f"bitfold-report {__version__}")
     return parser
 
 

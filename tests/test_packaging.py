@@ -74,7 +74,7 @@ def test_version_is_the_distribution_version():
     assert bitfold.__version__ == version("bitfold")
 
 
-@pytest.mark.parametrize("tool", ["bitfold-opt", "bitfold-run", "bitfold-compile"])
+@pytest.mark.parametrize("tool", ["bitfold-opt", "bitfold-run", "bitfold-compile", "bitfold-quantize", "bitfold-report"])
 def test_tools_print_bitfold_version(tool):
     done = subprocess.run([tool, "--version"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
