@@ -4,7 +4,8 @@ Binary ops broadcast their operands multidirectionally (numpy's rules) and compu
 operands' common type: integers wrap around on overflow, floats round once per operation
 (IEEE 754, as onnxruntime does). Sigmoid, Tanh and Exp compute in float64 and round once to
 the input's type; onnxruntime approximates them in float32, so the two can differ in the last
-bits. LeakyRelu, HardSigmoid and HardSwish compute in the input's type, one rounding per
+bits, as can Elu, Selu, Celu, Softplus and Softsign (float64, rounded once). LeakyRelu,
+HardSigmoid, HardSwish and ThresholdedRelu compute in the input's type, one rounding per
 operation in onnxruntime's order.
 """
 
@@ -313,7 +314,91 @@ class HardSwishOp(OnnxOp):
         return ((x * _hard_sigmoid(x, 1 / 6, 0.5)).astype(x.dtype),)
 
 
+class Float64ActivationOp(OnnxOp):
+    """Y = f(X) for an activation f with float attributes, in float64 rounded once to X's type."""
+
+    x = operand_def()
+    y = result_def()
+
+    def activation(self, x: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return (_in_float64(self.activation, operands[0]),)
+
+
+@irdl_op_definition
+class EluOp(Float64ActivationOp):
+    """Y = X where X >= 0, else alpha (exp(X) - 1)."""
+
+    name = "onnx.Elu"
+    alpha = attr_def(FloatAttr[Float32Type])
+
+    def activation(self, x: np.ndarray) -> np.ndarray:
+        return np.where(x >= 0, x, self.float_attr("alpha") * np.expm1(np.minimum(x, 0)))
+
+
+@irdl_op_definition
+class SeluOp(Float64ActivationOp):
+    """Y = gamma X where X > 0, else gamma alpha (exp(X) - 1)."""
+
+    name = "onnx.Selu"
+    alpha = attr_def(FloatAttr[Float32Type])
+    gamma = attr_def(FloatAttr[Float32Type])
+
+    def activation(self, x: np.ndarray) -> np.ndarray:
+        alpha, gamma = self.float_attr("alpha"), self.float_attr("gamma")
+        return gamma * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+@irdl_op_definition
+class CeluOp(Float64ActivationOp):
+    """Y = max(0, X) + min(0, alpha (exp(X / alpha) - 1))."""
+
+    name = "onnx.Celu"
+    alpha = attr_def(FloatAttr[Float32Type])
+
+    def activation(self, x: np.ndarray) -> np.ndarray:
+        alpha = self.float_attr("alpha")
+        return np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(np.minimum(x, 0) / alpha))
+
+
+@irdl_op_definition
+class SoftplusOp(Float64ActivationOp):
+    """Y = ln(exp(X) + 1)."""
+
+    name = "onnx.Softplus"
+
+    def activation(self, x: np.ndarray) -> np.ndarray:
+        return np.logaddexp(x, 0)
+
+
+@irdl_op_definition
+class ThresholdedReluOp(OnnxOp):
+    """Y = X where X > alpha, else 0 (no rounding)."""
+
+    name = "onnx.ThresholdedRelu"
+    x = operand_def()
+    y = result_def()
+
+    alpha = attr_def(FloatAttr[Float32Type])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        return (np.where(x > x.dtype.type(self.float_attr("alpha")), x, 0).astype(x.dtype),)
+
+
+@irdl_op_definition
+class SoftsignOp(Float64ActivationOp):
+    """Y = X / (1 + |X|)."""
+
+    name = "onnx.Softsign"
+
+    def activation(self, x: np.ndarray) -> np.ndarray:
+        return x / (1 + np.abs(x))
+
+
 OPS = [
     AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp, RoundOp, ReluOp, ClipOp, SigmoidOp, TanhOp, CastOp, IdentityOp,
-    ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp,
+    ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, EluOp, SeluOp, CeluOp, SoftplusOp, ThresholdedReluOp, SoftsignOp,
 ]  # fmt: skip

@@ -3,7 +3,8 @@
     qcast(f(dcast(q)))                 ->  table[q - lo]
     table[i] = qcast(f(dcast(lo + i)))     for every stored value lo + i of q's type
 
-f is Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid or HardSwish; onnxruntime's QLinearSigmoid /
+f is Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid, HardSwish, Elu, Selu, Celu, Softplus,
+Softsign or ThresholdedRelu; onnxruntime's QLinearSigmoid /
 QLinearLeakyRelu (kept by onnx-to-quant on the storage integers, between `quant.scast`s) are
 tables already: table[i] = the op's own result for input lo + i. The table is computed at
 compile time by the ops' own numpy references (`evaluate`: the interpreter's numbers), so
@@ -23,7 +24,20 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.contrib import QLinearLeakyReluOp, QLinearSigmoidOp
-from bitfold.dialects.onnx.elementwise import ExpOp, HardSigmoidOp, HardSwishOp, LeakyReluOp, SigmoidOp, TanhOp
+from bitfold.dialects.onnx.elementwise import (
+    CeluOp,
+    EluOp,
+    ExpOp,
+    HardSigmoidOp,
+    HardSwishOp,
+    LeakyReluOp,
+    SeluOp,
+    SigmoidOp,
+    SoftplusOp,
+    SoftsignOp,
+    TanhOp,
+    ThresholdedReluOp,
+)
 from bitfold.dialects.quant import (
     DequantizeCastOp,
     Granularity,
@@ -42,7 +56,10 @@ from bitfold.passes.quant_to_integer.operands import Quantized, fail, storage_va
 MAX_TABLE_ENTRIES = 1 << 16
 """The most stored input values a table may have (16-bit inputs: 64 K entries)."""
 
-TABLE_OPS = (SigmoidOp, TanhOp, ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp)
+TABLE_OPS = (
+    SigmoidOp, TanhOp, ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp,
+    EluOp, SeluOp, CeluOp, SoftplusOp, SoftsignOp, ThresholdedReluOp,
+)  # fmt: skip
 
 
 def table_input_values(op: Operation, qtype) -> np.ndarray:

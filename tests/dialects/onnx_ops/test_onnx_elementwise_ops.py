@@ -1,4 +1,5 @@
-"""onnx elementwise ops against onnxruntime: exact, except Sigmoid, Tanh and Exp (see there)."""
+"""onnx elementwise ops against onnxruntime: exact, except Sigmoid, Tanh, Exp and the other
+float64 activations (see there)."""
 
 import numpy as np
 import pytest
@@ -87,6 +88,22 @@ def test_exp():
 def test_piecewise_linear_activations(op_type, attributes):
     x = np.concatenate([values((300,), np.float32) / 3, np.array([0, -0.0, -3, 3, -2.5, 2.5, 1e-30], np.float32)])
     assert_exact(op_type, [x], **attributes)
+
+
+@pytest.mark.parametrize(
+    ("op_type", "attributes"),
+    [("Elu", {}), ("Elu", {"alpha": 0.5}), ("Selu", {}), ("Celu", {"alpha": 2.0}), ("Softplus", {}), ("Softsign", {})],
+)
+def test_float64_activations(op_type, attributes):
+    x = np.concatenate([values((300,), np.float32) / 3, np.array([0, -0.0, -20, 20, 1e-30, -1e-30], np.float32)])
+    # Not exact, like Exp: onnxruntime computes in float32 with approximations of its own.
+    assert_close(op_type, [x], rtol=1e-6, atol=1e-7, **attributes)
+
+
+@pytest.mark.parametrize("alpha", [1.0, -0.5])
+def test_thresholded_relu(alpha):
+    x = np.concatenate([values((300,), np.float32) / 3, np.array([0, -0.0, 1, -1, -0.5, 1e-30], np.float32)])
+    assert_exact("ThresholdedRelu", [x], alpha=alpha)
 
 
 CAST_TYPES = {

@@ -4,10 +4,11 @@ and on models onnxruntime's `quantize_static` quantized (QDQ Sigmoid / Tanh, QOp
 QLinearSigmoid / QLinearLeakyRelu):
 
 - bitfold-run on the imported model against onnxruntime (ORT_DISABLE_ALL): within one output
-  step. onnxruntime computes Sigmoid, Tanh and Exp in float32 with its own approximations, so a
-  value next to a rounding boundary of the output grid can round to the neighbouring step (66
-  of the 65536 entries of the 16-bit Sigmoid below, none of the 8-bit tables); LeakyRelu,
-  HardSigmoid, HardSwish and the QLinear tables are bit-exact to it.
+  step. onnxruntime computes Sigmoid, Tanh, Exp, Elu, Selu, Celu, Softplus and Softsign in
+  float32 with its own approximations, so a value next to a rounding boundary of the output
+  grid can round to the neighbouring step (66 of the 65536 entries of the 16-bit Sigmoid
+  below, none of the 8-bit tables); LeakyRelu, HardSigmoid, HardSwish, ThresholdedRelu and
+  the QLinear tables are bit-exact to it.
 - the integer IR (quant-to-integer, then lower-quant) bit-exact to bitfold-run on the imported
   model: the tables are the references' own numbers;
 - rv32im under qemu bit-exact to bitfold-run on the integer IR."""
@@ -84,9 +85,15 @@ HAND_BUILT = [
     pytest.param("HardSwish", {}, 14, np.int8, (0.05, 0), np.uint8, (0.025, 20), id="hardswish-s8-u8"),
     pytest.param("Exp", {}, 13, np.int8, (0.02, 10), np.uint8, (0.05, 0), id="exp-s8-u8"),
     pytest.param("Sigmoid", {}, 21, np.int16, (0.0005, 0), np.uint16, (1 / 65536, 0), id="sigmoid-s16-u16"),
+    pytest.param("Elu", {"alpha": 0.5}, 13, np.int8, (0.04, 0), np.int8, (0.03, -20), id="elu-s8"),
+    pytest.param("Selu", {}, 13, np.int8, (0.04, 0), np.int8, (0.04, -30), id="selu-s8"),
+    pytest.param("Celu", {"alpha": 2.0}, 13, np.uint8, (0.05, 100), np.int8, (0.05, -40), id="celu-u8-s8"),
+    pytest.param("Softplus", {}, 13, np.int8, (0.05, 0), np.uint8, (0.03, 0), id="softplus-s8-u8"),
+    pytest.param("Softsign", {}, 13, np.int8, (0.1, 0), np.int8, (1 / 127, 0), id="softsign-s8"),
+    pytest.param("ThresholdedRelu", {"alpha": 0.7}, 13, np.int8, (0.05, 2), np.int8, (0.05, 2), id="thresholdedrelu-s8"),
 ]  # fmt: skip
 
-EXACT_TO_ONNXRUNTIME = {"LeakyRelu", "HardSigmoid", "HardSwish"}
+EXACT_TO_ONNXRUNTIME = {"LeakyRelu", "HardSigmoid", "HardSwish", "ThresholdedRelu"}
 
 
 def onnxruntime_outputs(path, inputs: dict) -> list[np.ndarray]:
