@@ -55,7 +55,6 @@ ISSUE_12 = {
     "binary-weights-a8.qonnx": "binary networks: bipolar x uniform contractions; " + TRANSPOSED_WEIGHT,
     "mlp-nobias-w4a4-pertensor.qonnx": TRANSPOSED_WEIGHT,
     "mlp-nobias-w4a4-pertensor.qcdq": TRANSPOSED_WEIGHT,
-    "cnn-w4a4-perchannel.qcdq-int": "integer graph outputs (QuantizeLinear -> Clip as the graph output)",
 }
 """Fixtures whose integer path (onnx-to-integer, rv32im, rv64im) waits for an issue-12 feature."""
 
