@@ -19,6 +19,7 @@ so it turns into an XPASS (a failure) the day the feature lands.
 from __future__ import annotations
 
 import functools
+import subprocess
 
 import numpy as np
 import pytest
@@ -151,3 +152,16 @@ def test_qemu_equals_bitfold_run_and_pytorch(name, target, tmp_path):
     np.testing.assert_array_equal(got, want, err_msg=f"{name} on {target}")
     (port,) = model.outputs
     assert_within_one_step(name, got if port.model_integers else model.dequantize([got])[0])
+
+
+def test_bitfold_run_command_line(tmp_path):
+    """`bitfold-run` itself, fed by TorchScript's input name (`onnx::QuantizeLinear_0`), saves PyTorch's output."""
+    name = "cnn-w4a4-perchannel.qcdq"
+    ((input_name, value),) = brevitas.inputs(name).items()
+    np.save(tmp_path / "x.npy", value)
+    done = subprocess.run(["bitfold-run", str(brevitas.path(name)), "--input", f"{input_name}={tmp_path / 'x.npy'}",
+                           "--output-dir", str(tmp_path / "out")], check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    output = brevitas.output_name(name)
+    assert done.stdout.split(":")[0] == output
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / f"{output}.npy"), brevitas.expected(name))
