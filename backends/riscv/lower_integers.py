@@ -122,6 +122,10 @@ class LowerIntegerArith(RewritePattern):
                 (x,) = cast_operands_to_regs(rewriter, op)
                 count = population_count(x, xlen)
                 _replace(rewriter, op, [count], [count.results[0]])
+            case arith.ConstantOp(value=IntegerAttr() as value) if isinstance(op.result.type, _INTEGER_LIKE):
+                width = bit_width(op.result.type, xlen)
+                li = load_immediate(canonical_constant(value.value.data, width), xlen)
+                _replace(rewriter, op, [li], [li.results[0]])
             case arith.ExtSIOp() | arith.ExtUIOp() | arith.TruncIOp() | arith.IndexCastOp():
                 self._cast(op, rewriter)
             case arith.SelectOp() if isinstance(op.result.type, _INTEGER_LIKE):
