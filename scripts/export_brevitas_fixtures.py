@@ -2,14 +2,15 @@
 calibrated with Brevitas, exported by Brevitas itself in QONNX form (`export_qonnx`) and QCDQ form
 (`export_onnx_qcdq`), with the PyTorch module's own output on a seeded input saved beside them.
 
-Runs only in a separate virtual environment holding CPU torch and Brevitas (never the project's
-.venv; CI does not install torch and the tests read only the committed files):
+Runs only in a separate virtual environment, outside the repository, holding CPU torch and
+Brevitas (never the project's .venv; CI does not install torch and the tests read only the
+committed files). The fixtures were made with exactly these (manifest.json records them):
 
-    python3 -m venv /work/brevitas-venv
-    /work/brevitas-venv/bin/pip install torch==2.13.0          # the CPU build (no CUDA packages)
-    /work/brevitas-venv/bin/pip install brevitas==0.13.4 onnx==1.23.2 onnxscript==0.7.2 \
-        onnxoptimizer numpy
-    /work/brevitas-venv/bin/python scripts/export_brevitas_fixtures.py [--output DIR]
+    python3 -m venv ~/brevitas-venv
+    ~/brevitas-venv/bin/pip install torch==2.13.0       # 2.13.0+cpu: the CPU build, no CUDA packages
+    ~/brevitas-venv/bin/pip install brevitas==0.13.4 onnx==1.23.2 onnxscript==0.7.2 \
+        onnxoptimizer==0.4.2 numpy==2.4.6
+    ~/brevitas-venv/bin/python scripts/export_brevitas_fixtures.py [--output DIR]
 
 Both exports use the TorchScript exporter (`dynamo=False`): Brevitas' dynamo QCDQ path refuses
 quantized biases, and its dynamo QONNX path writes weights to an external data file.
