@@ -62,12 +62,13 @@ ISSUE_12 = {
 
 def refusal(name: str, form: str) -> str | None:
     """The exporter's reason (a regex) where `form` cannot hold the fixture, else None:
-    bipolar values only in QONNX; 5-bit activations, and the Trunc input Brevitas' QONNX
-    export leaves unclamped (6-bit, sign unstated: [-32, 63]), have no ONNX integer type for
-    QDQ / QOp; QONNX holds no integer graph output."""
+    bipolar activations (quantized at run time) only in QONNX (bipolar constant weights are
+    written as -1/+1 integers in every form); 5-bit activations, and the Trunc input Brevitas'
+    QONNX export leaves unclamped (6 bits, sign unstated: [-32, 63]), have no ONNX integer type
+    for QDQ / QOp; QONNX holds no integer graph output."""
     entry = brevitas.manifest()["networks"][brevitas.network_of(name)]
     if entry["act_bits"] == "bipolar" and form != "qonnx":
-        return f"{form.upper() if form != 'qop' else 'QOp'} cannot express the bipolar type .*; QONNX \\(BipolarQuant\\) can"
+        return f"{FORMS[form][0].name} cannot express the bipolar type .*; QONNX \\(BipolarQuant\\) can"
     no_type = r"cannot express the range \[{}, {}\] .* \(no ONNX integer type has it\)"
     if entry["act_bits"] == 5 and form in ("qdq", "qop"):
         return no_type.format(-16, 15)
