@@ -15,10 +15,17 @@ most 2^-(P+1) (the tie rounds up), so
 
     |u 2^-P - y| <= eps = (N + 1) 2^-(F+1) + 2^-(P+1)        (N the axis length)
 
-F and P are chosen to minimize eps under the i32 limits N 2^F <= 2^31 - 1 and
-2^(F+P) + N 2^(F-1) <= 2^31 - 1. Where the result is quantized (a uniform per-tensor qcast
-with step s_out), eps < s_out / 2 is required, so the integer result is within one step of
-the exactly rounded softmax; otherwise the pass fails with one line."""
+Under the i32 limits N 2^F <= 2^31 - 1 and 2^(F+P) + N 2^(F-1) <= 2^31 - 1:
+
+- where every user is a qcast to a per-tensor uniform type of step 2^-p (quantize_static's
+  1/256) and delta = (N + 1) 2^-(F+1) < 2^-(p+1) for the largest F with P = p: those F
+  and P. The division is the one rounding onto the output grid (the requant after it only
+  adds the zero point and clamps), and the result is within one step of the exactly
+  rounded softmax;
+- otherwise F and P minimize eps; where the result is quantized (step s_out), eps < s_out / 2
+  is required, with the same consequence.
+
+Otherwise the pass fails with one line."""
 
 import numpy as np
 from xdsl.dialects import arith
@@ -42,21 +49,43 @@ from bitfold.passes.quant_to_integer.operands import (
 from bitfold.passes.quant_to_integer.tables import lookup, table_input_values
 
 
+def exponential_error(length: int, exp_bits: int) -> float:
+    """delta of the module docstring: T / S against the exact softmax, F = exp_bits."""
+    return (length + 1) * 2.0 ** -(exp_bits + 1)
+
+
 def softmax_error_bound(length: int, exp_bits: int, fraction_bits: int) -> float:
     """eps of the module docstring for an axis of `length`, F = exp_bits, P = fraction_bits."""
-    return (length + 1) * 2.0 ** -(exp_bits + 1) + 2.0 ** -(fraction_bits + 1)
+    return exponential_error(length, exp_bits) + 2.0 ** -(fraction_bits + 1)
 
 
-def fixed_point_bits(length: int) -> tuple[int, int]:
-    """(F, P) of least eps within the i32 limits (module docstring)."""
+def fixed_point_bits(length: int, fraction_bits: int | None = None) -> tuple[int, int] | None:
+    """(F, P) within the i32 limits: the largest F for a given P (None if there is none),
+    else the pair of least eps (module docstring)."""
     candidates = [
         (softmax_error_bound(length, f, p), f, p)
         for f in range(1, 31)
-        for p in range(1, 31)
+        for p in ([fraction_bits] if fraction_bits else range(1, 31))
         if length << f <= INT32_MAX and (1 << (f + p)) + (length << (f - 1)) <= INT32_MAX
     ]
+    if not candidates:
+        return None
     _, exp_bits, fraction_bits = min(candidates)
     return exp_bits, fraction_bits
+
+
+def _output_steps(op: SoftmaxOp) -> tuple[list[float], bool]:
+    """(the steps of the per-tensor uniform qcasts among the users, whether every user is one)."""
+    users = [use.operation for use in op.output.uses]
+    targets = [element_type(user.result.type) for user in users if isinstance(user, QuantizeCastOp)]
+    steps = [t.scale for t in targets if isinstance(t, UniformQuantizedType) and t.kind == Granularity.PER_TENSOR]
+    return steps, len(steps) == len(users)
+
+
+def _power_of_two_exponent(step: float) -> int | None:
+    """p where step = 2^-p exactly (1 <= p <= 24), else None."""
+    mantissa, exponent = np.frexp(step)
+    return 1 - int(exponent) if mantissa == 0.5 and 1 <= 1 - exponent <= 24 else None
 
 
 class SoftmaxToInteger(RewritePattern):
@@ -72,19 +101,24 @@ class SoftmaxToInteger(RewritePattern):
         stored = table_input_values(op, source.qtype)
         low, high = int(stored[0]), int(stored[-1])
         span, length = high - low, shape[-1]
-        exp_bits, fraction_bits = fixed_point_bits(length)
-        bound = softmax_error_bound(length, exp_bits, fraction_bits)
-        for use in op.output.uses:
-            user = use.operation
-            target = element_type(user.result.type) if isinstance(user, QuantizeCastOp) else None
-            quantized_per_tensor = isinstance(target, UniformQuantizedType) and target.kind == Granularity.PER_TENSOR
-            if quantized_per_tensor and bound >= target.scale / 2:
-                raise fail(
-                    op,
-                    f"over {length} values the error bound {bound:.3g} is not below half an output step ({target.scale:.3g})",
-                )
-        steps = np.arange(-span, 1, dtype=np.float64) * source.qtype.scale
-        table = integer_constant(rewriter, np.round(np.exp(steps) * 2.0**exp_bits).astype(np.int64), I32)
+        steps, all_quantized = _output_steps(op)
+        exponents = {_power_of_two_exponent(step) for step in steps}
+        on_output_grid = None
+        if steps and all_quantized and len(exponents) == 1 and None not in exponents:
+            on_output_grid = fixed_point_bits(length, exponents.pop())
+        if on_output_grid is not None and exponential_error(length, on_output_grid[0]) < min(steps) / 2:
+            exp_bits, fraction_bits = on_output_grid
+            bound = exponential_error(length, exp_bits)
+        else:
+            exp_bits, fraction_bits = fixed_point_bits(length)
+            bound = softmax_error_bound(length, exp_bits, fraction_bits)
+        if steps and bound >= min(steps) / 2:
+            raise fail(
+                op,
+                f"over {length} values the error bound {bound:.3g} is not below half an output step ({min(steps):.3g})",
+            )
+        exponents = np.arange(-span, 1, dtype=np.float64) * source.qtype.scale
+        table = integer_constant(rewriter, np.round(np.exp(exponents) * 2.0**exp_bits).astype(np.int64), I32)
         x = storage_value(rewriter, source)
         dims = [AffineDimExpr(d) for d in range(rank)]
         whole, per_row = AffineMap.identity(rank), affine_map(rank, dims[:-1])
