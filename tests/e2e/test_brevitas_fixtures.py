@@ -2,7 +2,7 @@
 (issue 12's acceptance; fixtures in tests/models/brevitas, made by scripts/export_brevitas_fixtures.py).
 
 For every fixture (a network in Brevitas' QONNX or QCDQ export, or the QCDQ export with an integer
-graph output):
+graph output), which itself computes PyTorch's output under its form's oracle:
 - `bitfold.run` on the imported model equals PyTorch's output within 1e-5 relative;
 - the model converted to each ONNX form (`-p onnx-to-quant,canonicalize -t onnx-<form>`, through
   `export_model`) computes bitfold-run's numbers bit for bit under the form's oracle (onnxruntime
@@ -24,7 +24,7 @@ import subprocess
 import numpy as np
 import pytest
 from models import brevitas
-from models.runners import run_onnxruntime, run_qonnx
+from models.runners import qonnx_ir_version_shim, run_onnxruntime, run_qonnx
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -108,6 +108,25 @@ def test_bitfold_run_equals_pytorch(name):
     got, want = bitfold_run(name), brevitas.expected(name)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=RELATIVE, atol=RELATIVE * brevitas.step(name))
+
+
+@pytest.mark.parametrize("name", brevitas.names())
+def test_source_runs_like_pytorch_under_its_oracle(name):
+    """The fixture itself, under its form's oracle (qonnx's executor, which needs shapes inferred
+    by qonnx's `InferShapes`, or onnxruntime), computes PyTorch's output bit for bit: the exports
+    are faithful, so bitfold's numbers can be judged against PyTorch's."""
+    if brevitas.form_of(name) == "qonnx":
+        from qonnx.core.modelwrapper import ModelWrapper
+        from qonnx.transformation.infer_shapes import InferShapes
+
+        with qonnx_ir_version_shim():
+            model = ModelWrapper(str(brevitas.path(name))).transform(InferShapes()).model
+        got = run_qonnx(model, brevitas.inputs(name))
+    else:
+        got = run_onnxruntime(brevitas.path(name), brevitas.inputs(name))
+    want = brevitas.expected(name)
+    assert got[brevitas.output_name(name)].dtype == want.dtype
+    np.testing.assert_array_equal(got[brevitas.output_name(name)], want)
 
 
 @pytest.mark.parametrize("form", FORMS)
