@@ -6,7 +6,8 @@ inputs whose body is arith on their elements and the output element becomes the 
 scalable vectors (`vector<[16]xi32>`: LMUL 8 for i32 lanes at every VLEN):
 
     for p in the other parallel dims:                       (scf.for)
-      for j0 in 0 .. N step 16 * vscale:                    (the output's last dim, d_v)
+      for j0 in 0 .. N step 16 * vscale:                    (the output's last dim, d_v, merged with the
+                                                             one before it where both are contiguous)
         mask = lanes j0 .. N - 1
         acc = maskedload out[p, j0 ..]                      (int32 accumulators in vector registers)
         for r in the reduction dims:                        (scf.for carrying acc)
@@ -86,6 +87,9 @@ class Plan:
     scalar_input: int
     outer: list[int]
     reductions: list[int]
+    row_dim: int | None = None
+    """the output's second-last dim, merged with d_v into one strip dim (rows * columns elements) when
+    the output and the vector input hold both contiguously (a pointwise convolution's H x W)"""
 
 
 def linear_unit(expr: AffineExpr, dim: int, dims: int) -> bool:
@@ -129,9 +133,38 @@ def plan(op: GenericOp) -> Plan | None:
     if holders[0] != len(results) - 1 and not (isinstance(results[holders[0]], AffineDimExpr)
                                                 and constant_global(op.inputs[vector_input]) is not None):
         return None
-    outer = [d for d, kind in enumerate(iterators) if kind == IteratorType.PARALLEL and d != dim]
+    row = mergeable_row(op, dim, vector_input)
+    outer = [d for d, kind in enumerate(iterators) if kind == IteratorType.PARALLEL and d not in (dim, row)]
     reductions = [d for d, kind in enumerate(iterators) if kind == IteratorType.REDUCTION]
-    return Plan(dim, vector_input, 1 - vector_input, outer, reductions)
+    return Plan(dim, vector_input, 1 - vector_input, outer, reductions, row)
+
+
+def mergeable_row(op: GenericOp, dim: int, vector_input: int) -> int | None:
+    """The output's second-last dim r when (r, d_v) can be one contiguous strip dim: the output's and the
+    vector input's last two indices are r and d_v (plus reduction dims of bound 1), their last extent is
+    d_v's bound, and nothing else uses r."""
+    maps = [m.data for m in op.indexing_maps.data]
+    iterators = [i.data for i in op.iterator_types.data]
+    bounds = op.get_static_loop_ranges()
+    out, vector_results = maps[-1].results, maps[vector_input].results
+    if len(out) < 2 or len(vector_results) < 2 or not isinstance(out[-2], AffineDimExpr):
+        return None
+    row = out[-2].position
+    if iterators[row] != IteratorType.PARALLEL:
+        return None
+    unit = {d for d, (bound, kind) in enumerate(zip(bounds, iterators)) if bound == 1 and kind == IteratorType.REDUCTION}
+
+    def plain(expr: AffineExpr, d: int) -> bool:
+        """`expr` is d + (dims of bound 1), which is d inside the loops."""
+        return (set(expr.used_dims()) <= {d} | unit and linear_unit(expr, d, len(bounds))
+                and expr.eval([0] * len(bounds), []) == 0)
+
+    others = [*out[:-2], *vector_results[:-2], *maps[1 - vector_input].results]
+    extents = [op.outputs[0].type.get_shape()[-1], op.inputs[vector_input].type.get_shape()[-1]]
+    if (plain(vector_results[-2], row) and plain(vector_results[-1], dim) and extents == [bounds[dim]] * 2
+            and not any(uses(e, row) for e in others)):
+        return row
+    return None
 
 
 def constant_global(value: SSAValue) -> memref.GlobalOp | None:
@@ -183,6 +216,17 @@ class Builder:
     def indices(self, map_: AffineMap, dims: list[SSAValue]) -> list[SSAValue]:
         return [self.add(affine.ApplyOp(dims, AffineMapAttr(AffineMap(map_.num_dims, 0, (e,))))).result
                 for e in map_.results]
+
+
+def collapsed(value: SSAValue, b: "Builder") -> SSAValue:
+    """`value` (an identity-layout memref) with its last two dims merged into one."""
+    memref_type = value.type
+    shape = list(memref_type.get_shape())
+    groups = [[IntegerAttr(i, 64)] for i in range(len(shape) - 2)] + [[IntegerAttr(len(shape) - 2, 64),
+                                                                         IntegerAttr(len(shape) - 1, 64)]]
+    result_type = MemRefType(memref_type.element_type, [*shape[:-2], shape[-2] * shape[-1]])
+    return b.add(memref.CollapseShapeOp(operands=[value], result_types=[result_type],
+                                        properties={"reassociation": ArrayAttr([ArrayAttr(g) for g in groups])})).result
 
 
 def vectorized_body(op: GenericOp, b: Builder, scalar: SSAValue, vec: SSAValue, acc: SSAValue, plan_: Plan) -> SSAValue:
@@ -247,21 +291,32 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
     bounds = op.get_static_loop_ranges()
     dims: list[SSAValue | None] = [None] * len(bounds)
     one = b.index(1)
+    merged = plan_.row_dim is not None
+    output = collapsed(op.outputs[0], b) if merged else op.outputs[0]
+    if merged:
+        inputs[plan_.vector_input] = collapsed(inputs[plan_.vector_input], b)
     for d in plan_.outer:
         loop, b = for_loop(b, b.index(bounds[d]), b.index(rows) if d == blocked else one, [])
         dims[d] = loop.body.block.args[0]
         b.add(scf.YieldOp())
         b.point = InsertPoint.before(loop.body.block.last_op)
-    total = b.index(bounds[plan_.vector_dim])
+    total = b.index(bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if merged else 1))
     step = b.add(arith.MuliOp(b.add(VectorScaleOp()).result, b.index(LANES))).result
     strip, b = for_loop(b, total, step, [])
     b.add(scf.YieldOp())
     b.point = InsertPoint.before(strip.body.block.last_op)
-    dims[plan_.vector_dim] = strip.body.block.args[0]
-    mask = b.add(vector.CreateMaskOp([b.add(arith.SubiOp(total, dims[plan_.vector_dim])).result],
-                                     scalable(i1))).mask_vector
-    for d in plan_.reductions:
+    start = strip.body.block.args[0]
+    mask = b.add(vector.CreateMaskOp([b.add(arith.SubiOp(total, start)).result], scalable(i1))).mask_vector
+    for d in (*plan_.reductions, *((plan_.row_dim, plan_.vector_dim) if merged else ())):
         dims[d] = b.index(0)
+    if not merged:
+        dims[plan_.vector_dim] = start
+
+    def strip_indices(map_: AffineMap, values: list[SSAValue], builder: Builder) -> list[SSAValue]:
+        """Indices of the strip's first element in the output or the vector input (collapsed when merged)."""
+        if not merged:
+            return builder.indices(map_, values)
+        return [*builder.indices(AffineMap(map_.num_dims, 0, map_.results[:-2]), values), start]
 
     def row(values: list[SSAValue], builder: Builder, r: int) -> list[SSAValue]:
         """The dimension values of row r of the block."""
@@ -271,10 +326,9 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
         shifted[blocked] = builder.add(arith.AddiOp(values[blocked], builder.index(r))).result
         return shifted
 
-    output = op.outputs[0]
     out_type = output.type.element_type
     zero = b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(0, out_type))).result, scalable(out_type))).vector
-    out_indices = [b.indices(maps[-1], row(dims, b, r)) for r in range(rows)]
+    out_indices = [strip_indices(maps[-1], row(dims, b, r), b) for r in range(rows)]
     accumulators = [b.add(vector.MaskedLoadOp(output, out_indices[r], mask, zero)).result for r in range(rows)]
     vector_type = scalable(inputs[plan_.vector_input].type.element_type)
     initial_lanes = b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(0, vector_type.element_type))).result,
@@ -286,7 +340,7 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
         carried = list(loop.body.block.args[1:])
         loops.append(loop)
     # the previous step's lanes are the masked load's pass-through: masked-off lanes are never stored
-    vec = inner.add(vector.MaskedLoadOp(inputs[plan_.vector_input], inner.indices(vector_map, dims), mask,
+    vec = inner.add(vector.MaskedLoadOp(inputs[plan_.vector_input], strip_indices(vector_map, dims, inner), mask,
                                         carried[-1])).result
     updated = []
     for r in range(rows):
