@@ -12,7 +12,8 @@ scalable vectors (`vector<[16]xi32>`: LMUL 8 for i32 lanes at every VLEN):
         acc = maskedload out[p, j0 ..]                      (int32 accumulators in vector registers)
         for r in the reduction dims:                        (scf.for carrying acc)
           s = load scalar_operand[p, r]                     (the input that does not use d_v: broadcast)
-          v = maskedload vector_operand[p, r, j0 ..]        (the input that uses d_v, contiguous along it)
+          v = maskedload vector_operand[p, r, j0 ..]        (the input that uses d_v, contiguous along it;
+                                                             a gather of every s-th element for stride s)
           acc = body(acc, s, v)                             (extsi, muli, addi: LLVM picks vwmacc.vx)
         maskedstore out[p, j0 ..] = acc
 
@@ -43,12 +44,13 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     VectorType,
     i1,
+    i32,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
-from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def, traits_def
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def, var_operand_def
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import Pure
@@ -74,6 +76,39 @@ class VectorScaleOp(IRDLOperation):
         super().__init__(result_types=[IndexType()])
 
 
+@irdl_op_definition
+class StepOp(IRDLOperation):
+    """upstream `vector.step` (missing in xDSL 0.74): the lanes' indices 0, 1, 2, ..."""
+
+    name = "vector.step"
+    result = result_def(VectorType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: VectorType):
+        super().__init__(result_types=[result_type])
+
+
+@irdl_op_definition
+class GatherOp(IRDLOperation):
+    """upstream `vector.gather` (missing in xDSL 0.74): lane k reads base[i0, ..., in + index_vec[k]]
+    where its mask bit is set, else takes pass_thru's lane k."""
+
+    name = "vector.gather"
+    base = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    index_vec = operand_def(VectorType)
+    mask = operand_def(VectorType)
+    pass_thru = operand_def(VectorType)
+    result = result_def(VectorType)
+    assembly_format = ("$base `[` $indices `]` `[` $index_vec `]` `,` $mask `,` $pass_thru attr-dict `:` type($base) "
+                       "`,` type($index_vec) `,` type($mask) `,` type($pass_thru) `into` type($result)")
+
+    def __init__(self, base: SSAValue, indices: list[SSAValue], index_vec: SSAValue, mask: SSAValue,
+                 pass_thru: SSAValue):
+        super().__init__(operands=[base, indices, index_vec, mask, pass_thru], result_types=[pass_thru.type])
+
+
 def scalable(element) -> VectorType:
     return VectorType(element, [LANES], ArrayAttr([BoolAttr.from_bool(True)]))
 
@@ -92,13 +127,19 @@ class Plan:
     the output and the vector input hold both contiguously (a pointwise convolution's H x W)"""
 
 
-def linear_unit(expr: AffineExpr, dim: int, dims: int) -> bool:
-    """`expr` is `d_dim + f(other dims)` (coefficient 1)."""
+def coefficient(expr: AffineExpr, dim: int, dims: int) -> int | None:
+    """s when `expr` is `s * d_dim + f(other dims)` for a constant s >= 1, else None."""
+    found = set()
     for others in ([0] * dims, list(range(3, 3 + dims))):
         values = [expr.eval(others[:dim] + [x] + others[dim + 1 :], []) for x in (0, 1, 2)]
-        if values[1] - values[0] != 1 or values[2] - values[1] != 1:
-            return False
-    return True
+        found |= {values[1] - values[0], values[2] - values[1]}
+    (stride,) = found if len(found) == 1 else (None,)
+    return stride if stride is not None and stride >= 1 else None
+
+
+def linear_unit(expr: AffineExpr, dim: int, dims: int) -> bool:
+    """`expr` is `d_dim + f(other dims)` (coefficient 1)."""
+    return coefficient(expr, dim, dims) == 1
 
 
 def uses(expr: AffineExpr, dim: int) -> bool:
@@ -128,7 +169,7 @@ def plan(op: GenericOp) -> Plan | None:
     vector_input = using[0]
     results = maps[vector_input].results
     holders = [k for k, e in enumerate(results) if uses(e, dim)]
-    if len(holders) != 1 or not linear_unit(results[holders[0]], dim, out_map.num_dims):
+    if len(holders) != 1 or coefficient(results[holders[0]], dim, out_map.num_dims) is None:
         return None
     if holders[0] != len(results) - 1 and not (isinstance(results[holders[0]], AffineDimExpr)
                                                 and constant_global(op.inputs[vector_input]) is not None):
@@ -229,6 +270,14 @@ def collapsed(value: SSAValue, b: "Builder") -> SSAValue:
                                         properties={"reassociation": ArrayAttr([ArrayAttr(g) for g in groups])})).result
 
 
+def strided_lanes(b: "Builder", stride: int) -> SSAValue:
+    """The lanes' element offsets 0, s, 2s, ... of a strided vector input (a stride-s convolution's row)."""
+    offsets = scalable(i32)
+    lanes = b.add(arith.IndexCastOp(b.add(StepOp(scalable(IndexType()))).result, offsets)).result
+    stride_lanes = b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(stride, i32))).result, offsets)).vector
+    return b.add(arith.MuliOp(lanes, stride_lanes, offsets)).result
+
+
 def vectorized_body(op: GenericOp, b: Builder, scalar: SSAValue, vec: SSAValue, acc: SSAValue, plan_: Plan) -> SSAValue:
     """The body on lanes: block args -> (scalar, vector, accumulator); scalar values meeting vector
     ones are broadcast."""
@@ -327,6 +376,8 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
         return shifted
 
     out_type = output.type.element_type
+    stride = coefficient(vector_map.results[-1], plan_.vector_dim, len(bounds))
+    lane_offsets = None if stride == 1 else strided_lanes(b, stride)
     zero = b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(0, out_type))).result, scalable(out_type))).vector
     out_indices = [strip_indices(maps[-1], row(dims, b, r), b) for r in range(rows)]
     accumulators = [b.add(vector.MaskedLoadOp(output, out_indices[r], mask, zero)).result for r in range(rows)]
@@ -340,8 +391,11 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
         carried = list(loop.body.block.args[1:])
         loops.append(loop)
     # the previous step's lanes are the masked load's pass-through: masked-off lanes are never stored
-    vec = inner.add(vector.MaskedLoadOp(inputs[plan_.vector_input], strip_indices(vector_map, dims, inner), mask,
-                                        carried[-1])).result
+    vector_indices = strip_indices(vector_map, dims, inner)
+    if lane_offsets is None:
+        vec = inner.add(vector.MaskedLoadOp(inputs[plan_.vector_input], vector_indices, mask, carried[-1])).result
+    else:
+        vec = inner.add(GatherOp(inputs[plan_.vector_input], vector_indices, lane_offsets, mask, carried[-1])).result
     updated = []
     for r in range(rows):
         indices = inner.indices(maps[plan_.scalar_input], row(dims, inner, r))
