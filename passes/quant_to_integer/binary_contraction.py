@@ -24,18 +24,26 @@ output o in channel c (Cg channels of c's group, T taps):
 
 acc is dot + bias on the accumulator's grid S[c] = s_x s_w[c] (`alpha` joins S for Gemm), and
 is left as `dcast` of it like every contraction (`contraction.finish_contraction`): the bias
-folds as there, and the following qcast becomes a requant, or a threshold (`sign_thresholds`)."""
+folds as there, and the following qcast becomes a requant, or a threshold (`sign_thresholds`).
+A float bias that a sign follows stays a float `onnx.Add` of the dequantized accumulator, which
+the threshold takes in exactly (added on a finer grid, it could move a value across 0)."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
+from bitfold.dialects.evaluation import numpy_dtype_of
 from bitfold.dialects.onnx.base import ints_or
+from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.elementwise import AddOp
+from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp, SlidingWindow
 from bitfold.dialects.quant import BipolarQuantizedType, Granularity
 from bitfold.passes.linalg_building import Body
@@ -45,12 +53,14 @@ from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_gener
 from bitfold.passes.quant_to_integer.operands import (
     Quantized,
     check_i32,
+    exact,
     fail,
     narrowest_signed,
     quantized_operand,
     storage_value,
 )
 from bitfold.passes.quant_to_integer.padding import padded, padded_taps
+from bitfold.passes.quant_to_integer.sign_thresholds import affine_chain
 
 
 def bipolar_input(op: Operation, value: SSAValue) -> Quantized | None:
@@ -170,7 +180,35 @@ class BinaryConvToInteger(RewritePattern):
         reduction = list(range(2 + spatial, rank))
         bias_bound = int(np.abs(folded).max(initial=0))
         acc = _contract(rewriter, op, operands, dynamic, (x_map, [m, ci, *taps]), out_shape, init, reduction, bias_bound)
-        finish_contraction(rewriter, op, acc, scales, 1, float_bias)
+        _finish(rewriter, op, acc, scales, 1, float_bias)
+
+
+def _finish(
+    rewriter: PatternRewriter, op: Operation, acc: tuple[SSAValue, int], scales: np.ndarray, axis: int, bias: np.ndarray | None
+) -> None:
+    """`finish_contraction`, the float bias kept as an `onnx.Add` where a sign follows and the
+    bias is exact in the result's float type (module docstring)."""
+    result = op.results[0]
+    uses = list(result.uses)
+    dtype = numpy_dtype_of(result.type)
+    if bias is None or len(uses) != 1 or affine_chain(uses[0].operation, result) is None:
+        finish_contraction(rewriter, op, acc, scales, axis, bias)
+        return
+    values = np.asarray(bias, dtype=np.float64).astype(dtype)
+    if any(exact(v) != exact(b) for v, b in zip(values, bias)):
+        finish_contraction(rewriter, op, acc, scales, axis, bias)
+        return
+    rank = len(result.type.get_shape())
+    shaped = values.reshape(-1, *(1,) * (rank - 1 - axis))
+    constant = ConstantOp.create(
+        attributes={"value": dense_attr(shaped, result.type.element_type)},
+        result_types=[TensorType(result.type.element_type, shaped.shape)],
+    )
+    add = AddOp.create(operands=[result, constant.results[0]], result_types=[result.type])
+    rewriter.insert(constant, InsertPoint.after(op))
+    rewriter.insert(add, InsertPoint.after(constant))
+    rewriter.replace_uses_with_if(result, add.results[0], lambda use: use.operation is not add)
+    finish_contraction(rewriter, op, acc, scales, axis, None)
 
 
 def _conv_init(per_channel: np.ndarray, centered: np.ndarray, window: SlidingWindow) -> tuple[np.ndarray, list[int]]:
@@ -209,7 +247,7 @@ class BinaryGemmToInteger(RewritePattern):
         init = (operands.base + folded, [1])
         bias_bound = int(np.abs(folded).max(initial=0))
         acc = _contract(rewriter, op, operands, operands.dynamic, (x_map, [j, k]), out_shape, init, [2], bias_bound)
-        finish_contraction(rewriter, op, acc, scales, 1, float_bias)
+        _finish(rewriter, op, acc, scales, 1, float_bias)
 
 
 class BinaryMatMulToInteger(RewritePattern):

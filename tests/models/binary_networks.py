@@ -99,7 +99,7 @@ def binary_cnn() -> onnx.ModelProto:
 
 def binary_mlp() -> onnx.ModelProto:
     """x (2, 40) int8 -> Gemm 40 -> 64 (bipolar weights, transB) -> sign -> MatMul 64 -> 37
-    (bipolar x bipolar) -> sign -> Gemm 37 -> 20 (bipolar, transA on a transposed input) ->
+    (bipolar x bipolar) -> sign -> Gemm 37 -> 20 (bipolar, transA on a transposed input, a float bias) ->
     sign -> MatMul 20 -> 10 (4-bit weights) -> Quant int8 y."""
     g = BinaryGraph(seed=12)
     x = g.quant("x", "x_q", 2.0**-4, 8)
@@ -108,7 +108,7 @@ def binary_mlp() -> onnx.ModelProto:
     h = g.node("MatMul", [h, g.bipolar_weight("w2", (64, 37))], "c2")
     h = g.sign(h, "s2", 37, (37,), ties=True)
     h = g.node("Transpose", [h], "t2", perm=[1, 0])
-    h = g.node("Gemm", [h, g.bipolar_weight("w3", (37, 20), 0.5)], "c3", transA=1)
+    h = g.node("Gemm", [h, g.bipolar_weight("w3", (37, 20), 0.5), g.const("b3", g.rng.normal(size=20))], "c3", transA=1)
     h = g.sign(h, "s3", 20, (20,))
     w4 = g.quant(g.const("w4", g.rng.normal(size=(20, 10))), "w4_q", 0.25, 4)
     h = g.node("MatMul", [h, w4], "c4")
