@@ -16,7 +16,8 @@ Shared notation:
   in the bit width's float type, so above 24 bits with a float32 bit width its bounds are
   rounded; bitfold's are exact.
 - scale, zero point and bit widths are float tensors broadcast against x (numpy rules); bit
-  widths must hold one positive integer.
+  widths must hold one integer in [1, 64] and scales be finite and positive (`verify_` checks
+  constant ones, flags 0/1 and rounding mode names; `evaluate` checks run-time bit widths).
 
 Ops and the qonnx classes they reproduce: `qonnx.Quant` (IntQuant, also read as `Quant`),
 `qonnx.BipolarQuant`, `qonnx.Trunc_v1` (Trunc of the qonnx domain's opset 1) and `qonnx.Trunc`
@@ -30,9 +31,11 @@ import numpy as np
 from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.constant import constant_operand
+from bitfold.dialects.onnx.quantization_parameters import scale_problem
 from bitfold.dialects.quant import RoundingMode, integer_range
 from bitfold.dialects.quant_semantics import bipolar_sign, clamp, round_with, scale_and_round
 
@@ -58,10 +61,25 @@ def qonnx_int_range(bit_width: int, signed: bool, narrow: bool) -> tuple[int, in
     return (low + narrow, high) if signed else (low, high - narrow)
 
 
+MAX_BIT_WIDTH = 64
+"""Largest bit width bitfold accepts (qonnx's DataType names integers up to INT64/UINT64)."""
+
+
+def bit_width_problem(value: np.ndarray, name: str) -> str | None:
+    """What is wrong with a bit width operand's value, or None: qonnx requires one integer
+    (`int(bitwidth) == bitwidth`); bitfold also requires it finite and in [1, MAX_BIT_WIDTH]."""
+    if value.size != 1:
+        return f"'{name}' must hold one value, got {value.size}"
+    bits = float(value.flat[0])
+    if not (np.isfinite(bits) and bits.is_integer() and 1 <= bits <= MAX_BIT_WIDTH):
+        return f"'{name}' must be an integer in [1, {MAX_BIT_WIDTH}], got {bits}"
+    return None
+
+
 def _bit_width(op: OnnxOp, value: np.ndarray, name: str) -> int:
-    """The positive integer a bit width operand holds."""
-    if value.size != 1 or not float(value.flat[0]).is_integer() or value.flat[0] < 1:
-        raise ValueError(f"{op.node_name}: '{name}' must be one positive integer, got {value}")
+    """The bit width a (run-time) bit width operand holds."""
+    if problem := bit_width_problem(value, name):
+        raise InterpretationError(f"{op.node_name}: {problem}")
     return int(value.flat[0])
 
 
@@ -71,6 +89,10 @@ class QOnnxOp(OnnxOp):
 
     FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ()
     """Attributes that are 0 or 1."""
+    BIT_WIDTH_OPERANDS: ClassVar[tuple[str, ...]] = ()
+    """Operands holding a bit width (`bit_width_problem`), checked where they are constants."""
+    SCALE_OPERANDS: ClassVar[tuple[str, ...]] = ("scale",)
+    """Operands holding scales (`scale_problem`), checked where they are constants."""
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute | None], attributes: Mapping[str, Attribute]) -> list[Attribute]:
@@ -86,6 +108,11 @@ class QOnnxOp(OnnxOp):
         return self.int_attr(name) == 1
 
     def verify_(self) -> None:
+        for name, problem in [*((n, bit_width_problem) for n in self.BIT_WIDTH_OPERANDS),
+                              *((n, scale_problem) for n in self.SCALE_OPERANDS)]:
+            value = constant_operand(getattr(self, name))
+            if value is not None and (message := problem(value, name)):
+                raise VerifyException(message)
         for name in self.FLAG_ATTRIBUTES:
             if self.int_attr(name) not in (0, 1):
                 raise VerifyException(f"'{name}' must be 0 or 1, got {self.int_attr(name)}")
@@ -128,6 +155,7 @@ class QuantOp(QOnnxOp):
         "rounding_mode": StringAttr("ROUND"),
     }
     FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ("signed", "narrow")
+    BIT_WIDTH_OPERANDS: ClassVar[tuple[str, ...]] = ("bitwidth",)
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         x, scale, zeropt, bitwidth = operands
@@ -177,6 +205,7 @@ class TruncV1Op(QOnnxOp):
     rounding_mode = attr_def(StringAttr)
 
     ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {"rounding_mode": StringAttr("FLOOR")}
+    BIT_WIDTH_OPERANDS: ClassVar[tuple[str, ...]] = ("input_bit_width", "output_bit_width")
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         x, scale, zeropt, input_bit_width, output_bit_width = operands
@@ -219,6 +248,8 @@ class TruncOp(QOnnxOp):
         "signed": IntegerAttr(1, 64),
     }
     FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ("narrow", "signed")
+    BIT_WIDTH_OPERANDS: ClassVar[tuple[str, ...]] = ("output_bit_width",)
+    SCALE_OPERANDS: ClassVar[tuple[str, ...]] = ("scale", "output_scale")
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         x, scale, zeropt, _, output_scale, output_bit_width = operands

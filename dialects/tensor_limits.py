@@ -78,3 +78,21 @@ def tensor_limits(max_bytes: int | None = None, max_elements: int | None = None)
 def check_tensor(shape: Sequence[int], element_bytes: float, what: str) -> None:
     """`current_limits().check(...)`."""
     current_limits().check(shape, element_bytes, what)
+
+
+def check_module(module) -> None:
+    """Every tensor, memref or vector value of `module` (an xDSL op: results and block
+    arguments) within the cap; `TensorTooLarge` names the first op over it."""
+    from xdsl.dialects.builtin import MemRefType, TensorType, VectorType
+
+    from bitfold.dialects.evaluation import numpy_dtype
+
+    for op in module.walk():
+        arguments = [a for region in op.regions for block in region.blocks for a in block.args]
+        for value in (*op.results, *arguments):
+            if isinstance(value.type, TensorType | MemRefType | VectorType):
+                try:
+                    element_bytes = numpy_dtype(value.type.get_element_type()).itemsize
+                except ValueError:
+                    element_bytes = 1
+                check_tensor(value.type.get_shape(), element_bytes, f"a value of '{op.name}' ({value.type})")

@@ -26,7 +26,8 @@ from bitfold.array_files import load_array
 from bitfold.backends.llvm import DEFAULT_VLEN, HOST, LLVM_TARGETS, VLENS, LlvmInputError, harness_target
 from bitfold.backends.riscv import CodegenError
 from bitfold.backends.riscv.harness import HarnessError, compile_object, section_sizes
-from bitfold.diagnostics import fail, one_line_errors
+from bitfold.diagnostics import add_tensor_cap_argument, fail, one_line_errors
+from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
 from bitfold.output_files import write_file, write_files
@@ -49,6 +50,7 @@ def _arguments() -> argparse.ArgumentParser:
                         help="run under qemu on these float inputs (NAME= may be left out for one input)")
     parser.add_argument("--count", action="store_true",
                         help="with --run: print the instructions one call executes and the code and data bytes")
+    add_tensor_cap_argument(parser)
     parser.add_argument("--version", action="version", version=f"bitfold-compile {__version__}")
     return parser
 
@@ -113,7 +115,7 @@ def main(args: Sequence[str] | None = None) -> None:
         fail(f"error: --symbol '{options.symbol}' is not a C identifier")
     if options.count and options.target == HOST:
         parser.error("--count counts instructions under qemu: not for --target host")
-    with one_line_errors(InterpretationInputError, CodegenError, HarnessError, LlvmInputError):
+    with one_line_errors(InterpretationInputError, CodegenError, HarnessError, LlvmInputError), tensor_limits(max_bytes=options.max_tensor_bytes):
         source_module = load_module(options.model)
         compiled = compile_model(source_module.clone(), options.target, options.symbol, options.backend)
         directory = Path(options.output_dir)

@@ -2,6 +2,7 @@
 traceback (`file:line:col: error: ...` for parse errors, `error: 'op' op ...` for verifier
 errors, `error: ...` otherwise)."""
 
+import argparse
 import re
 import sys
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ from typing import NoReturn
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from bitfold.array_files import ArrayFileError
-from bitfold.dialects.tensor_limits import TensorTooLarge
+from bitfold.dialects.tensor_limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_ELEMENTS, ENVIRONMENT_VARIABLE, TensorTooLarge
 from bitfold.frontends import FrontendError
 
 _OP_NAME = re.compile(r'^\s*(?:%[^=]*=\s*)?"([\w.$-]+)"')
@@ -31,6 +32,13 @@ def one_line_error(error: Exception) -> str:
         if re.fullmatch(r"\s*\^+-*", line) and (match := _OP_NAME.match(previous)):
             return f"error: '{match.group(1)}' op {message}"
     return f"error: {message}"
+
+
+def add_tensor_cap_argument(parser: argparse.ArgumentParser) -> None:
+    """`--max-tensor-bytes N`: the tensor cap of `bitfold.dialects.tensor_limits` for this run."""
+    parser.add_argument("--max-tensor-bytes", type=int, default=None, metavar="N",
+                        help=f"refuse tensors over N bytes (default {DEFAULT_MAX_BYTES:,} or ${ENVIRONMENT_VARIABLE}; "
+                             f"elements are capped at {DEFAULT_MAX_ELEMENTS:,} or N, whichever is larger)")
 
 
 def fail(message: str) -> NoReturn:

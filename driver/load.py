@@ -5,10 +5,12 @@ from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
 from xdsl.universe import Universe
 
 import bitfold
+from bitfold.frontends import FrontendError
+from bitfold.parsing import mlir_text, parse_module
+from bitfold.verification import verify_program
 
 
 def full_context() -> Context:
@@ -30,12 +32,19 @@ def import_onnx(data: bytes, base_dir: str | Path | None, name: str | None) -> M
 
 def load_module(path: str) -> ModuleOp:
     """Parse `path` by its extension: `.onnx` through the ONNX frontend, `.mlirbc` through mlir-opt-22
-    (`bitfold.mlir_bytecode`), anything else as MLIR text."""
+    (`bitfold.mlir_bytecode`), `.mlir` as MLIR text (UTF-8; bitfold's parser, `bitfold.parsing`);
+    the module checked by `bitfold.verification.verify_program`. Other extensions are refused."""
     source = Path(path)
     if source.suffix == ".onnx":
         return import_onnx(source.read_bytes(), source.parent, str(source))
     if source.suffix == ".mlirbc":
         from bitfold.mlir_bytecode import bytecode_to_text
 
-        return Parser(full_context(), bytecode_to_text(source.read_bytes(), str(source)), str(source)).parse_module()
-    return Parser(full_context(), source.read_text(), str(source)).parse_module()
+        text = bytecode_to_text(source.read_bytes(), str(source))
+    elif source.suffix == ".mlir":
+        text = mlir_text(source.read_bytes(), str(source))
+    else:
+        raise FrontendError(f"{source}: unknown input extension '{source.suffix}' (expected .onnx, .mlir or .mlirbc)")
+    module = parse_module(full_context(), text, str(source))
+    verify_program(module)
+    return module

@@ -17,11 +17,15 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from bitfold import __version__, register_into
-from bitfold.diagnostics import fail, one_line_errors
+from bitfold.diagnostics import add_tensor_cap_argument, fail, one_line_errors
+from bitfold.dialects.tensor_limits import tensor_limits
+from bitfold.frontends import FrontendError
 from bitfold.load import import_onnx
 from bitfold.mlir_bytecode import bytecode_to_text
 from bitfold.output_files import PendingTextOutput
+from bitfold.parsing import mlir_text, parse_module
 from bitfold.registry import get_all_passes, get_all_targets
+from bitfold.verification import verify_program
 
 
 class BitfoldOptMain(xDSLOptMain):
@@ -42,7 +46,13 @@ class BitfoldOptMain(xDSLOptMain):
         register_into(self.ctx)
 
     def register_all_frontends(self):
+        """`.mlir` through `bitfold.parsing` (UTF-8 checked, linear string lexing, dense
+        literals within the tensor cap), `.onnx` through the ONNX frontend."""
         super().register_all_frontends()
+        self.available_frontends["mlir"] = lambda stream: parse_module(
+            self.ctx, mlir_text(stream.read(), self.get_input_name()), self.get_input_name(),
+            not self.args.no_implicit_module,
+        )
         self.available_frontends["onnx"] = lambda stream: import_onnx(
             stream.read(), self._input_dir(), self.args.input_file or "<stdin>"
         )
@@ -50,6 +60,11 @@ class BitfoldOptMain(xDSLOptMain):
         self.available_frontends["mlirbc"] = lambda stream: parse_text(
             BytesIO(bytecode_to_text(stream.read(), self.get_input_name()).encode())
         )
+
+    def apply_passes(self, prog: ModuleOp):
+        """The passes, on a module that passes `bitfold.verification.verify_program`."""
+        verify_program(prog)
+        super().apply_passes(prog)
 
     def _input_dir(self) -> Path | None:
         """Where an ONNX model's external data files are: beside the input file."""
@@ -63,6 +78,7 @@ class BitfoldOptMain(xDSLOptMain):
 
             arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
             arg_parser.epilog = describe_passes()
+        add_tensor_cap_argument(arg_parser)
         arg_parser.add_argument(
             "--verify-quant",
             action="store_true",
@@ -85,8 +101,15 @@ class BitfoldOptMain(xDSLOptMain):
             self._output_stream = PendingTextOutput(self.args.output_file)
         return self._output_stream
 
+    def prepare_input(self):
+        try:
+            return super().prepare_input()
+        except ValueError as error:  # xDSL's "Unrecognized file extension"
+            raise FrontendError(str(error)) from None
+
     def run(self):
-        super().run()
+        with tensor_limits(max_bytes=self.args.max_tensor_bytes):
+            super().run()
         if isinstance(self._output_stream, PendingTextOutput):
             self._output_stream.commit()
 

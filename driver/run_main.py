@@ -20,7 +20,8 @@ from bitfold.array_files import load_array
 from bitfold.backends.llvm import LlvmInputError
 from bitfold.backends.riscv import CodegenError
 from bitfold.backends.riscv.harness import HarnessError
-from bitfold.diagnostics import one_line_errors
+from bitfold.diagnostics import add_tensor_cap_argument, one_line_errors
+from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
 from bitfold.native import run_native
@@ -46,6 +47,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--function", help="function to run (default: the only public one)")
     parser.add_argument("--native", action="store_true",
                         help="compile the quantized model for this machine (x86-64) and run that instead")
+    add_tensor_cap_argument(parser)
     parser.add_argument("--version", action="version", version=f"bitfold-run {__version__}")
     return parser
 
@@ -69,7 +71,7 @@ def main(args: Sequence[str] | None = None) -> None:
     options = parser.parse_args(args)
     if options.native and options.function:
         parser.error("--native runs the model's one public function: no --function")
-    with one_line_errors(InterpretationInputError, OutputNameError, CodegenError, HarnessError, LlvmInputError):
+    with one_line_errors(InterpretationInputError, OutputNameError, CodegenError, HarnessError, LlvmInputError), tensor_limits(max_bytes=options.max_tensor_bytes):
         module = load_module(options.file)
         inputs = _parse_inputs(options.input)
         outputs = run_native(module, inputs) if options.native else run(module, inputs, options.function)

@@ -1,9 +1,11 @@
 """`onnx.Constant`: a tensor literal. The importer also makes every initializer one."""
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.ir import SSAValue
 from xdsl.irdl import attr_def, irdl_op_definition, result_def
 
 from bitfold.dialects.evaluation import numpy_dtype_of
@@ -18,6 +20,21 @@ def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
     if len(storage) == dtype.itemsize * int(np.prod(shape, dtype=np.int64)):
         return np.frombuffer(storage, dtype=dtype).reshape(shape).copy()
     return np.asarray(value.get_values(), dtype=dtype).reshape(shape)  # packed or bool storage
+
+
+MAX_PARAMETER_ELEMENTS = 1 << 16
+"""Largest constant a verifier reads (`constant_operand`): scales, zero points, bit widths."""
+
+
+def constant_operand(value: SSAValue) -> np.ndarray | None:
+    """The value of an operand defined by an `onnx.Constant` of at most
+    `MAX_PARAMETER_ELEMENTS` elements, else None (a verifier then checks only its type)."""
+    owner = value.owner
+    if not isinstance(owner, ConstantOp) or not isinstance(owner.value, DenseIntOrFPElementsAttr):
+        return None
+    if math.prod(owner.value.type.get_shape()) > MAX_PARAMETER_ELEMENTS:
+        return None
+    return dense_to_numpy(owner.value)
 
 
 @irdl_op_definition

@@ -50,6 +50,7 @@ from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.mlas import integer_zero_point, mlas_requantize, requantization_scale
 from bitfold.dialects.onnx.nn import ConvolutionOp
+from bitfold.dialects.onnx.quantization_parameters import verify_qdq
 from bitfold.dialects.quant import integer_range
 
 PRECISION_DTYPES = {1: np.float32, 10: np.float16, 11: np.float64, 16: np.float32}
@@ -106,8 +107,8 @@ def expand(parameter: np.ndarray, shape: Sequence[int], axis: int, block_size: i
 
 def saturate_integers(values: np.ndarray, low: int, high: int, dtype: np.dtype) -> np.ndarray:
     """`saturate(values)` of integer-valued floats (already rounded) as `dtype`. NaN, which
-    ONNX leaves unspecified, becomes 0."""
-    return np.clip(np.nan_to_num(values.astype(np.float64), nan=0.0), low, high).astype(dtype)
+    ONNX leaves unspecified, becomes `low` as in onnxruntime (int8 -128, uint8 0)."""
+    return np.clip(np.nan_to_num(values.astype(np.float64), nan=low), low, high).astype(dtype)
 
 
 def minus_zero_point(values: np.ndarray, zero_point: np.ndarray | None) -> np.ndarray:
@@ -173,7 +174,10 @@ class QuantizeLinearOp(OnnxOp):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def verify_(self) -> None:
-        _verify_integer_result(self.y.type, "result 'y'")
+        """`quantization_parameters.verify_qdq`: types, shapes and constant scales as
+        onnxruntime checks them."""
+        verify_qdq(self, self.x, self.y_scale, self.y_zero_point, self.y.type,
+                   ("result 'y'", "y_scale", "y_zero_point"), dequantize=False)
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute | None], attributes: Mapping[str, Attribute]) -> list[Attribute]:
@@ -211,6 +215,11 @@ class DequantizeLinearOp(OnnxOp):
     block_size = attr_def(IntegerAttr[I64])
     output_dtype = attr_def(IntegerAttr[I64])
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def verify_(self) -> None:
+        """`quantization_parameters.verify_qdq` (x may also be int32)."""
+        verify_qdq(self, self.x, self.x_scale, self.x_zero_point, self.x.type,
+                   ("operand 'x'", "x_scale", "x_zero_point"), dequantize=True)
 
     @classmethod
     def infer_result_types(cls, operand_types: Sequence[Attribute | None], attributes: Mapping[str, Attribute]) -> list[Attribute]:

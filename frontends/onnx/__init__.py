@@ -12,7 +12,7 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 
-from bitfold.dialects.tensor_limits import TensorTooLarge
+from bitfold.dialects.tensor_limits import TensorTooLarge, check_module
 from bitfold.frontends import FrontendError
 from bitfold.frontends.onnx.graph import import_graph
 from bitfold.frontends.onnx.model_file import read_model
@@ -25,6 +25,8 @@ def import_model(source: bytes | str | Path, base_dir: str | Path | None = None,
     (default: the file path)."""
     try:
         model, label = read_model(source, base_dir, name)
-        return import_graph(model, infer_value_types(model, label), label)
+        module = import_graph(model, infer_value_types(model, label), label)
+        check_module(module)
+        return module
     except TensorTooLarge as error:
         raise FrontendError(str(error)) from None

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import OptionalDef, VariadicDef
+from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.evaluation import numpy_dtype_of
 from bitfold.dialects.onnx.base import ONNX_NAME, ONNX_OPSET
@@ -134,6 +135,10 @@ class GraphImporter:
         op = op_class.build(operands=operands, result_types=result_types, attributes=node_attributes(node, op_class, defaults, self.label))
         op.location = NameLoc(StringAttr(node.name), NoneAttr())
         self.block.add_op(op)
+        try:
+            op.verify()
+        except VerifyException as error:
+            raise FrontendError(f"{self.label}: {node_label(node)} ({node.op_type}): {str(error).strip().splitlines()[0]}") from None
         names = [name for group in outputs for name in (group if isinstance(group, list) else [group])]
         for name, result in zip(names, op.results, strict=True):
             self._define(name, result)
@@ -163,8 +168,12 @@ class GraphImporter:
 
 def import_graph(model: onnx.ModelProto, value_types: dict[str, onnx.TypeProto], label: str) -> ModuleOp:
     """The module holding the function of the model's graph, with the model's ai.onnx opset
-    as its `onnx.opset` attribute."""
+    as its `onnx.opset` attribute, verified (each op as it is built, so errors name the node)."""
     module = ModuleOp([GraphImporter(model, value_types, label).build()])
     if opset := Opsets.of(model, label).onnx:
         module.attributes[ONNX_OPSET] = IntegerAttr(opset, 64)
+    try:
+        module.verify()
+    except VerifyException as error:
+        raise FrontendError(f"{label}: the imported module does not verify: {str(error).strip().splitlines()[0]}") from None
     return module

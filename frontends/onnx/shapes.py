@@ -32,9 +32,10 @@ from bitfold.frontends.onnx.types import value_type
 
 def _onnx_inference(model: onnx.ModelProto, label: str) -> dict[str, onnx.TypeProto]:
     """Value name -> type, for graph inputs, outputs, initializers and node outputs whose type
-    shape inference (with data propagation) finds or the model declares."""
+    shape inference (with data propagation) finds or the model declares. Every standard node's
+    input types are checked against its schema at the model's opset (as onnxruntime does)."""
     try:
-        inferred = shape_inference.infer_shapes(model, data_prop=True)
+        inferred = shape_inference.infer_shapes(model, data_prop=True, check_type=True)
     except (shape_inference.InferenceError, onnx.checker.ValidationError) as error:
         raise FrontendError(f"{label}: shape inference failed: {str(error).strip().splitlines()[0]}") from None
     graph = inferred.graph

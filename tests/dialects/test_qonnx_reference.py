@@ -15,7 +15,7 @@ from qonnx.custom_op.general.trunc import trunc_v1, trunc_v2
 from qonnx.custom_op.registry import getCustomOp
 from xdsl.dialects import test
 from xdsl.dialects.builtin import Float32Type, IntegerAttr, StringAttr, TensorType
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from bitfold.dialects.qonnx import (
     BipolarQuantOp,
@@ -221,5 +221,5 @@ def test_flag_attributes_are_zero_or_one():
 
 
 def test_bit_width_must_be_a_positive_integer():
-    with pytest.raises(ValueError, match="'bitwidth' must be one positive integer"):
+    with pytest.raises(InterpretationError, match=r"'bitwidth' must be an integer in \[1, 64\]"):
         evaluate(QuantOp, [f32([1.0]), f32(1), f32(0), f32(2.5)], {"signed": 1, "narrow": 0, "rounding_mode": "ROUND"})

@@ -1,0 +1,89 @@
+"""How bitfold's tools parse MLIR text: xDSL's parser, made safe for hostile input.
+
+- `mlir_text(data, name)`: the bytes of a `.mlir` file as text; non-UTF-8 bytes are one
+  `FrontendError` line naming the offset.
+- `parse_module(ctx, text, name)`: xDSL's `Parser`, except that a dense literal
+  (`dense<0> : tensor<100000000000xi8>`) whose type is over the tensor cap
+  (`bitfold.dialects.tensor_limits`) is a parse error at its type, before xDSL builds its
+  elements (a splat is expanded to every element).
+- Importing this module fixes xDSL 0.74's string lexer (`MLIRLexer._unescaped_characters_regex`,
+  `"(?:[^"\\\\\\n\\v\\f]+|\\\\(...))*"`): the `+` nested in `*` backtracks exponentially on an
+  unterminated string (26 characters take seconds, x1.7 per character). The replacement has
+  the same language with possessive quantifiers (`++`, `*+`, Python 3.11), so a match fails
+  in linear time. It is applied only while xDSL still has the faulty pattern.
+- Text some xDSL op parser crashes on (`PARSER_CRASHES`) is a parse error as well.
+"""
+
+import re
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError
+from xdsl.utils.mlir_lexer import MLIRLexer
+
+from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.tensor_limits import TensorTooLarge, check_tensor
+from bitfold.frontends import FrontendError
+
+XDSL_STRING_LITERAL = r'"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+"""xDSL 0.74's string literal pattern (exponential backtracking on a missing `"`)."""
+
+LINEAR_STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+"""The same strings, matched without backtracking into a run of characters."""
+
+if MLIRLexer._unescaped_characters_regex.pattern == XDSL_STRING_LITERAL:  # pyright: ignore[reportPrivateUsage]
+    MLIRLexer._unescaped_characters_regex = LINEAR_STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
+
+
+def mlir_text(data: bytes, name: str) -> str:
+    """`data` decoded as UTF-8, or one error line naming the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise FrontendError(f"{name}: not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})") from None
+
+
+def _element_bytes(element) -> float:
+    try:
+        return numpy_dtype(element).itemsize
+    except (ValueError, KeyError, NotImplementedError, AssertionError):
+        return 1
+
+
+class CappedParser(Parser):
+    """xDSL's parser; dense literals over the tensor cap are refused from their type."""
+
+    def _check_dense_type(self, dense_type) -> None:
+        try:
+            check_tensor(dense_type.get_shape(), _element_bytes(dense_type.element_type), "dense literal")
+        except TensorTooLarge as error:
+            self.raise_error(str(error))
+
+    def _parse_dense_literal_type(self):
+        dense_type = super()._parse_dense_literal_type()
+        self._check_dense_type(dense_type)
+        return dense_type
+
+    def parse_dense_int_or_fp_elements_attr(self, type):
+        if type is not None:
+            self._check_dense_type(type)
+        return super().parse_dense_int_or_fp_elements_attr(type)
+
+
+PARSER_CRASHES = (ValueError, KeyError, IndexError, TypeError, AssertionError, AttributeError)
+"""What xDSL's custom op parsers raise on some malformed text instead of a `ParseError`
+(`linalg.generic` with iterator type "banana": ValueError)."""
+
+
+def parse_module(ctx: Context, text: str, name: str, implicit_module: bool = True) -> ModuleOp:
+    """The module in `text` (see the module docstring). Every malformed text is a
+    `ParseError` (at the token where parsing stopped, for `PARSER_CRASHES`)."""
+    parser = CappedParser(ctx, text, name)
+    try:
+        return parser.parse_module(implicit_module)
+    except ParseError:
+        raise
+    except PARSER_CRASHES as error:
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        parser.raise_error(message)
