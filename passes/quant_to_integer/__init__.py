@@ -16,7 +16,10 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
 - shape-only ops on quantized values (left there by `canonicalize-quant`, whose sinking
   patterns run here first) stay as they are;
 - `signless`: ONNX's `ui8` data between scasts sinks to quantized values or becomes `i8`;
-- `integer_io`: optionally, the function takes and returns storage integers.
+- `batch_norm`: BatchNormalization folded into the contraction before it, else a per-channel
+  integer affine;
+- `integer_io`: integers the model itself takes or returns get their `quant.type`;
+  optionally, the function takes and returns storage integers.
 
 Each op lowered to integers leaves `dcast` of its integer result for its users, so regions
 compose: the next op reads a dcast again, and the region's closing qcast becomes a requant.
@@ -37,6 +40,7 @@ from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp
 from bitfold.passes.canonicalize_quant import quant_canonicalization_patterns
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
+from bitfold.passes.quant_to_integer.batch_norm import BatchNormToInteger
 from bitfold.passes.quant_to_integer.binary_contraction import (
     BinaryConvToInteger,
     BinaryGemmToInteger,
@@ -79,6 +83,7 @@ INTEGER_PATTERNS = (
     UnaryToTable(),
     QLinearUnaryToTable(),
     SoftmaxToInteger(),
+    BatchNormToInteger(),
 )
 
 

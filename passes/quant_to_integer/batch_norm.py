@@ -28,10 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.ir import Operation
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects.onnx.nn import BatchNormalizationOp
+from bitfold.dialects.quant import Granularity, UniformQuantizedType
 from bitfold.passes.quant_propagation.casts import constant_array
-from bitfold.passes.quant_to_integer.operands import fail, round_to_grid
+from bitfold.passes.quant_to_integer.dequantized import dequantized
+from bitfold.passes.quant_to_integer.elementwise import add_real_constant
+from bitfold.passes.quant_to_integer.operands import Quantized, fail, quantized_operand, round_to_grid
 from bitfold.passes.quant_to_integer.sign_thresholds import affine_chain
 
 
@@ -74,11 +78,54 @@ def following_batch_norm(op: Operation, channel_axis: int, channels: int) -> Fol
         return None
     if channel_axis != 1:
         raise fail(norm, "BatchNormalization normalizes axis 1, which is not the contraction's output channels")
+    return folded(norm, channels)
+
+
+def folded(norm: BatchNormalizationOp, channels: int) -> FoldedBatchNorm:
+    """`norm`'s a[c], mean and beta; fails unless its parameters are constants and a[c] is
+    finite and nonzero."""
     parameters = [constant_array(v) for v in (norm.scale, norm.b, norm.input_mean, norm.input_var)]
     if any(p is None for p in parameters):
-        raise fail(norm, "BatchNormalization parameters must be constants to fold into the contraction")
+        raise fail(norm, "BatchNormalization parameters must be constants to become integer code")
     gamma, beta, mean, var = (np.broadcast_to(np.asarray(p, np.float64).reshape(-1), (channels,)) for p in parameters)
     multiplier = gamma / np.sqrt(var + norm.float_attr("epsilon"))
     if not np.all(np.isfinite(multiplier)) or np.any(multiplier == 0):
-        raise fail(norm, "BatchNormalization with a zero or non-finite gamma / sqrt(var + epsilon) cannot fold")
+        raise fail(norm, "BatchNormalization with a zero or non-finite gamma / sqrt(var + epsilon) has no integer form")
     return FoldedBatchNorm(norm, multiplier, mean, beta)
+
+
+class BatchNormToInteger(RewritePattern):
+    """BatchNormalization(dcast(q)) with no contraction before it (one that follows a Conv,
+    Gemm or MatMul is folded into it first): per channel c,
+
+        y = a[c] s[c] (q - zp[c]) + d[c],   d[c] = beta[c] - a[c] mean[c]
+          = S[c] (sign(a[c]) (q - zp[c]) << k + R_even(d[c] 2^k / (|a[c]| s[c]))),   S[c] = |a[c]| s[c] / 2^k
+
+    in i32 (`elementwise.add_real_constant` with the signs, k <= 16 the largest that fits).
+    The one rounding is d's: |error| <= |a[c]| s[c] / 2^(k+1) in real units. A BatchNormalization
+    leading to a sign (`sign_thresholds`) is left to that pattern."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BatchNormalizationOp, rewriter: PatternRewriter) -> None:
+        if affine_chain(op, op.x) is not None:
+            return  # a sign follows: `sign_thresholds` makes it exact
+        source = quantized_operand(op, op.x)
+        qtype = source.qtype
+        if not isinstance(qtype, UniformQuantizedType) or len(source.shape) < 2 or qtype.kind == Granularity.SUB_CHANNEL or (
+            qtype.kind == Granularity.PER_AXIS and qtype.axis != 1
+        ):
+            raise fail(op, f"BatchNormalization needs an input quantized per tensor or along axis 1, got {qtype}")
+        channels = source.shape[1]
+        norm = folded(op, channels)
+        scales = np.broadcast_to(np.asarray(qtype.scale_values(), np.float64), (channels,))
+        zero_points = np.broadcast_to(np.asarray(qtype.zero_point_values(), np.int64), (channels,))
+        scaled = UniformQuantizedType.get(
+            qtype.storage_width, qtype.is_signed, qtype.expressed_type, norm.scales(scales), zero_points, axis=1,
+            storage_range=qtype.value_range(),
+        )
+        per_channel = (-1, *(1,) * (len(source.shape) - 2))
+        offset = (norm.beta - norm.multiplier * norm.mean).reshape(per_channel)
+        total, total_type = add_real_constant(
+            rewriter, op, Quantized(source.value, scaled, None), offset, norm.signs.reshape(per_channel)
+        )
+        rewriter.replace(op, [], [dequantized(rewriter, total, total_type, op.y.type)])

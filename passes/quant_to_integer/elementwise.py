@@ -254,11 +254,13 @@ def _broadcast_map(shape, out_rank: int):
 
 
 def add_real_constant(
-    rewriter: PatternRewriter, op: Operation, source: Quantized, constant: np.ndarray
+    rewriter: PatternRewriter, op: Operation, source: Quantized, constant: np.ndarray, signs: np.ndarray | None = None
 ) -> tuple[SSAValue, UniformQuantizedType]:
     """The integers and type of dcast(source) + constant (real values broadcasting to the
     source's shape), on the grid of s / 2^k for the largest k <= RESCALE_BITS that keeps the
-    sum in i32: (q - zp) << k + R_even(constant 2^k / s). Off by at most s / 2^(k+1)."""
+    sum in i32: (q - zp) << k + R_even(constant 2^k / s). Off by at most s / 2^(k+1).
+    `signs` (+1 / -1, broadcasting like `constant`): sign * (q - zp) << k + ... instead, the
+    real value -dcast(source) + constant where the sign is -1."""
     qtype = source.qtype
     if not isinstance(qtype, UniformQuantizedType) or qtype.kind == Granularity.SUB_CHANNEL:
         raise fail(op, "adding a constant needs a per-tensor or per-axis uniform operand")
@@ -276,7 +278,8 @@ def add_real_constant(
     check_i32(op, bound, "the sum")
     axis = qtype.axis if qtype.kind == Granularity.PER_AXIS else None
     total_type = accumulator_type(np.array(qtype.scale_values()) / 2**shift, axis, qtype.expressed_type, bound)
-    offsets = grid - (np.broadcast_to(zero_points, table_shape).astype(np.int64) << shift)
+    sign_table = np.ones(table_shape, np.int64) if signs is None else np.broadcast_to(signs, table_shape).astype(np.int64)
+    offsets = grid - sign_table * (np.broadcast_to(zero_points, table_shape).astype(np.int64) << shift)
     rank = len(out_shape)
     identity = AffineMap.identity(rank)
     table = integer_constant(rewriter, offsets, I32)
@@ -284,13 +287,18 @@ def add_real_constant(
 
     def build(body) -> SSAValue:
         x = widened(body, body.values["in0"], qtype)
+        if signs is not None:
+            x = body.emit(arith.MuliOp(x, body.values["in2"]))
         if shift:
             x = body.emit(arith.ShLIOp(x, body.emit(arith.ConstantOp(amount))))
         return body.emit(arith.AddiOp(x, body.values["in1"]))
 
+    inputs = [(storage_value(rewriter, source), identity), (table, _broadcast_map(table_shape, rank))]
+    if signs is not None:
+        inputs.append((integer_constant(rewriter, sign_table, I32), _broadcast_map(table_shape, rank)))
     total = build_generic(
         rewriter,
-        [(storage_value(rewriter, source), identity), (table, _broadcast_map(table_shape, rank))],
+        inputs,
         (empty(rewriter, out_shape, I32), identity),
         [],
         build,

@@ -274,3 +274,69 @@ def test_rv32im_equals_bitfold_run_and_follows_the_oracle(exact, tmp_path):
     oracle = _steps(run_onnxruntime(path, inputs)["y"], fixture.s_y)
     difference = np.abs(_steps(compiled.dequantize(got)[0], fixture.s_y) - oracle)
     assert difference.max() <= (0 if exact else 1)
+
+
+def batch_norm_on_input(exact: bool, cut: bool = False) -> tuple[onnx.ModelProto, np.ndarray]:
+    """QCDQ without a contraction: x -> Q (int8, zp 3) -> DQ -> BatchNormalization -> Relu ->
+    Q (uint8) -> DQ; and e[c] = |a[c]| s_x / 2^17, the bound of `BatchNormToInteger`'s offset
+    rounding (k = 16: an 8-bit (q - zp) << 16 fits i32). `cut`: the output is the Relu's."""
+    rng = np.random.default_rng(11)
+    channels = 6
+    if exact:
+        s_x, s_y, epsilon = 2.0**-3, 2.0**-2, EPSILON_EXACT
+        gamma = np.array([0.5, -1.0, 2.0, -0.25, 1.0, -2.0])
+        var = np.full(channels, 1 - EPSILON_EXACT)
+        mean = rng.integers(-20, 20, channels) * s_x
+        beta = rng.integers(-40, 40, channels) * np.abs(gamma) * s_x / 4
+    else:
+        s_x, s_y, epsilon = 0.0417, 0.0291, EPSILON
+        gamma = rng.uniform(0.3, 1.7, channels) * np.array([1, -1, 1, -1, -1, 1])
+        var, mean, beta = rng.uniform(0.05, 2.0, channels), rng.normal(0, 0.5, channels), rng.normal(0, 0.5, channels)
+    gamma, beta, mean, var = (np.asarray(a, np.float32) for a in (gamma, beta, mean, var))
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["z"]),
+        helper.make_node("BatchNormalization", ["z", "gamma", "beta", "mean", "var"], ["n"], epsilon=epsilon),
+        helper.make_node("Relu", ["n"], ["r"]),
+    ]
+    initializers = [_constant(name, value) for name, value in
+                    (("gamma", gamma), ("beta", beta), ("mean", mean), ("var", var),
+                     ("xs", np.float32(s_x)), ("xz", np.int8(3)), ("ys", np.float32(s_y)), ("yz", np.uint8(0)))]
+    if not cut:
+        nodes += [helper.make_node("QuantizeLinear", ["r", "ys", "yz"], ["yq"]),
+                  helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"])]
+    shape = (1, channels, 5, 5)
+    graph = helper.make_graph(nodes, "bn_on_input", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("r" if cut else "y", TensorProto.FLOAT, shape)],
+                              initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model)
+    multiplier = gamma / np.sqrt(var.astype(np.float64) + np.float32(epsilon))
+    return model, np.abs(multiplier) * np.float32(s_x) / 2**17
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["representable", "general"])
+def test_batch_norm_on_a_dequantized_input(exact, tmp_path):
+    model, bound = batch_norm_on_input(exact)
+    path, cut_path = tmp_path / "model.onnx", tmp_path / "cut.onnx"
+    onnx.save(model, path)
+    onnx.save(batch_norm_on_input(exact, cut=True)[0], cut_path)
+    s_y = float(numpy_helper.to_array(next(t for t in model.graph.initializer if t.name == "ys")))
+    bound = bound.reshape(-1, 1, 1)
+    for seed in range(3):
+        inputs = {"x": (np.random.default_rng(seed).standard_normal((1, 6, 5, 5)) * 2).astype(np.float32)}
+        got = _integer_output(path, inputs)
+        oracle = run_onnxruntime(path, inputs)["y"]
+        if exact:
+            np.testing.assert_array_equal(got, oracle)
+            continue
+        before_quantizer = run_onnxruntime(cut_path, inputs)["r"].astype(np.float64)
+        slack = bound + ORACLE_RELATIVE_ERROR * np.abs(before_quantizer).max()
+        steps = _steps(got, s_y)
+        assert np.all(_steps(before_quantizer - slack, s_y) <= steps)
+        assert np.all(steps <= _steps(before_quantizer + slack, s_y))
+        assert np.abs(steps - _steps(oracle, s_y)).max() <= 1
+    compiled = compile_model(load_module(str(path)), "rv32im")
+    stored = compiled.quantize(inputs)
+    np.testing.assert_array_equal(compiled.run_qemu(stored, tmp_path / "run")[0], compiled.run_reference(stored)[0])
