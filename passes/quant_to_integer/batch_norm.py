@@ -1,5 +1,6 @@
 """BatchNormalization (inference form) after a Conv, Gemm or MatMul, folded into the integer
-contraction: no op of its own remains.
+contraction: no op of its own remains. On any other dequantized value it is a per-channel
+integer affine (`BatchNormToInteger`).
 
 With the contraction's real result z[c] = S[c] * acc + b[c] (S[c] = s_x s_w[c], b the real
 bias) and BN's per-channel parameters gamma, beta, mean, var, eps:
