@@ -122,5 +122,5 @@ def test_the_cap_is_an_option(tmp_path, capsys):
     with pytest.raises(SystemExit):
         run_main([str(path), "--input", f"a={tmp_path / 'a.npy'}", "--max-tensor-bytes", "255"])
     assert capsys.readouterr().err.splitlines() == [
-        "error: a value of 'func.func' (tensor<64xf32>) has 64 elements (256 bytes), over the cap of "
-        "268,435,456 elements / 255 bytes (raise it with --max-tensor-bytes or BITFOLD_MAX_TENSOR_BYTES)"]
+        ("error: a value of 'func.func' (tensor<64xf32>) has 64 elements (256 bytes), over the cap of "
+         "268,435,456 elements / 255 bytes (raise it with --max-tensor-bytes or BITFOLD_MAX_TENSOR_BYTES)")]
