@@ -145,10 +145,11 @@ def _common(fixture: Fixture) -> tuple[list, list]:
     return nodes, initializers
 
 
-def qcdq_model(fixture: Fixture, cut: bool = False) -> onnx.ModelProto:
+def qcdq_model(fixture: Fixture, cut: bool = False, weight_clip: int = 127) -> onnx.ModelProto:
     """Brevitas' QCDQ form: int8 weight constant -> Clip(-127, 127) -> DequantizeLinear (axis 0,
     or 1 for MatMul's (K, N)); the output QuantizeLinear (uint8) -> DequantizeLinear. `cut`: the
-    output is the float value before the output quantizer."""
+    output is the float value before the output quantizer; `weight_clip` 128: Clip(-128, 127),
+    the full int8 range."""
     axis = 1 if fixture.contraction == "matmul" else 0
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
@@ -161,7 +162,7 @@ def qcdq_model(fixture: Fixture, cut: bool = False) -> onnx.ModelProto:
     nodes += tail
     initializers += [
         _constant("xs", np.float32(fixture.s_x)), _constant("xz", np.int8(0)),
-        _constant("w", _weight_layout(fixture, fixture.weights)), _constant("wlo", np.int8(-127)),
+        _constant("w", _weight_layout(fixture, fixture.weights)), _constant("wlo", np.int8(-weight_clip)),
         _constant("whi", np.int8(127)), _constant("ws", fixture.s_w.astype(np.float32)),
         _constant("wz", np.zeros(fixture.channels, np.int8)),
     ]
@@ -340,3 +341,14 @@ def test_batch_norm_on_a_dequantized_input(exact, tmp_path):
     compiled = compile_model(load_module(str(path)), "rv32im")
     stored = compiled.quantize(inputs)
     np.testing.assert_array_equal(compiled.run_qemu(stored, tmp_path / "run")[0], compiled.run_reference(stored)[0])
+
+
+def test_negated_channel_with_full_range_weights(tmp_path):
+    """A channel with a[c] < 0 whose int8 weights include -128: negated, 128 needs a wider
+    constant (i16), still exact."""
+    fixture = _fixture("conv", exact=True)
+    fixture.weights[1, 0, 0, 0] = -128  # channel 1 has gamma -1
+    path = tmp_path / "model.onnx"
+    onnx.save(qcdq_model(fixture, weight_clip=128), path)
+    inputs = _input(fixture, 2)
+    np.testing.assert_array_equal(_integer_output(path, inputs), run_onnxruntime(path, inputs)["y"])
