@@ -51,7 +51,7 @@ integer multiples of the output step; elements that are exactly 0 get an absolut
 
 TRANSPOSED_WEIGHT = "constant weights folded (item 1) through the Transpose on a bias-free QuantLinear's weight"
 ISSUE_12 = {
-    "binary.qonnx": "binary networks: bipolar x bipolar contractions (XNOR-popcount)",
+    "binary.qonnx": "binary networks: bipolar x bipolar contractions (XNOR-popcount); " + TRANSPOSED_WEIGHT,
     "binary-batchnorm.qonnx": "binary networks: sign activations after BatchNorm thresholds; " + TRANSPOSED_WEIGHT,
     "binary-weights-a8.qonnx": "binary networks: bipolar x uniform contractions; " + TRANSPOSED_WEIGHT,
     "mlp-nobias-w4a4-pertensor.qonnx": TRANSPOSED_WEIGHT,
