@@ -143,20 +143,25 @@ def stored_input(x: np.ndarray) -> np.ndarray:
     return q - X_ZERO_POINT
 
 
+@pytest.mark.parametrize("trans_b", [1, 0])
 @pytest.mark.parametrize(("weight_type", "low", "high"), [(TensorProto.INT4, -8, 7), (TensorProto.INT8, -128, 127)])
-def test_gemm_blocks_on_a_common_grid_are_exact(weight_type, low, high, tmp_path):
+def test_gemm_blocks_on_a_common_grid_are_exact(weight_type, low, high, trans_b, tmp_path):
+    """B is (N, K) blocked along axis 1 (transB = 1), or (K, N) blocked along axis 0."""
     rng = np.random.default_rng(weight_type)
     k, n, block = 32, 6, 8
-    w = rng.integers(low, high + 1, (n, k))  # transB = 1: (N, K), blocked along axis 1
+    w = rng.integers(low, high + 1, (n, k))
     scales = block_scales(rng, (n, k // block))
     zero_points = rng.integers(-2, 3, (n, k // block))
-    dq = helper.make_node("DequantizeLinear", ["wq", "wscale", "wzero"], ["wd"], name="w_dq", axis=1, block_size=block)
+    stored = [w, scales, zero_points] if trans_b else [w.T, scales.T, zero_points.T]
+    dq = helper.make_node(
+        "DequantizeLinear", ["wq", "wscale", "wzero"], ["wd"], name="w_dq", axis=trans_b, block_size=block
+    )
     initializers = [
-        helper.make_tensor("wq", weight_type, w.shape, w.reshape(-1).tolist()),
-        numpy_helper.from_array(scales, "wscale"),
-        helper.make_tensor("wzero", weight_type, zero_points.shape, zero_points.reshape(-1).tolist()),
+        helper.make_tensor("wq", weight_type, stored[0].shape, stored[0].reshape(-1).tolist()),
+        numpy_helper.from_array(np.ascontiguousarray(stored[1]), "wscale"),
+        helper.make_tensor("wzero", weight_type, stored[2].shape, stored[2].reshape(-1).tolist()),
     ]
-    gemm = helper.make_node("Gemm", ["xd", "wd"], ["m"], name="gemm", transB=1)
+    gemm = helper.make_node("Gemm", ["xd", "wd"], ["m"], name="gemm", transB=trans_b)
     model = qdq_model(gemm, [2, k], [2, n], [dq], initializers)
     path = tmp_path / "model.onnx"
     onnx.save(model, path)
