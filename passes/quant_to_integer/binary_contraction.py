@@ -35,7 +35,7 @@ import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineExpr
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
@@ -49,7 +49,7 @@ from bitfold.dialects.quant import BipolarQuantizedType, Granularity
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.bit_packing import WORD_BITS, disagreements, packed_activations, packed_constant
 from bitfold.passes.quant_to_integer.contraction import constant_weight, finish_contraction, split_bias
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, filled, integer_constant
+from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
     Quantized,
     check_i32,
@@ -77,7 +77,10 @@ def bipolar_input(op: Operation, value: SSAValue) -> Quantized | None:
 class BinaryOperands:
     """What the contraction reads: x's bits or packed words (`dynamic`), the weight constant
     (channel first, then the reduced channels or words, then the taps), the per-channel
-    base of init, the body, and bounds on |dot| and on any partial sum minus init."""
+    base of init, the body, and bounds on |dot| and on any partial sum minus init.
+    `counts`: the body counts disagreements from 0 (xor, popcount, add) and a parallel
+    generic makes init - 2 * count of each output afterwards (one operation per word less
+    in the reduction); else the body adds to init."""
 
     dynamic: SSAValue
     constant: np.ndarray
@@ -85,6 +88,7 @@ class BinaryOperands:
     body: Callable[[Body], SSAValue]
     bound: int
     partial_bound: int
+    counts: bool
 
 
 def binary_operands(
@@ -99,13 +103,13 @@ def binary_operands(
         words = packed_constant(centered, 1)
         products = per_channel.shape[1]
 
-        def xnor_popcount(body: Body) -> SSAValue:
-            different = disagreements(body, body.values["in0"], body.values["in1"])
-            return body.emit(arith.SubiOp(body.values["output"], body.emit(arith.ShLIOp(different, body.constant(1, I32)))))
+        def count_disagreements(body: Body) -> SSAValue:
+            return body.emit(arith.AddiOp(body.values["output"], disagreements(body, body.values["in0"], body.values["in1"])))
 
         partial = 2 * WORD_BITS * words.reshape(channels, -1).shape[1]
         dynamic = packed_activations(rewriter, bits, x_axis, groups)
-        return BinaryOperands(dynamic, words, np.full(channels, products, dtype=np.int64), xnor_popcount, products, partial)
+        base = np.full(channels, products, dtype=np.int64)
+        return BinaryOperands(dynamic, words, base, count_disagreements, products, partial, True)
 
     doubled = 2 * centered
     wide = narrowest_signed(doubled) == I32
@@ -116,7 +120,7 @@ def binary_operands(
         return body.emit(arith.AddiOp(v["output"], body.emit(arith.MuliOp(body.emit(arith.ExtUIOp(v["in0"], I32)), w))))
 
     magnitude = int(np.abs(per_channel).sum(axis=1).max(initial=0))
-    return BinaryOperands(bits, doubled, -per_channel.sum(axis=1), signed_sum, magnitude, 2 * magnitude)
+    return BinaryOperands(bits, doubled, -per_channel.sum(axis=1), signed_sum, magnitude, 2 * magnitude, False)
 
 
 def _contract(
@@ -130,23 +134,39 @@ def _contract(
     reduction_dims: Sequence[int],
     bias_bound: int,
 ) -> tuple[SSAValue, int]:
-    """(acc, bound on |acc|): the init table (broadcast over its dims) then the contraction
-    of `dynamic` (x's bits or words, maybe padded) with the weight constant; |bias| <=
-    `bias_bound` on the accumulator's grid."""
+    """(acc, bound on |acc|): the contraction of `dynamic` (x's bits or words, maybe padded)
+    with the weight constant, from the init table (broadcast over its dims, which are output
+    dims) or, for counts, from 0 and then init - 2 * count; |bias| <= `bias_bound` on the
+    accumulator's grid."""
     rank = len(out_shape) + len(reduction_dims)
     table, dims = init
     check_i32(op, int(np.abs(table).max(initial=0)) + operands.partial_bound, "the accumulator")
     weights = integer_constant(rewriter, operands.constant, narrowest_signed(operands.constant))
-    initialized = filled(rewriter, table, dims, out_shape, I32)
+    start = filled(rewriter, np.array(0), [], out_shape, I32) if operands.counts else filled(rewriter, table, dims, out_shape, I32)
     out_dims = [AffineDimExpr(d) for d in range(rank) if d not in reduction_dims]
     acc = build_generic(
         rewriter,
         [(dynamic, affine_map(rank, maps[0])), (weights, affine_map(rank, maps[1]))],
-        (initialized, affine_map(rank, out_dims)),
+        (start, affine_map(rank, out_dims)),
         reduction_dims,
         operands.body,
     )
+    if operands.counts:
+        acc = _init_minus_twice(rewriter, acc, table, dims)
     return acc, operands.bound + bias_bound
+
+
+def _init_minus_twice(rewriter: PatternRewriter, counts: SSAValue, table: np.ndarray, dims: Sequence[int]) -> SSAValue:
+    """init - 2 * counts elementwise, init a table over the output dims `dims`."""
+    shape = tuple(counts.type.get_shape())
+    rank = len(shape)
+
+    def build(body: Body) -> SSAValue:
+        twice = body.emit(arith.ShLIOp(body.values["in0"], body.constant(1, I32)))
+        return body.emit(arith.SubiOp(body.values["in1"], twice))
+
+    inputs = [(counts, AffineMap.identity(rank)), (integer_constant(rewriter, table, I32), affine_map(rank, [AffineDimExpr(d) for d in dims]))]
+    return build_generic(rewriter, inputs, (empty(rewriter, shape, I32), AffineMap.identity(rank)), [], build)
 
 
 class BinaryConvToInteger(RewritePattern):
