@@ -11,7 +11,8 @@
   (per-block integer sums, Fractions), and within one output step of onnxruntime;
 - the same MatMul with a float result: the requantized blocks' sum within the documented bound
   of the exact value;
-- rv32im under qemu bit-exact to bitfold-run on the integer IR, for all three."""
+- rv32im under qemu bit-exact to bitfold-run on the integer IR, for all three (rv64im too
+  for the MatMulNBits model)."""
 
 from fractions import Fraction
 
@@ -20,7 +21,7 @@ import onnx
 import pytest
 from models.float_models import IR_VERSION
 from onnx import TensorProto, helper, numpy_helper
-from test_table_activations import check_rv32im, integer_module, one_input_model, onnxruntime_outputs
+from test_table_activations import check_on_qemu, integer_module, one_input_model, onnxruntime_outputs
 
 import bitfold
 from bitfold.dialects.quant import element_type
@@ -95,11 +96,12 @@ def matmul_nbits_model(quantized_output: bool) -> onnx.ModelProto:
 MATMUL_INPUT = (np.random.default_rng(12).standard_normal((3, 64)) * 2).astype(np.float32)
 
 
-def test_onnxruntime_matmul_nbits_qdq(tmp_path):
+@pytest.mark.parametrize("target", ["rv32im", "rv64im"])
+def test_onnxruntime_matmul_nbits_qdq(target, tmp_path):
     path = tmp_path / "model.onnx"
     onnx.save(matmul_nbits_model(quantized_output=True), path)
     within_one_step(path, {"x": MATMUL_INPUT})
-    check_rv32im(path, {"x": MATMUL_INPUT}, tmp_path)
+    check_on_qemu(path, {"x": MATMUL_INPUT}, tmp_path, target)
 
 
 def test_requantized_blocks_within_the_bound(tmp_path):
@@ -170,7 +172,7 @@ def test_gemm_blocks_on_a_common_grid_are_exact(weight_type, low, high, trans_b,
     centered = (w - np.repeat(zero_points, block, axis=1)).reshape(n, k // block, block)
     sums = np.einsum("ibr,nbr->inb", stored_input(x).reshape(2, k // block, block), centered)
     np.testing.assert_array_equal(integer, exact_output(sums, scales, np.zeros(n)))
-    check_rv32im(path, {"x": x}, tmp_path)
+    check_on_qemu(path, {"x": x}, tmp_path)
 
 
 @pytest.mark.parametrize("per_tap", [False, True], ids=["same-over-taps", "per-tap"])
@@ -207,4 +209,4 @@ def test_conv_blocks_along_input_channels_are_exact(per_tap, tmp_path):
     expected = exact_output(sums.reshape(1, size, size, m, -1), per_block.reshape(m, -1), bias_real)
     expected = expected.transpose(0, 3, 1, 2)
     np.testing.assert_array_equal(integer, expected)
-    check_rv32im(path, {"x": x}, tmp_path)
+    check_on_qemu(path, {"x": x}, tmp_path)

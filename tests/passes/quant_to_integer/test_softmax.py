@@ -5,8 +5,8 @@ onnxruntime's float Softmax (ORT_DISABLE_ALL) on QDQ models:
   documented bound eps of onnxruntime's softmax (plus float32 rounding);
 - a quantized result (... -> Softmax -> Q -> DQ): within one output step of onnxruntime, on
   hand-built models (axis lengths 10 and 1000, rows with ties at the maximum) and on
-  `quantize_static` models (QDQ, and QOperator's QLinearSoftmax); rv32im under qemu bit-exact
-  to bitfold-run on the integer IR;
+  `quantize_static` models (QDQ, and QOperator's QLinearSoftmax); rv32im (rv64im too for the
+  quantize_static models) under qemu bit-exact to bitfold-run on the integer IR;
 - an axis too long for the output's step, or not the last axis: one line naming the node."""
 
 import subprocess
@@ -17,7 +17,7 @@ import pytest
 from models.quantized import QuantConfig, quantize
 from onnx import helper, numpy_helper
 from test_table_activations import (
-    check_rv32im,
+    check_on_qemu,
     gemm_activations,
     integer_module,
     one_input_model,
@@ -89,11 +89,12 @@ def test_quantized_result_within_one_step(length, y_scale, tmp_path):
     (expected,) = onnxruntime_outputs(path, inputs)
     (actual,) = bitfold.run(integer_module(path), inputs).values()
     assert np.abs(actual.astype(np.float64) - expected).max() <= y_scale * (1 + 1e-6)
-    check_rv32im(path, inputs, tmp_path)
+    check_on_qemu(path, inputs, tmp_path)
 
 
 @pytest.mark.parametrize("fmt", ["qdq", "qop"])
-def test_onnxruntime_quantized_softmax(fmt, tmp_path):
+@pytest.mark.parametrize("target", ["rv32im", "rv64im"])
+def test_onnxruntime_quantized_softmax(fmt, target, tmp_path):
     """quantize_static: a QDQ Softmax, or the com.microsoft QLinearSoftmax (bitfold-run on the
     imported model bit-exact to onnxruntime there: its reference is onnxruntime's kernel)."""
     path = tmp_path / "model.onnx"
@@ -106,7 +107,7 @@ def test_onnxruntime_quantized_softmax(fmt, tmp_path):
     (actual,) = bitfold.run(integer_module(path), inputs).values()
     step = next(float(numpy_helper.to_array(t)) for t in model.graph.initializer if t.name == "a0_scale")
     assert np.abs(actual.astype(np.float64) - expected).max() <= step * (1 + 1e-6)
-    check_rv32im(path, inputs, tmp_path)
+    check_on_qemu(path, inputs, tmp_path, target)
 
 
 @pytest.mark.parametrize(("shape", "axis", "message"), [

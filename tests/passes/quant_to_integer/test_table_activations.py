@@ -11,7 +11,8 @@ QLinearSigmoid / QLinearLeakyRelu):
   the QLinear tables are bit-exact to it.
 - the integer IR (quant-to-integer, then lower-quant) bit-exact to bitfold-run on the imported
   model: the tables are the references' own numbers;
-- rv32im under qemu bit-exact to bitfold-run on the integer IR."""
+- rv32im (and rv64im for the quantize_static models) under qemu bit-exact to bitfold-run on
+  the integer IR."""
 
 import numpy as np
 import onnx
@@ -123,8 +124,9 @@ def check_all_stages(path, inputs: dict, step: float, exact_to_onnxruntime: bool
     np.testing.assert_array_equal(integer, reference)
 
 
-def check_rv32im(path, inputs: dict, tmp_path) -> None:
-    compiled = compile_model(load_module(str(path)), "rv32im")
+def check_on_qemu(path, inputs: dict, tmp_path, target: str = "rv32im") -> None:
+    """The model compiled for `target` runs under qemu bit-exact to bitfold-run on its integer IR."""
+    compiled = compile_model(load_module(str(path)), target)
     stored = compiled.quantize(inputs)
     for got, want in zip(compiled.run_qemu(stored, tmp_path), compiled.run_reference(stored), strict=True):
         np.testing.assert_array_equal(got, want)
@@ -136,7 +138,7 @@ def test_hand_built_tables(op_type, attributes, opset, x_type, x_param, y_type, 
     onnx.save(qdq_activation(op_type, attributes, opset, x_type, x_param, y_type, y_param), path)
     inputs = {"x": every_stored_value(x_type, x_param)}
     check_all_stages(path, inputs, y_param[0], op_type in EXACT_TO_ONNXRUNTIME)
-    check_rv32im(path, inputs, tmp_path)
+    check_on_qemu(path, inputs, tmp_path)
 
 
 def gemm_activations(activations: list[tuple[str, dict]]) -> onnx.ModelProto:
@@ -153,7 +155,8 @@ def gemm_activations(activations: list[tuple[str, dict]]) -> onnx.ModelProto:
 
 
 @pytest.mark.parametrize("fmt", ["qdq", "qop"])
-def test_onnxruntime_quantized_activations(fmt, tmp_path):
+@pytest.mark.parametrize("target", ["rv32im", "rv64im"])
+def test_onnxruntime_quantized_activations(fmt, target, tmp_path):
     """quantize_static: QDQ Sigmoid / Tanh around float ops, or QOperator QLinearSigmoid /
     QLinearLeakyRelu (onnxruntime's own tables) and a QDQ Tanh."""
     path = tmp_path / "model.onnx"
@@ -169,7 +172,7 @@ def test_onnxruntime_quantized_activations(fmt, tmp_path):
     assert np.abs(reference.astype(np.float64) - expected).max() <= float(step) * (1 + 1e-6)
     (integer,) = bitfold.run(integer_module(path, lower=False), inputs).values()
     np.testing.assert_array_equal(integer, reference)
-    check_rv32im(path, inputs, tmp_path)
+    check_on_qemu(path, inputs, tmp_path, target)
 
 
 REFUSED_TABLE = """
@@ -223,4 +226,4 @@ def test_qlinear_sigmoid_returned_as_uint8(tmp_path):
     (integer,) = bitfold.run(integer_module(path), inputs).values()
     assert integer.dtype == np.uint8
     np.testing.assert_array_equal(integer, expected)
-    check_rv32im(path, inputs, tmp_path)
+    check_on_qemu(path, inputs, tmp_path)
