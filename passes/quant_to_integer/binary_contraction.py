@@ -157,15 +157,19 @@ def _contract(
 
 
 def _init_minus_twice(rewriter: PatternRewriter, counts: SSAValue, table: np.ndarray, dims: Sequence[int]) -> SSAValue:
-    """init - 2 * counts elementwise, init a table over the output dims `dims`."""
+    """init - 2 * counts elementwise, init a table over the output dims `dims` stored at its
+    narrowest width (a padded Conv's table has one entry per channel and output position)."""
     shape = tuple(counts.type.get_shape())
     rank = len(shape)
+    storage = narrowest_signed(table)
 
     def build(body: Body) -> SSAValue:
+        init = body.values["in1"] if storage == I32 else body.emit(arith.ExtSIOp(body.values["in1"], I32))
         twice = body.emit(arith.ShLIOp(body.values["in0"], body.constant(1, I32)))
-        return body.emit(arith.SubiOp(body.values["in1"], twice))
+        return body.emit(arith.SubiOp(init, twice))
 
-    inputs = [(counts, AffineMap.identity(rank)), (integer_constant(rewriter, table, I32), affine_map(rank, [AffineDimExpr(d) for d in dims]))]
+    table_map = affine_map(rank, [AffineDimExpr(d) for d in dims])
+    inputs = [(counts, AffineMap.identity(rank)), (integer_constant(rewriter, table, storage), table_map)]
     return build_generic(rewriter, inputs, (empty(rewriter, shape, I32), AffineMap.identity(rank)), [], build)
 
 
