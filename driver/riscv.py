@@ -30,10 +30,23 @@ from bitfold.backends.riscv.harness.main_program import c_type as element_c_type
 from bitfold.backends.riscv.header import Buffer, Quantization, c_header
 from bitfold.dialects.evaluation import storage_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, Granularity, QuantizedType
-from bitfold.dialects.quant_semantics import dequantize, quantize
+from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize, to_storage
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names, output_names, run
 from bitfold.load import full_context
 from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
+
+
+def _buffer_values(q: np.ndarray, port: "Port") -> np.ndarray:
+    """Quantized values `q` as the function's buffer holds them: a bipolar value as its bit
+    b = (q + 1) / 2 (`quant.scast`'s storage), any other as the stored integer."""
+    if isinstance(port.qtype, BipolarQuantizedType):
+        q = to_storage(q, port.qtype)
+    return q.astype(port.dtype)
+
+
+def _quantized_values(buffer: np.ndarray, port: "Port") -> np.ndarray:
+    """The inverse of `_buffer_values`."""
+    return from_storage(buffer, port.qtype) if isinstance(port.qtype, BipolarQuantizedType) else buffer
 
 
 @dataclass(frozen=True)
@@ -122,12 +135,13 @@ class CompiledModel:
         quantized by the model's input quantizer, integer inputs as they are."""
         return [
             _stored_input(p, np.asarray(inputs[p.name])) if p.model_integers
-            else quantize(np.asarray(inputs[p.name]), p.qtype).astype(p.dtype)
+            else _buffer_values(quantize(np.asarray(inputs[p.name]), p.qtype), p)
             for p in self.inputs
         ]
 
     def dequantize(self, outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return [dequantize(np.asarray(o), p.qtype) for o, p in zip(outputs, self.outputs, strict=True)]
+        return [dequantize(_quantized_values(np.asarray(o), p), p.qtype)
+                for o, p in zip(outputs, self.outputs, strict=True)]
 
     def run_reference(self, stored: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The integer IR the assembly was made from, run by bitfold's interpreter."""

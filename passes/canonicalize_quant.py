@@ -11,6 +11,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from bitfold.dialects.quant import Quant
+from bitfold.passes.quant_propagation.fold_moved_constants import FoldMovedQuantizedConstant
 from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
 
 
@@ -36,7 +37,8 @@ class CanonicalizeQuantPass(ModulePass):
     - Dequantization moves down through data-movement ops, `op(dcast(q)) -> dcast(op'(q))`,
       for Reshape, Flatten, Squeeze, Unsqueeze, Transpose, MaxPool, Pad, Resize (nearest),
       DepthToSpace and Concat (`quant_propagation.sink_dequantize`: the conditions and why
-      each is exact). `op'` runs on the stored integers.
+      each is exact). `op'` runs on the stored integers; on quantized constants it folds into
+      a constant (`quant_propagation.fold_moved_constants`: a transposed weight).
 
     Direction: dcast moves down, qcast never moves up. Moving dcast down needs nothing but the
     dcast (no single-use condition, no change to values other users read), and it leaves a
@@ -49,5 +51,5 @@ class CanonicalizeQuantPass(ModulePass):
     name = "canonicalize-quant"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = [*quant_canonicalization_patterns(), *SINK_DEQUANTIZE_PATTERNS]
+        patterns = [*quant_canonicalization_patterns(), *SINK_DEQUANTIZE_PATTERNS, FoldMovedQuantizedConstant()]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce).rewrite_module(op)

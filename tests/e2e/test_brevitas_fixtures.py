@@ -11,9 +11,6 @@ graph output), which itself computes PyTorch's output under its form's oracle:
 - `onnx-to-integer` run by bitfold's interpreter, and the model compiled for rv32im and rv64im and
   run under qemu, give outputs within one output quantization step of PyTorch; qemu's integers
   equal bit for bit those of bitfold-run on the compiled integer IR.
-
-A case that fails for a feature issue 12 asks for is `xfail(strict=True)` with that feature named,
-so it turns into an XPASS (a failure) the day the feature lands.
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ import pytest
 from models import brevitas
 from models.runners import qonnx_ir_version_shim, run_onnxruntime, run_qonnx
 from xdsl.transforms.canonicalize import CanonicalizePass
-from xdsl.utils.exceptions import PassFailedException
 
 import bitfold
 from bitfold.backends.onnx import ExportError, export_model
@@ -48,17 +44,6 @@ RELATIVE = 1e-5
 """bitfold-run against PyTorch. Every output is dequantized by a quantizer, so the values are
 integer multiples of the output step; elements that are exactly 0 get an absolute tolerance of
 1e-5 steps, far below the one step a wrong rounding would cost."""
-
-TRANSPOSED_WEIGHT = "constant weights folded (item 1) through the Transpose on a bias-free QuantLinear's weight"
-ISSUE_12 = {
-    "binary.qonnx": "binary networks: bipolar x bipolar contractions (XNOR-popcount); " + TRANSPOSED_WEIGHT,
-    "binary-batchnorm.qonnx": "binary networks: sign activations after BatchNorm thresholds; " + TRANSPOSED_WEIGHT,
-    "binary-weights-a8.qonnx": "binary networks: bipolar x uniform contractions; " + TRANSPOSED_WEIGHT,
-    "mlp-nobias-w4a4-pertensor.qonnx": TRANSPOSED_WEIGHT,
-    "mlp-nobias-w4a4-pertensor.qcdq": TRANSPOSED_WEIGHT,
-}
-"""Fixtures whose integer path (onnx-to-integer, rv32im, rv64im) waits for an issue-12 feature."""
-
 
 def refusal(name: str, form: str) -> str | None:
     """The exporter's reason (a regex) where `form` cannot hold the fixture, else None:
@@ -83,10 +68,7 @@ def _integer_cases(*targets: str) -> list:
     cases = []
     for name in brevitas.names():
         for target in targets or (None,):
-            marks = [pytest.mark.xfail(strict=True, raises=PassFailedException, reason=f"issue 12: {ISSUE_12[name]}")
-                     ] if name in ISSUE_12 else []
-            cases.append(pytest.param(name, *([target] if target else []), marks=marks,
-                                      id=f"{name}-{target}" if target else name))
+            cases.append(pytest.param(name, *([target] if target else []), id=f"{name}-{target}" if target else name))
     return cases
 
 
