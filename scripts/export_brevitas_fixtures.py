@@ -7,7 +7,7 @@ Brevitas (never the project's .venv; CI does not install torch and the tests rea
 committed files). The fixtures were made with exactly these (manifest.json records them):
 
     python3 -m venv ~/brevitas-venv
-    ~/brevitas-venv/bin/pip install torch==2.13.0       # 2.13.0+cpu: the CPU build, no CUDA packages
+    ~/brevitas-venv/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu   # 2.13.0+cpu
     ~/brevitas-venv/bin/pip install brevitas==0.13.4 onnx==1.23.2 onnxscript==0.7.2 \
         onnxoptimizer==0.4.2 numpy==2.4.6
     ~/brevitas-venv/bin/python scripts/export_brevitas_fixtures.py [--output DIR]
