@@ -1,0 +1,135 @@
+"""Whether and how a reduction `linalg.generic` on memrefs takes the outer-product form on RVV
+(`vector_contraction.py`): which output dimension becomes the vector lanes (d_v), which input is the
+broadcast scalar and which the vector, which dimension is merged into the strip, which rows share a load."""
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineExpr
+
+ROWS = 2
+"""neighbouring output rows computed together: one vector load serves ROWS accumulators"""
+ELEMENTWISE = (arith.ExtSIOp, arith.ExtUIOp, arith.MuliOp, arith.AddiOp, arith.SubiOp, arith.ConstantOp)
+"""the body ops this schedule vectorizes (lane by lane)"""
+
+
+@dataclass
+class Plan:
+    """How one generic is vectorized: d_v, the role of each input, the loops."""
+
+    vector_dim: int
+    vector_input: int
+    scalar_input: int
+    outer: list[int]
+    reductions: list[int]
+    row_dim: int | None = None
+    """the output's second-last dim, merged with d_v into one strip dim (rows * columns elements) when
+    the output and the vector input hold both contiguously (a pointwise convolution's H x W)"""
+
+
+def coefficient(expr: AffineExpr, dim: int, dims: int) -> int | None:
+    """s when `expr` is `s * d_dim + f(other dims)` for a constant s >= 1, else None."""
+    found = set()
+    for others in ([0] * dims, list(range(3, 3 + dims))):
+        values = [expr.eval(others[:dim] + [x] + others[dim + 1 :], []) for x in (0, 1, 2)]
+        found |= {values[1] - values[0], values[2] - values[1]}
+    (stride,) = found if len(found) == 1 else (None,)
+    return stride if stride is not None and stride >= 1 else None
+
+
+def linear_unit(expr: AffineExpr, dim: int, dims: int) -> bool:
+    """`expr` is `d_dim + f(other dims)` (coefficient 1)."""
+    return coefficient(expr, dim, dims) == 1
+
+
+def uses(expr: AffineExpr, dim: int) -> bool:
+    return any(isinstance(e, AffineDimExpr) and e.position == dim for e in expr.dfs())
+
+
+def plan(op: GenericOp) -> Plan | None:
+    """The outer-product plan for `op`, or None when it does not fit (module docstring)."""
+    if len(op.inputs) != 2 or len(op.outputs) != 1 or op.res:
+        return None
+    iterators = [i.data for i in op.iterator_types.data]
+    if IteratorType.REDUCTION not in iterators:
+        return None
+    if not all(isinstance(o, ELEMENTWISE) for o in list(op.body.block.ops)[:-1]):
+        return None
+    maps = [m.data for m in op.indexing_maps.data]
+    out_map = maps[-1]
+    last = out_map.results[-1] if out_map.results else None
+    if not isinstance(last, AffineDimExpr) or iterators[last.position] != IteratorType.PARALLEL:
+        return None
+    dim = last.position
+    if any(uses(e, dim) for e in out_map.results[:-1]):
+        return None
+    using = [i for i in range(2) if any(uses(e, dim) for e in maps[i].results)]
+    if len(using) != 1:
+        return None
+    vector_input = using[0]
+    results = maps[vector_input].results
+    holders = [k for k, e in enumerate(results) if uses(e, dim)]
+    if len(holders) != 1 or coefficient(results[holders[0]], dim, out_map.num_dims) is None:
+        return None
+    if holders[0] != len(results) - 1 and not (isinstance(results[holders[0]], AffineDimExpr)
+                                                and constant_global(op.inputs[vector_input]) is not None):
+        return None
+    row = mergeable_row(op, dim, vector_input)
+    outer = [d for d, kind in enumerate(iterators) if kind == IteratorType.PARALLEL and d not in (dim, row)]
+    reductions = [d for d, kind in enumerate(iterators) if kind == IteratorType.REDUCTION]
+    return Plan(dim, vector_input, 1 - vector_input, outer, reductions, row)
+
+
+def mergeable_row(op: GenericOp, dim: int, vector_input: int) -> int | None:
+    """The output's second-last dim r when (r, d_v) can be one contiguous strip dim: the output's and the
+    vector input's last two indices are r and d_v (plus reduction dims of bound 1), their last extent is
+    d_v's bound, and nothing else uses r."""
+    maps = [m.data for m in op.indexing_maps.data]
+    iterators = [i.data for i in op.iterator_types.data]
+    bounds = op.get_static_loop_ranges()
+    out, vector_results = maps[-1].results, maps[vector_input].results
+    if len(out) < 2 or len(vector_results) < 2 or not isinstance(out[-2], AffineDimExpr):
+        return None
+    row = out[-2].position
+    if iterators[row] != IteratorType.PARALLEL:
+        return None
+    unit = {d for d, (bound, kind) in enumerate(zip(bounds, iterators)) if bound == 1 and kind == IteratorType.REDUCTION}
+
+    def plain(expr: AffineExpr, d: int) -> bool:
+        """`expr` is d + (dims of bound 1), which is d inside the loops."""
+        return (set(expr.used_dims()) <= {d} | unit and linear_unit(expr, d, len(bounds))
+                and expr.eval([0] * len(bounds), []) == 0)
+
+    others = [*out[:-2], *vector_results[:-2], *maps[1 - vector_input].results]
+    extents = [op.outputs[0].type.get_shape()[-1], op.inputs[vector_input].type.get_shape()[-1]]
+    if (plain(vector_results[-2], row) and plain(vector_results[-1], dim) and extents == [bounds[dim]] * 2
+            and not any(uses(e, row) for e in others)):
+        return row
+    return None
+
+
+def constant_global(value: SSAValue) -> memref.GlobalOp | None:
+    owner = value.owner
+    if not isinstance(owner, memref.GetGlobalOp):
+        return None
+    module = owner.parent_op()
+    while module is not None and not isinstance(module, ModuleOp):
+        module = module.parent_op()
+    found = next((g for g in module.ops if isinstance(g, memref.GlobalOp) and g.sym_name.data == owner.name_.root_reference.data), None)
+    return found if found is not None and found.constant is not None else None
+
+
+def blocked_dim(op: GenericOp, plan_: Plan) -> int | None:
+    """The outer dimension whose ROWS neighbouring points share one vector load: the last one the
+    scalar input uses and the vector input does not, of a bound divisible by ROWS."""
+    maps = [m.data for m in op.indexing_maps.data]
+    bounds = op.get_static_loop_ranges()
+    for d in reversed(plan_.outer):
+        if (bounds[d] % ROWS == 0 and any(uses(e, d) for e in maps[plan_.scalar_input].results)
+                and not any(uses(e, d) for e in maps[plan_.vector_input].results)):
+            return d
+    return None

@@ -1,0 +1,53 @@
+"""Upstream MLIR vector ops that xDSL 0.74 lacks, defined with upstream's syntax so that bitfold can
+build them and `mlir-opt-22` reads them: `vector.vscale`, `vector.step`, `vector.gather`."""
+
+from xdsl.dialects.builtin import IndexType, MemRefType, VectorType
+from xdsl.ir import SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def, var_operand_def
+from xdsl.traits import Pure
+
+
+@irdl_op_definition
+class VectorScaleOp(IRDLOperation):
+    """`vector.vscale`: the runtime multiple of a scalable vector's lanes (VLEN / 64 on RVV)."""
+
+    name = "vector.vscale"
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+
+@irdl_op_definition
+class StepOp(IRDLOperation):
+    """`vector.step`: the lanes' indices 0, 1, 2, ..."""
+
+    name = "vector.step"
+    result = result_def(VectorType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: VectorType):
+        super().__init__(result_types=[result_type])
+
+
+@irdl_op_definition
+class GatherOp(IRDLOperation):
+    """`vector.gather`: lane k reads base[i0, ..., in + index_vec[k]]
+    where its mask bit is set, else takes pass_thru's lane k."""
+
+    name = "vector.gather"
+    base = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    index_vec = operand_def(VectorType)
+    mask = operand_def(VectorType)
+    pass_thru = operand_def(VectorType)
+    result = result_def(VectorType)
+    assembly_format = ("$base `[` $indices `]` `[` $index_vec `]` `,` $mask `,` $pass_thru attr-dict `:` type($base) "
+                       "`,` type($index_vec) `,` type($mask) `,` type($pass_thru) `into` type($result)")
+
+    def __init__(self, base: SSAValue, indices: list[SSAValue], index_vec: SSAValue, mask: SSAValue,
+                 pass_thru: SSAValue):
+        super().__init__(operands=[base, indices, index_vec, mask, pass_thru], result_types=[pass_thru.type])
