@@ -2,9 +2,9 @@
 same values as the original under the ops' documented semantics.
 
 Every quant op whose operand is a constant folds into a constant of its result type, computed
-by the op's own `evaluate` (so exact by construction): qcast of a float `onnx.Constant`
-(uniform or bipolar), requant and scast of a quantized constant in canonical form
-(`bitfold.dialects.quantized_constants`). dcast is the exception: `dcast(c)` is how a model
+by the op's own `evaluate` (so exact by construction): qcast of a float `onnx.Constant` or of
+the dcast of a quantized constant (uniform or bipolar), requant and scast of a quantized
+constant in canonical form (`bitfold.dialects.quantized_constants`). dcast is the exception: `dcast(c)` is how a model
 reads a quantized weight, and stays.
 
 `dcast(qcast(x)) -> x` is deliberately absent: it would erase the quantization a model asks for
@@ -100,9 +100,10 @@ class FoldStorageCastPair(RewritePattern):
 
 
 def _erase_unused_sources(rewriter: PatternRewriter, value: SSAValue) -> None:
-    """Erase the `quant.scast` / `onnx.Constant` chain that produced `value` as far as nothing
-    else reads it (an `onnx.Constant` has no Pure trait, so dead-code elimination keeps it)."""
-    while not value.uses and isinstance(owner := value.owner, (ConstantOp, quant.StorageCastOp)):
+    """Erase the `quant.dcast` / `quant.scast` / `onnx.Constant` chain that produced `value` as
+    far as nothing else reads it (an `onnx.Constant` has no Pure trait, so dead-code
+    elimination keeps it)."""
+    while not value.uses and isinstance(owner := value.owner, (ConstantOp, quant.StorageCastOp, quant.DequantizeCastOp)):
         rewriter.erase(owner)
         if isinstance(owner, ConstantOp):
             return
@@ -117,16 +118,27 @@ def _replace_with(rewriter: PatternRewriter, op: Operation, new_ops: list[Operat
     _erase_unused_sources(rewriter, source)
 
 
+def _float_constant_values(value: SSAValue) -> np.ndarray | None:
+    """The values of a float constant: an `onnx.Constant`, or the dcast of a quantized
+    constant (its `evaluate`), else None."""
+    if isinstance(constant := value.owner, ConstantOp):
+        return constant.evaluate([])[0]
+    if isinstance(dcast := value.owner, quant.DequantizeCastOp) and (stored := constant_stored_values(dcast.input)) is not None:
+        return dcast.evaluate([stored])[0]
+    return None
+
+
 class FoldQuantizeOfConstant(RewritePattern):
-    """qcast(onnx.Constant x) -> scast(onnx.Constant i), i the storage integers of the qcast's
-    own `evaluate(x)` (uniform or bipolar, any rounding and order): float weights behind a
-    quantizer become integer constants."""
+    """qcast(x) -> scast(onnx.Constant i) for a float constant x (`_float_constant_values`), i
+    the storage integers of the qcast's own `evaluate(x)` (uniform or bipolar, any rounding and
+    order): float weights behind a quantizer become integer constants, and a quantized weight
+    quantized again (to another type: the same type is `FoldQuantizeOfDequantize`) one constant."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: quant.QuantizeCastOp, rewriter: PatternRewriter) -> None:
-        if not isinstance(constant := op.input.owner, ConstantOp):
+        if (values := _float_constant_values(op.input)) is None:
             return
-        (stored,) = op.evaluate(constant.evaluate([]))
+        (stored,) = op.evaluate([values])
         integers, cast = quantized_constant(stored, op.result.type)
         _replace_with(rewriter, op, [integers, cast], cast.result)
 

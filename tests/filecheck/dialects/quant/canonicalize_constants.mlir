@@ -95,3 +95,21 @@ func.func @dequantize_constant_kept() -> tensor<2xf32> {
 // CHECK-NEXT:    %q = quant.scast %c
 // CHECK-NEXT:    %d = quant.dcast %q
 // CHECK-NEXT:    func.return %d
+
+// -----
+
+// A quantized constant quantized again to another type: one constant of that type. The dcast
+// gives 1.5, -0.5, 3.0 (q * 0.5); qcast at 1.0, half to even: 2, -0, 3.
+func.func @quantize_dequantized_constant() -> tensor<3xf32> {
+  %c = "onnx.Constant"() {value = dense<[3, -1, 6]> : tensor<3xi8>} : () -> tensor<3xi8>
+  %w = quant.scast %c : tensor<3xi8> to tensor<3x!quant.uniform<i8:f32, 0.5>>
+  %f = quant.dcast %w : tensor<3x!quant.uniform<i8:f32, 0.5>> to tensor<3xf32>
+  %q = quant.qcast %f : tensor<3xf32> to tensor<3x!quant.uniform<i4:f32, 1.0>>
+  %d = quant.dcast %q : tensor<3x!quant.uniform<i4:f32, 1.0>> to tensor<3xf32>
+  func.return %d : tensor<3xf32>
+}
+// CHECK-LABEL: func.func @quantize_dequantized_constant
+// CHECK-NEXT:    %{{.*}} = "onnx.Constant"() {value = dense<[2, 0, 3]> : tensor<3xi4>} : () -> tensor<3xi4>
+// CHECK-NEXT:    %[[Q:.*]] = quant.scast %{{.*}} : tensor<3xi4> to tensor<3x!quant.uniform<i4:f32, 1.000000e+00>>
+// CHECK-NEXT:    %[[D:.*]] = quant.dcast %[[Q]]
+// CHECK-NEXT:    func.return %[[D]]
