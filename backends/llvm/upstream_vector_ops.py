@@ -7,30 +7,32 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
 from xdsl.traits import Pure
 
 
+class NullaryOp(IRDLOperation):
+    """A pure op of no operands and one result."""
+
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, result_type: IndexType | VectorType):
+        super().__init__(result_types=[result_type])
+
+
 @irdl_op_definition
-class VectorScaleOp(IRDLOperation):
-    """`vector.vscale`: the runtime multiple of a scalable vector's lanes (VLEN / 64 on RVV)."""
+class VectorScaleOp(NullaryOp):
+    """`vector.vscale : index`: the runtime multiple of a scalable vector's lanes (VLEN / 64 on RVV)."""
 
     name = "vector.vscale"
     result = result_def(IndexType)
-    traits = traits_def(Pure())
     assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__(result_types=[IndexType()])
 
 
 @irdl_op_definition
-class StepOp(IRDLOperation):
-    """`vector.step`: the lanes' indices 0, 1, 2, ..."""
+class StepOp(NullaryOp):
+    """`vector.step : vector<[N]xindex>`: the lanes' indices 0, 1, 2, ..."""
 
     name = "vector.step"
     result = result_def(VectorType)
-    traits = traits_def(Pure())
     assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self, result_type: VectorType):
-        super().__init__(result_types=[result_type])
 
 
 @irdl_op_definition

@@ -202,7 +202,7 @@ def open_strip(op: GenericOp, plan_: Plan, b: Builder) -> tuple[Strip, Builder]:
         b.point = InsertPoint.before(loop.body.block.last_op)
     merged = plan_.row_dim is not None
     total = b.index(bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if merged else 1))
-    step = b.add(arith.MuliOp(b.add(VectorScaleOp()).result, b.index(LANES))).result
+    step = b.add(arith.MuliOp(b.add(VectorScaleOp(IndexType())).result, b.index(LANES))).result
     strip, b = for_loop(b, total, step, [])
     b.add(scf.YieldOp())
     b.point = InsertPoint.before(strip.body.block.last_op)

@@ -2,30 +2,19 @@
 (register-tiled, pre-packed) kernel and the plain ones the tiled ones lack, run once on rv32im under the
 instruction counter. Skipped where the tools are missing, except under CI, where it fails."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
-from conftest import require_tools, unavailable
+from bench_scripts import counting_bench
+from conftest import require_tools
 
-from bitfold.backends.riscv.harness import TARGETS, HarnessError, plugin_path
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "riscv_kernels.py"
+from bitfold.backends.riscv.harness import TARGETS
 
 
 @pytest.fixture(scope="module")
 def bench():
     target = TARGETS["rv32im"]
     require_tools("riscv64-linux-gnu-gcc", target.compiler, target.qemu, "riscv64-unknown-elf-nm")
-    try:
-        plugin_path()
-    except HarnessError as error:
-        unavailable(f"the instruction counter cannot be built: {error}")
-    spec = importlib.util.spec_from_file_location("riscv_kernels", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return counting_bench("riscv_kernels")
 
 
 @pytest.mark.parametrize("kernel", ["matmul_s8", "conv3x3_s8", "conv3x3_s4w", "depthwise3x3_s8", "pointwise_s8"])

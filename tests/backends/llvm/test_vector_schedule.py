@@ -4,19 +4,15 @@ arithmetic) at VLEN 128, 256 and 512 from one assembly, the matmul 64^3 s8 on rv
 60,000 instructions (clang-19 -O3 autovectorized C: 488,162), the 3x3 and depthwise 3x3 convolutions
 with at least 5x fewer instructions than clang-19 -O3 -march=rv64imv on the plain C kernels."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
-from conftest import require_tools, unavailable
+from bench_scripts import counting_bench
+from conftest import require_tools
 
 from bitfold.backends.llvm import harness_target
-from bitfold.backends.riscv.harness import HarnessError, plugin_path
 from bitfold.load import import_onnx
 from bitfold.riscv import compile_model
 
-BENCH = Path(__file__).resolve().parents[3] / "bench" / "riscv_kernels.py"
 MATMUL_TARGET = 60_000
 CONVOLUTION_FACTOR = 5
 TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22", "clang-19", "qemu-riscv64", "riscv64-linux-gnu-gcc",
@@ -26,14 +22,7 @@ TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22", "clang-19", "qemu-riscv
 @pytest.fixture(scope="module")
 def bench():
     require_tools(*TOOLS)
-    try:
-        plugin_path()
-    except HarnessError as error:
-        unavailable(f"the instruction counter cannot be built: {error}")
-    spec = importlib.util.spec_from_file_location("riscv_kernels", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return counting_bench("riscv_kernels")
 
 
 def counted(bench, name, tmp_path, vlen=128):
