@@ -2,7 +2,8 @@
 
 - `MaxPool` on quantized values (`canonicalize-quant` sinks the dcast below it): the window
   maximum of the storage integers, padding with the storage minimum (every window has a tap
-  inside the input, which the sinking checked), compared signed or unsigned by the type.
+  inside the input, which the sinking checked), compared signed or unsigned by the type;
+  bipolar bits (1 for +s): their or, padding with 0 (-s).
 - `AveragePool(dcast(q))`, `GlobalAveragePool(dcast(q))` (q per tensor, s, zp): padded with zp
   so padded taps add 0 to the centered sum `t = sum_window (x - zp)` (init -K zp for K taps).
   With count[o] the taps that ONNX divides by at output position o (inside the input, or
@@ -22,7 +23,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects.onnx.nn import AveragePoolOp, GlobalAveragePoolOp, MaxPoolOp, SlidingWindow
-from bitfold.dialects.quant import QuantizedType, UniformQuantizedType, element_type
+from bitfold.dialects.quant import BipolarQuantizedType, QuantizedType, element_type
 from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
 from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
@@ -68,16 +69,16 @@ class MaxPoolToInteger(RewritePattern):
             return
         if len(op.results) > 1:
             raise fail(op, "the Indices result has no integer form")
-        if not isinstance(qtype, UniformQuantizedType):
-            raise fail(op, "MaxPool of bipolar values is not supported")
         shape = tuple(op.x.type.get_shape())
         window = SlidingWindow.from_op(op, shape[2:], op.ints_attr("kernel_shape"), bool(op.int_attr("ceil_mode")))
         source = Quantized(op.x, qtype, None)
-        low, _ = qtype.value_range()
+        if isinstance(qtype, BipolarQuantizedType):
+            low, maximum = 0, arith.OrIOp  # bit 0 (-s) is the least value; the max of bits is their or
+        else:
+            low, maximum = qtype.value_range()[0], arith.MaxSIOp if qtype.is_signed else arith.MaxUIOp
         storage = padded(rewriter, storage_value(rewriter, source), low, window)
         element = qtype.storage_integer_type()
         out_shape = tuple(op.results[0].type.get_shape())
-        maximum = arith.MaxSIOp if qtype.is_signed else arith.MaxUIOp
         pooled = _window_reduction(
             rewriter,
             storage,

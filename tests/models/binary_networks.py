@@ -1,7 +1,7 @@
 """FINN-style binary networks in QONNX form, built with onnx.helper: `BipolarQuant` weights
 and sign activations (`BipolarQuant` after a per-channel affine `Mul` / `Add`, FINN's
-thresholding) or after BatchNormalization, bipolar x bipolar Conv (groups, padding, strides; channel counts that are not
-multiples of 32), MatMul and Gemm, a first layer of int8 inputs against bipolar weights, a
+thresholding, or after BatchNormalization), MaxPool of bipolar values, bipolar x bipolar Conv
+(groups, padding, strides; channel counts that are not multiples of 32), MatMul and Gemm, a first layer of int8 inputs against bipolar weights, a
 layer of bipolar inputs against 4-bit weights, and an 8-bit `Quant` output. The oracle is
 qonnx's executor (`runners.run_qonnx`). Scales are powers of two, as in FINN's networks, so
 the float reference computes the integer values exactly."""
@@ -75,7 +75,8 @@ class BinaryGraph:
 
 
 def binary_cnn() -> onnx.ModelProto:
-    """x (1, 3, 8, 8) int8 -> Conv 3x3 pad 1 (bipolar weights) -> BatchNorm, sign -> Conv 3x3
+    """x (1, 3, 8, 8) int8 -> Conv 3x3 pad 1 (bipolar weights) -> BatchNorm, sign -> MaxPool 3x3
+    pad 1 (of bipolar values) -> Conv 3x3
     pad 1 stride 2, 24 -> 40 (bipolar x bipolar) -> sign -> grouped Conv 3x3 pad 1 on 4x4, 2
     groups of 20 -> 6 -> BatchNorm, sign -> Flatten -> MatMul 192 -> 40 (bipolar) -> sign -> Gemm 40 -> 10 (4-bit
     weights) -> Quant int8 y."""
@@ -83,6 +84,7 @@ def binary_cnn() -> onnx.ModelProto:
     x = g.quant("x", "x_q", 2.0**-5, 8)
     h = g.node("Conv", [x, g.bipolar_weight("w1", (24, 3, 3, 3), 0.5)], "c1", kernel_shape=[3, 3], pads=[1] * 4)
     h = g.norm_sign(h, "s1", 24)
+    h = g.node("MaxPool", [h], "p1", kernel_shape=[3, 3], pads=[1] * 4)
     w2 = g.bipolar_weight("w2", (40, 24, 3, 3))
     h = g.node("Conv", [h, w2], "c2", kernel_shape=[3, 3], pads=[1] * 4, strides=[2, 2])
     h = g.sign(h, "s2", 40, (1, 40, 1, 1))
