@@ -1,8 +1,9 @@
 """FINN-style binary networks in QONNX form, built with onnx.helper: `BipolarQuant` weights
 and sign activations (`BipolarQuant` after a per-channel affine `Mul` / `Add`, FINN's
 thresholding, or after BatchNormalization), MaxPool of bipolar values, bipolar x bipolar Conv
-(groups, padding, strides; channel counts that are not multiples of 32), MatMul and Gemm, a first layer of int8 inputs against bipolar weights, a
-layer of bipolar inputs against 4-bit weights, and an 8-bit `Quant` output. The oracle is
+(groups, padding, strides; channel counts that are not multiples of 32), MatMul and Gemm, a
+first layer of int8 inputs against bipolar weights, a layer of bipolar inputs against 4-bit
+weights, and an 8-bit `Quant` output. The oracle is
 qonnx's executor (`runners.run_qonnx`). Scales are powers of two, as in FINN's networks, so
 the float reference computes the integer values exactly."""
 
