@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import I64, AnyFloat, ContainerType, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def
 from xdsl.utils.exceptions import InterpretationError, VerifyException
@@ -108,6 +108,11 @@ class QOnnxOp(OnnxOp):
         return self.int_attr(name) == 1
 
     def verify_(self) -> None:
+        x_type, y_type = self.operands[0].type, self.results[0].type
+        if isinstance(x_type, ContainerType) and isinstance(y_type, ContainerType) and (
+            x_type.get_element_type() != y_type.get_element_type() or not isinstance(x_type.get_element_type(), AnyFloat)
+        ):
+            raise VerifyException(f"the result must be a float tensor like x's ({x_type}), got {y_type}")
         for name, problem in [*((n, bit_width_problem) for n in self.BIT_WIDTH_OPERANDS),
                               *((n, scale_problem) for n in self.SCALE_OPERANDS)]:
             value = constant_operand(getattr(self, name))

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
+import numpy as np
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from bitfold.array_files import ArrayFileError
@@ -50,10 +51,13 @@ def fail(message: str) -> NoReturn:
 def one_line_errors(*user_errors: type[Exception]) -> Iterator[None]:
     """Turn the errors bad input raises (parse and verifier diagnostics, frontend errors,
     unreadable or refused files, tensors over the cap, input nested deeper than Python's
-    recursion limit, memory exhaustion, and the driver's own `user_errors`) into `fail`."""
+    recursion limit, memory exhaustion, integers beyond what numpy holds (`OverflowError`,
+    e.g. a requantization multiplier of a scale of 1e30), and the driver's own `user_errors`)
+    into `fail`. numpy's floating-point warnings are off inside."""
     try:
-        yield
-    except (ParseError, DiagnosticException) as error:
+        with np.errstate(all="ignore"):  # IEEE overflow / NaN in constant folding: semantics, not warnings
+            yield
+    except (ParseError, DiagnosticException, OverflowError) as error:
         fail(one_line_error(error))
     except (FrontendError, ArrayFileError, TensorTooLarge, *user_errors) as error:
         fail(f"error: {error}")

@@ -9,9 +9,11 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters import register_implementations
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import InterpretationError
 
 from bitfold.dialects.evaluation import NumpyEvaluable, numpy_dtype_of
 from bitfold.dialects.onnx.base import ONNX_NAME
@@ -24,13 +26,40 @@ class InterpretationInputError(ValueError):
     """The inputs given do not fit the function's signature."""
 
 
+def shape_fits(expected: tuple[int, ...], actual: tuple[int, ...]) -> bool:
+    """Whether an array of shape `actual` has a type of shape `expected` (`?` fits any size)."""
+    return len(expected) == len(actual) and all(e in (DYNAMIC_INDEX, a) for e, a in zip(expected, actual))
+
+
+EVALUATION_ERRORS = (ValueError, IndexError, TypeError, ZeroDivisionError, OverflowError)
+"""What numpy raises inside an op's `evaluate` on operands its types did not describe (a model
+whose declared shapes disagree with its data)."""
+
+
+def evaluate_checked(op: NumpyEvaluable, operands: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """`op.evaluate(operands)` (numpy's floating-point warnings off), its results checked
+    against the static shapes of the op's result types; a failure is an
+    `InterpretationError` naming the op."""
+    assert isinstance(op, Operation)
+    try:
+        with np.errstate(all="ignore"):  # IEEE overflow and NaN are the semantics, not warnings
+            results = op.evaluate(operands)
+    except EVALUATION_ERRORS as error:
+        raise InterpretationError(f"'{op.name}' op at {op.location}: cannot evaluate: {str(error).splitlines()[0]}") from None
+    for result, value in zip(op.results, results, strict=True):
+        if isinstance(result.type, TensorType) and not shape_fits(tuple(result.type.get_shape()), np.shape(value)):
+            raise InterpretationError(f"'{op.name}' op at {op.location}: computed shape {list(np.shape(value))}, "
+                                      f"its type is {result.type}")
+    return results
+
+
 @cache
 def _numpy_reference_functions() -> InterpreterFunctions:
     """One InterpreterFunctions (built once) whose implementation of each evaluable op type
     of bitfold's dialects calls `op.evaluate`."""
 
     def run(self: InterpreterFunctions, interpreter: Interpreter, op: NumpyEvaluable, args: tuple[Any, ...]):
-        return op.evaluate(tuple(np.asarray(a) for a in args))
+        return evaluate_checked(op, tuple(np.asarray(a) for a in args))
 
     dialects = [factory() for factory in get_all_dialects().values()]
     op_types = [op for dialect in dialects for op in dialect.operations if issubclass(op, NumpyEvaluable)]
@@ -100,7 +129,7 @@ def _arguments(function: func.FuncOp, inputs: Mapping[str, Any] | Sequence[Any])
     for name, value, arg_type in zip(names, values, function.function_type.inputs, strict=True):
         array = np.asarray(value)
         expected_shape = tuple(arg_type.get_shape()) if hasattr(arg_type, "get_shape") else ()
-        if len(expected_shape) != array.ndim or any(e not in (DYNAMIC_INDEX, a) for e, a in zip(expected_shape, array.shape)):
+        if not shape_fits(expected_shape, array.shape):
             raise InterpretationInputError(f"input '{name}' has shape {array.shape}, expected {expected_shape}")
         arguments.append(array.astype(numpy_dtype_of(arg_type), copy=False))
     return arguments

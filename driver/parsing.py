@@ -5,7 +5,7 @@
 - `parse_module(ctx, text, name)`: xDSL's `Parser`, except that a dense literal
   (`dense<0> : tensor<100000000000xi8>`) whose type is over the tensor cap
   (`bitfold.dialects.tensor_limits`) is a parse error at its type, before xDSL builds its
-  elements (a splat is expanded to every element).
+  elements (a splat is expanded to every element); so is an integer type wider than MLIR allows.
 - Importing this module fixes xDSL 0.74's string lexer (`MLIRLexer._unescaped_characters_regex`,
   `"(?:[^"\\\\\\n\\v\\f]+|\\\\(...))*"`): the `+` nested in `*` backtracks exponentially on an
   unterminated string (26 characters take seconds, x1.7 per character). The replacement has
@@ -20,7 +20,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
-from xdsl.utils.mlir_lexer import MLIRLexer
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.tensor_limits import TensorTooLarge, check_tensor
@@ -51,14 +51,25 @@ def _element_bytes(element) -> float:
         return 1
 
 
+MAX_INTEGER_WIDTH = 16_777_215
+"""MLIR's `IntegerType::kMaxWidth`: xDSL takes any width (`i61000000000` hangs in range checks)."""
+
+
 class CappedParser(Parser):
-    """xDSL's parser; dense literals over the tensor cap are refused from their type."""
+    """xDSL's parser; dense literals over the tensor cap are refused from their type, integer
+    types wider than `MAX_INTEGER_WIDTH` from their name."""
 
     def _check_dense_type(self, dense_type) -> None:
         try:
             check_tensor(dense_type.get_shape(), _element_bytes(dense_type.element_type), "dense literal")
         except TensorTooLarge as error:
             self.raise_error(str(error))
+
+    def _parse_optional_integer_or_float_type(self):
+        match = re.fullmatch(r"[su]?i(\d+)", self._current_token.text)
+        if self._current_token.kind == MLIRTokenKind.BARE_IDENT and match and int(match.group(1)) > MAX_INTEGER_WIDTH:
+            self.raise_error(f"integer type {self._current_token.text} is wider than MLIR's {MAX_INTEGER_WIDTH} bits")
+        return super()._parse_optional_integer_or_float_type()
 
     def _parse_dense_literal_type(self):
         dense_type = super()._parse_dense_literal_type()

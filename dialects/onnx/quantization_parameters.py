@@ -11,8 +11,8 @@ opset's schema, so an int16 zero point at opset 13 is refused there):
   int32 (with a zero point of int32);
 - QuantizeLinear's `output_dtype`, when not 0, the type of the result (and of the zero point).
 
-Shapes (onnxruntime's order): a scale of one element is per tensor (the zero point then of one
-element too); otherwise `block_size` < 0 is refused, 0 means per axis (`axis` in
+Shapes (onnxruntime's order): `block_size` < 0 is refused; a scalar or one-element 1-D scale
+is per tensor (`block_size` then 0, the zero point of the same kind); otherwise 0 means per axis (`axis` in
 [-rank, rank), scale and zero point 1-D of x.shape[axis] elements), > 0 blocked (scale of x's
 rank, x's dimensions except along `axis`, where it has ceil(x.shape[axis] / block_size)
 entries; the zero point of the scale's shape). Dynamic dimensions are not compared.
@@ -21,7 +21,6 @@ Values: a constant scale must be finite and positive (onnxruntime divides by zer
 negative scale silently; bitfold refuses them).
 """
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -58,10 +57,6 @@ def _element(value_type: Attribute) -> Attribute:
 
 def _shape(value_type: Attribute) -> tuple[int, ...] | None:
     return tuple(value_type.get_shape()) if isinstance(value_type, TensorType) else None
-
-
-def _elements(shape: tuple[int, ...] | None) -> int | None:
-    return None if shape is None or DYNAMIC_INDEX in shape else math.prod(shape)
 
 
 def _same(a: int, b: int) -> bool:
@@ -101,9 +96,11 @@ def _verify_shapes(op: OnnxOp, x: Attribute, scale: SSAValue, zero_point: SSAVal
     block_size, axis = op.int_attr("block_size"), op.int_attr("axis")
     if block_size < 0:
         raise VerifyException(f"'block_size' must be non-negative, got {block_size}")
-    if _elements(scale_shape) == 1:
-        if zero_point is not None and _elements(zp_shape) not in (1, None):
-            raise VerifyException(f"'{zp_name}' must have one element like '{scale_name}', got {zero_point.type}")
+    if scale_shape in ((), (1,)):
+        if block_size != 0:
+            raise VerifyException(f"'block_size' must be 0 for a per-tensor '{scale_name}', got {block_size}")
+        if zero_point is not None and zp_shape not in ((), (1,), None):
+            raise VerifyException(f"'{zp_name}' must be a scalar or one-element 1-D tensor like '{scale_name}', got {zero_point.type}")
         return
     if x_shape is None or scale_shape is None:
         return

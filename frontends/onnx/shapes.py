@@ -35,8 +35,8 @@ def _onnx_inference(model: onnx.ModelProto, label: str) -> dict[str, onnx.TypePr
     shape inference (with data propagation) finds or the model declares. Every standard node's
     input types are checked against its schema at the model's opset (as onnxruntime does)."""
     try:
-        inferred = shape_inference.infer_shapes(model, data_prop=True, check_type=True)
-    except (shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+        inferred = shape_inference.infer_shapes(model, data_prop=True, check_type=True, strict_mode=True)
+    except (shape_inference.InferenceError, onnx.checker.ValidationError, ValueError, RuntimeError) as error:
         raise FrontendError(f"{label}: shape inference failed: {str(error).strip().splitlines()[0]}") from None
     graph = inferred.graph
     types = {t.name: helper.make_tensor_type_proto(t.data_type, t.dims) for t in graph.initializer}

@@ -159,6 +159,7 @@ def test_unknown_rounding_mode_is_refused_as_qonnx_refuses_it():
 def test_negative_dimension_is_one_line():
     model = quantize([4], np.float32(1), np.int8(0))
     model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = -4
+    model.graph.output[0].type.tensor_type.shape.dim[0].dim_value = -4
     assert "negative dimension" in bitfold_refuses(model)
 
 
