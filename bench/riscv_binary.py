@@ -26,7 +26,7 @@ from bitfold.frontends.onnx import import_model
 from bitfold.riscv import compile_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the fixtures' builder
-from models.binary_networks import BinaryGraph  # noqa: E402
+from models.binary_networks import BinaryGraph
 
 TARGETS = ("rv32im", "rv32im_zbb", "rv64im", "rv64im_zbb")
 CHANNELS, IMAGE = 64, 16

@@ -245,7 +245,7 @@ class ClipToInteger(RewritePattern):
         rewriter.erase(op)
 
 
-def _broadcast_map(shape, out_rank: int):
+def broadcast_map(shape, out_rank: int):
     """ONNX multidirectional broadcasting: operand dims right-aligned, size 1 reads index 0."""
     offset = out_rank - len(shape)
     return affine_map(
@@ -293,9 +293,9 @@ def add_real_constant(
             x = body.emit(arith.ShLIOp(x, body.emit(arith.ConstantOp(amount))))
         return body.emit(arith.AddiOp(x, body.values["in1"]))
 
-    inputs = [(storage_value(rewriter, source), identity), (table, _broadcast_map(table_shape, rank))]
+    inputs = [(storage_value(rewriter, source), identity), (table, broadcast_map(table_shape, rank))]
     if signs is not None:
-        inputs.append((integer_constant(rewriter, sign_table, I32), _broadcast_map(table_shape, rank)))
+        inputs.append((integer_constant(rewriter, sign_table, I32), broadcast_map(table_shape, rank)))
     total = build_generic(
         rewriter,
         inputs,
@@ -358,7 +358,7 @@ class AddSubToInteger(RewritePattern):
         combine = arith.AddiOp if isinstance(op, AddOp) else arith.SubiOp
         total = build_generic(
             rewriter,
-            [(t, _broadcast_map(o.shape, rank)) for t, o in zip(terms, (a, b))],
+            [(t, broadcast_map(o.shape, rank)) for t, o in zip(terms, (a, b))],
             (empty(rewriter, out_shape, I32), AffineMap.identity(rank)),
             [],
             lambda body: body.emit(combine(body.values["in0"], body.values["in1"])),
@@ -389,7 +389,7 @@ class MulToInteger(RewritePattern):
 
         product = build_generic(
             rewriter,
-            [(storage_value(rewriter, o), _broadcast_map(o.shape, rank)) for o in (a, b)],
+            [(storage_value(rewriter, o), broadcast_map(o.shape, rank)) for o in (a, b)],
             (empty(rewriter, out_shape, I32), AffineMap.identity(rank)),
             [],
             build,

@@ -29,16 +29,23 @@ import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from bitfold.dialects.onnx.elementwise import AddOp, DivOp, MulOp, SubOp
 from bitfold.dialects.onnx.nn import BatchNormalizationOp
-from bitfold.dialects.quant import BipolarQuantizedType, DequantizeCastOp, QuantizeCastOp, UniformQuantizedType, element_type
+from bitfold.dialects.quant import (
+    BipolarQuantizedType,
+    DequantizeCastOp,
+    QuantizeCastOp,
+    UniformQuantizedType,
+    element_type,
+)
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_propagation.casts import constant_array
 from bitfold.passes.quant_to_integer.dequantized import quantized
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, integer_constant
+from bitfold.passes.quant_to_integer.elementwise import broadcast_map
+from bitfold.passes.quant_to_integer.generic import I32, build_generic, empty, integer_constant
 from bitfold.passes.quant_to_integer.operands import Quantized, exact, fail, storage_value, widened
 
 AFFINE_OPS = (MulOp, DivOp, AddOp, SubOp, BatchNormalizationOp)
@@ -146,19 +153,19 @@ def thresholds(qtype: UniformQuantizedType, shape, chain: Chain) -> tuple[np.nda
     direction = np.ones(tables[0].shape, dtype=np.int64)
     threshold = np.empty(tables[0].shape, dtype=np.int64)
     for index in np.ndindex(direction.shape):
-        s, zp, l1, l0, k1, k0, r = (Fraction(t[index]) for t in tables)
-
-        def at_least(q: int) -> bool:
-            v = s * (q - zp)
-            return nonnegative(l1 * v + l0, k1 * v + k0, r)
-
+        at_least = _sign_test(*(Fraction(t[index]) for t in tables))
         direction[index], threshold[index] = _threshold(low, high, at_least)
     return direction, threshold
 
 
-def _broadcast_map(table_shape, rank: int) -> AffineMap:
-    offset = rank - len(table_shape)
-    return affine_map(rank, [AffineConstantExpr(0) if n == 1 else AffineDimExpr(offset + i) for i, n in enumerate(table_shape)])
+def _sign_test(s: Fraction, zp: Fraction, l1: Fraction, l0: Fraction, k1: Fraction, k0: Fraction, r: Fraction):
+    """q -> f(s (q - zp)) >= 0 for one element's chain."""
+
+    def at_least(q: int) -> bool:
+        v = s * (q - zp)
+        return nonnegative(l1 * v + l0, k1 * v + k0, r)
+
+    return at_least
 
 
 class SignAfterAffineToThreshold(RewritePattern):
@@ -190,11 +197,11 @@ def _compare(rewriter: PatternRewriter, source: Quantized, direction: np.ndarray
     """bit = d * q >= t, d and t tables broadcast against q's shape."""
     rank = len(source.shape)
     inputs = [(storage_value(rewriter, source), AffineMap.identity(rank))]
-    inputs.append((integer_constant(rewriter, threshold, I32), _broadcast_map(threshold.shape, rank)))
+    inputs.append((integer_constant(rewriter, threshold, I32), broadcast_map(threshold.shape, rank)))
     negate_all = bool(np.all(direction == -1))
     mixed = not negate_all and bool(np.any(direction == -1))
     if mixed:
-        inputs.append((integer_constant(rewriter, direction, I32), _broadcast_map(direction.shape, rank)))
+        inputs.append((integer_constant(rewriter, direction, I32), broadcast_map(direction.shape, rank)))
 
     def build(body: Body) -> SSAValue:
         q = widened(body, body.values["in0"], source.qtype)
