@@ -8,7 +8,7 @@ with the scalar backend's ABI (docs/riscv-abi.md) and harness; docs/upstream-mli
 """
 
 from bitfold.backends.llvm.emit import compile_kernel
-from bitfold.backends.llvm.mlir_input import LlvmInputError
+from bitfold.backends.llvm.input_error import LlvmInputError
 from bitfold.backends.llvm.native import NativeKernel
 from bitfold.backends.llvm.targets import DEFAULT_VLEN, HOST, LLVM_TARGETS, VECTOR_TARGETS, VLENS, harness_target
 

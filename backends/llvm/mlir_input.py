@@ -14,14 +14,14 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.printer import Printer
 
+from bitfold.backends.llvm.input_error import LlvmInputError
+from bitfold.backends.llvm.sub_byte_outputs import widen_sub_byte_outputs
 from bitfold.backends.llvm.vector_contraction import VectorContractionPass
 from bitfold.passes.bufferize import BufferizePass, workspace_size
 
 NOALIAS = "llvm.noalias"
 
 
-class LlvmInputError(Exception):
-    """A module the LLVM backend cannot compile (one line, naming the function or op)."""
 
 
 def public_function(module: ModuleOp) -> func.FuncOp:
@@ -33,13 +33,14 @@ def public_function(module: ModuleOp) -> func.FuncOp:
 
 def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool) -> tuple[ModuleOp, int]:
     """A bufferized copy of `module` holding only its public function, named `symbol`, its buffer
-    arguments `noalias`, its reductions in the outer-product form on scalable vectors when `vector`
+    arguments `noalias`, its sub-byte outputs in bytes (`sub_byte_outputs.py`), its reductions in the outer-product form on scalable vectors when `vector`
     (`vector_contraction.py`); and the workspace bytes the function takes."""
     module = module.clone()
     function = public_function(module)
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
         module.body.block.erase_op(other)
     BufferizePass().apply(ctx, module)
+    widen_sub_byte_outputs(ctx, public_function(module))
     if vector:
         VectorContractionPass().apply(ctx, module)
     function = public_function(module)
