@@ -142,6 +142,15 @@ def mutate_dtype(rng: random.Random, model: onnx.ModelProto) -> None:
         value.type.tensor_type.elem_type = rng.choice(DATA_TYPES)
 
 
+def _readable(tensor: onnx.TensorProto) -> bool:
+    """Whether onnx can read the tensor's values (an earlier mutation may have broken them)."""
+    try:
+        numpy_helper.to_array(tensor)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 def mutate_data(rng: random.Random, model: onnx.ModelProto) -> None:
     if not model.graph.initializer:
         return
@@ -153,7 +162,7 @@ def mutate_data(rng: random.Random, model: onnx.ModelProto) -> None:
         tensor.raw_data = tensor.raw_data[: rng.randrange(len(tensor.raw_data))]
     elif choice == 1:
         tensor.raw_data = tensor.raw_data + bytes(rng.randrange(256) for _ in range(rng.randint(1, 9)))
-    elif tensor.data_type in (TensorProto.FLOAT, TensorProto.FLOAT16):
+    elif tensor.data_type in (TensorProto.FLOAT, TensorProto.FLOAT16) and _readable(tensor):
         array = numpy_helper.to_array(tensor).copy()
         if array.size:
             array.flat[rng.randrange(array.size)] = rng.choice(HOSTILE_FLOATS)
