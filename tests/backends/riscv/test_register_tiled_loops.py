@@ -6,7 +6,8 @@ arithmetic on the definition of each kernel."""
 
 import numpy as np
 import pytest
-from test_codegen_execution import needs_qemu, run_kernel
+from test_codegen_execution import needs_qemu, riscv_toolchain, run_kernel  # noqa: F401 (the fixture)
+from xdsl.ir.affine import AffineExpr
 
 from bitfold.backends.riscv import pipeline
 from bitfold.backends.riscv.loop_nest_plan import (
@@ -18,7 +19,6 @@ from bitfold.backends.riscv.loop_nest_plan import (
     plan_nest,
 )
 from bitfold.backends.riscv.weight_panels import pack_rows
-from xdsl.ir.affine import AffineExpr
 
 TARGETS = ["rv32im", "rv64im"]
 

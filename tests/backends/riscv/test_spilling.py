@@ -12,7 +12,16 @@ import re
 
 import numpy as np
 import pytest
-from test_codegen_execution import MATMUL, MAX_POOL, REQUANT, conv_ir, needs_qemu, parse, run_kernel
+from test_codegen_execution import (  # noqa: F401 (riscv_toolchain: the fixture needs_qemu uses)
+    MATMUL,
+    MAX_POOL,
+    REQUANT,
+    conv_ir,
+    needs_qemu,
+    parse,
+    riscv_toolchain,
+    run_kernel,
+)
 from xdsl.context import Context
 from xdsl.dialects import riscv, riscv_func, rv32
 from xdsl.dialects.builtin import ModuleOp
