@@ -21,18 +21,17 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
-from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp
 from bitfold.dialects.quant import (
     CalibratedQuantizedType,
     DequantizeCastOp,
     QuantizeCastOp,
     QuantizedType,
-    StorageCastOp,
     UniformQuantizedType,
     element_type,
 )
 from bitfold.dialects.quant_semantics import quantize
+from bitfold.dialects.quantized_constants import quantized_constant
 from bitfold.passes.calibration.points import PASS_THROUGH
 from bitfold.passes.calibration.schemes import Scheme, activation_type, bias_values, weight_type
 
@@ -45,14 +44,11 @@ def _constant(value: SSAValue) -> np.ndarray | None:
     return dense_to_numpy(value.owner.value) if isinstance(value.owner, ConstantOp) else None
 
 
-def _quantized_constant(array: np.ndarray, qtype: QuantizedType, before: Operation) -> SSAValue:
-    """`dcast(scast(onnx.Constant))` holding `array` of type `qtype` (stored integers), inserted before `before`."""
-    storage = qtype.storage_integer_type()
-    constant = ConstantOp.create(attributes={"value": dense_attr(array, storage)},
-                                 result_types=[TensorType(storage, array.shape)])
-    stored = StorageCastOp(constant.output, TensorType(qtype, array.shape))
-    real = DequantizeCastOp(stored.result, TensorType(qtype.expressed_type, array.shape))
-    Rewriter.insert_op([constant, stored, real], InsertPoint.before(before))
+def _quantized_constant(stored: np.ndarray, qtype: QuantizedType, before: Operation) -> SSAValue:
+    """`dcast` of the canonical constant holding the stored values `stored` of `qtype`, inserted before `before`."""
+    integers, cast = quantized_constant(stored, TensorType(qtype, stored.shape))
+    real = DequantizeCastOp(cast.result, TensorType(qtype.expressed_type, stored.shape))
+    Rewriter.insert_op([integers, cast, real], InsertPoint.before(before))
     return real.result
 
 
@@ -63,8 +59,8 @@ def _input_scale(op: OnnxOp) -> float:
     source = value.owner
     if isinstance(source, DequantizeCastOp):
         quantized = element_type(source.input.type)
-        if isinstance(quantized, UniformQuantizedType) and len(quantized.scale_values()) == 1:
-            return quantized.scale
+        if isinstance(quantized, QuantizedType) and len(quantized.scale_values()) == 1:
+            return quantized.scale_values()[0]
     raise CalibrationError(f"node '{op.node_name}': its input is not quantized per tensor, so its bias has no grid")
 
 

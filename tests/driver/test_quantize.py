@@ -87,11 +87,15 @@ def test_symmetric_power_of_two_scales(model_catalogue):
     assert all(set(t.zero_point_values()) == {0} for t in types)
 
 
-@pytest.mark.parametrize("target", ["rv32im"])
-def test_quantized_model_compiles_bit_exact(model_catalogue, target, tmp_path):
+@pytest.mark.parametrize("options", [
+    QuantizeOptions(per_channel=True),
+    QuantizeOptions(activation_bits=4, weight_bits=4, symmetric=True, power_of_two=True),
+    QuantizeOptions(activation_bits=1, weight_bits=1, symmetric=True),  # a binary network
+], ids=["w8a8", "w4a4-pow2", "w1a1"])
+def test_quantized_model_compiles_bit_exact(model_catalogue, options, tmp_path):
     require_tools("qemu-riscv32")
-    module = _quantized(model_catalogue, "cnn_depthwise-float", QuantizeOptions(per_channel=True))
-    compiled = compile_model(module.clone(), target)
+    module = _quantized(model_catalogue, "cnn_depthwise-float", options)
+    compiled = compile_model(module.clone(), "rv32im")
     stored = compiled.quantize(random_inputs(model_catalogue.load("cnn_depthwise-float"), 100))
     for got, want in zip(compiled.run_qemu(stored, tmp_path), compiled.run_reference(stored), strict=True):
         np.testing.assert_array_equal(got, want)
