@@ -56,6 +56,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "onnx-to-backend-input": _lazy("passes.pipelines", "OnnxToBackendInputPipeline"),
         "onnx-data-movement-to-linalg": _lazy("passes.onnx_data_movement_to_linalg", "OnnxDataMovementToLinalgPass"),
         "bufferize": _lazy("passes.bufferize", "BufferizePass"),
+        "bitfold-vector-contraction": _lazy("backends.llvm.vector_contraction", "VectorContractionPass"),
         "bitfold-register-tiled-loops": _lazy("backends.riscv.register_tiled_loops", "BitfoldRegisterTiledLoopsPass"),
         "bitfold-linalg-to-loops": _lazy("backends.riscv.linalg_to_loops", "BitfoldLinalgToLoopsPass"),
         "bitfold-riscv-copy-loop-values": _lazy("backends.riscv.loop_value_copies", "CopyLoopValuesPass"),
