@@ -12,7 +12,7 @@ operation in onnxruntime's order.
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, StringAttr, TensorType
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     attr_def,
@@ -22,6 +22,7 @@ from xdsl.irdl import (
     result_def,
     var_operand_def,
 )
+from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.evaluation import named_operands
 from bitfold.dialects.onnx.base import OnnxOp
@@ -159,6 +160,13 @@ class ClipOp(OnnxOp):
     output = result_def()
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def verify_(self) -> None:
+        """min and max are scalars (rank 0, or one element of rank 1, as onnxruntime's
+        `IsScalar`)."""
+        for name, bound in (("min", self.min), ("max", self.max)):
+            if bound is not None and isinstance(bound.type, TensorType) and tuple(bound.type.get_shape()) not in ((), (1,)):
+                raise VerifyException(f"'{name}' must be a scalar, got {bound.type}")
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         values = named_operands(self, operands)

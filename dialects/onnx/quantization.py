@@ -50,12 +50,8 @@ from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.mlas import integer_zero_point, mlas_requantize, requantization_scale
 from bitfold.dialects.onnx.nn import ConvolutionOp
-from bitfold.dialects.onnx.quantization_parameters import verify_qdq
+from bitfold.dialects.onnx.quantization_parameters import PRECISION_DTYPES, verify_qdq
 from bitfold.dialects.quant import integer_range
-
-PRECISION_DTYPES = {1: np.float32, 10: np.float16, 11: np.float64, 16: np.float32}
-"""QuantizeLinear's `precision` (an ONNX TensorProto data type: FLOAT, FLOAT16, DOUBLE,
-BFLOAT16) as the numpy dtype the division is computed in (bf16 held in float32)."""
 
 ACCUMULATOR = np.int32
 """ONNX's integer ops accumulate in int32, wrapping on overflow."""

@@ -9,7 +9,8 @@ opset's schema, so an int16 zero point at opset 13 is refused there):
 - the integer side (QuantizeLinear's result, DequantizeLinear's input) and the zero point, of
   one and the same type: int2/4/8/16 or uint2/4/8/16; DequantizeLinear's input may also be
   int32 (with a zero point of int32);
-- QuantizeLinear's `output_dtype`, when not 0, the type of the result (and of the zero point).
+- QuantizeLinear's `output_dtype`, when not 0, the type of the result (and of the zero point);
+  its `precision` 0 or one of `PRECISION_DTYPES`.
 
 Shapes (onnxruntime's order): `block_size` < 0 is refused; a scalar or one-element 1-D scale
 is per tensor (`block_size` then 0, the zero point of the same kind); otherwise 0 means per axis (`axis` in
@@ -39,6 +40,12 @@ from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import constant_operand
+
+PRECISION_DTYPES = {1: np.float32, 10: np.float16, 11: np.float64, 16: np.float32}
+"""QuantizeLinear's `precision` (an ONNX TensorProto data type: FLOAT, FLOAT16, DOUBLE,
+BFLOAT16) as the numpy dtype the division is computed in (bf16 held in float32). 0 means
+the scale's type; other values are refused. (onnxruntime's CPU kernel has FLOAT and FLOAT16
+only: DOUBLE and BFLOAT16 are the ONNX specification's, computed by bitfold.)"""
 
 OUTPUT_DTYPES = {2: (8, False), 3: (8, True), 4: (16, False), 5: (16, True), 21: (4, False), 22: (4, True),
                  25: (2, False), 26: (2, True)}
@@ -128,6 +135,8 @@ def verify_qdq(op: OnnxOp, x: SSAValue, scale: SSAValue, zero_point: SSAValue | 
     integer_role, scale_name, zp_name = names
     _verify_scale_type(scale, scale_name)
     _verify_integer_types(integer, zero_point, integer_role, zp_name, allow_int32=dequantize)
+    if not dequantize and (precision := op.int_attr("precision")) not in (0, *PRECISION_DTYPES):
+        raise VerifyException(f"'precision' {precision} is not 0, FLOAT, FLOAT16, DOUBLE or BFLOAT16")
     if not dequantize and (code := op.int_attr("output_dtype")) != 0:
         element = _element(integer)
         assert isinstance(element, IntegerType)

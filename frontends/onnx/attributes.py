@@ -24,6 +24,13 @@ from bitfold.frontends import FrontendError
 from bitfold.frontends.onnx.types import tensor_attr
 
 
+def _text(data: bytes, name: str, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FrontendError(f"attribute '{name}' {where} is not UTF-8 text") from None
+
+
 def convert_attribute(attribute: AttributeProto, where: str) -> Attribute:
     """One ONNX attribute in bitfold's encoding; `where` names the node for errors."""
     kind = attribute.type
@@ -32,13 +39,13 @@ def convert_attribute(attribute: AttributeProto, where: str) -> Attribute:
     if kind == AttributeProto.FLOAT:
         return FloatAttr(attribute.f, Float32Type())
     if kind == AttributeProto.STRING:
-        return StringAttr(attribute.s.decode("utf-8"))
+        return StringAttr(_text(attribute.s, attribute.name, where))
     if kind == AttributeProto.INTS:
         return DenseArrayBase.from_list(i64, list(attribute.ints))
     if kind == AttributeProto.FLOATS:
         return DenseArrayBase.from_list(Float32Type(), list(attribute.floats))
     if kind == AttributeProto.STRINGS:
-        return ArrayAttr(StringAttr(s.decode("utf-8")) for s in attribute.strings)
+        return ArrayAttr(StringAttr(_text(s, attribute.name, where)) for s in attribute.strings)
     if kind == AttributeProto.TENSOR:
         return tensor_attr(attribute.t, f"attribute '{attribute.name}' {where}")
     kind_name = AttributeProto.AttributeType.Name(kind)

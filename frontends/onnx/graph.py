@@ -147,6 +147,9 @@ class GraphImporter:
         graph = self.model.graph
         initializers = {t.name for t in graph.initializer}
         inputs = [i for i in graph.input if i.name not in initializers]
+        for value in [*inputs, *graph.output]:
+            if value.type.tensor_type.elem_type == onnx.TensorProto.UNDEFINED:
+                raise FrontendError(f"{self.label}: graph input or output '{value.name}' has no element type")
         argument_types = [value_type(i.type, f"input '{i.name}'") for i in inputs]
         self.block = Block(arg_types=argument_types)
         for argument, graph_input in zip(self.block.args, inputs, strict=True):

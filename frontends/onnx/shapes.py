@@ -64,7 +64,7 @@ def _schema_types(node: onnx.NodeProto, types: dict[str, onnx.TypeProto], model:
             schema, node, {i: types[i] for i in node.input if i}, {i: constants[i] for i in node.input if i in constants},
             opset_imports=list(model.opset_import), ir_version=model.ir_version,
         )
-    except (onnx.defs.SchemaError, shape_inference.InferenceError, RuntimeError):
+    except (onnx.defs.SchemaError, shape_inference.InferenceError, onnx.checker.ValidationError, RuntimeError):
         return {}
     return inferred if all(_complete(t) for t in inferred.values()) else {}
 

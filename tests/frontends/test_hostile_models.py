@@ -204,3 +204,56 @@ def test_reshape_to_a_million_squared_is_refused_at_import():
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, None])], [shape])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     bitfold_refuses(model)
+
+
+# Cases the fuzz suite found (tests/fuzz), each refused in one line as onnxruntime refuses it.
+
+
+def test_clip_bounds_must_be_scalars():
+    graph = helper.make_graph([helper.make_node("Clip", ["x", "lo"], ["y"], name="clip")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+                              [numpy_helper.from_array(np.zeros((2, 2), np.float32), "lo")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    assert onnxruntime_refuses(model, np.ones(4, np.float32))
+    assert "'min' must be a scalar" in bitfold_refuses(model)
+
+
+def test_precision_must_be_a_float_type():
+    model = quantize([4], np.float32(1), np.int8(0), opset=23, precision=TensorProto.INT64)
+    assert onnxruntime_refuses(model, np.ones(4, np.float32))
+    assert "'precision' 7 is not 0, FLOAT, FLOAT16, DOUBLE or BFLOAT16" in bitfold_refuses(model)
+
+
+def test_graph_output_without_element_type():
+    model = quantize([4], np.float32(1), np.int8(0))
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.UNDEFINED
+    assert onnxruntime_refuses(model, np.ones(4, np.float32))
+    assert "graph input or output 'y' has no element type" in bitfold_refuses(model)
+
+
+def test_declared_output_type_disagreeing_with_the_node():
+    model = qdq_model("DequantizeLinear", TensorProto.INT8, [4], TensorProto.UINT8,
+                      {"scale": np.float32(1), "zero_point": np.int8(0)}, 13)
+    assert onnxruntime_refuses(model, np.ones(4, np.int8))
+    assert "Inferred elem type differs from existing elem type" in bitfold_refuses(model)
+
+
+def test_qonnx_result_must_be_float_like_x():
+    model = quant()
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.UINT4
+    assert "the result must be a float tensor like x's" in bitfold_refuses(model)
+
+
+def test_non_utf8_string_attribute():
+    model = quant(rounding_mode="ROUND")
+    next(a for a in model.graph.node[0].attribute if a.name == "rounding_mode").s = b"\xff"
+    message = bitfold_refuses(model)
+    assert "attribute 'rounding_mode' " in message and "is not UTF-8 text" in message
+
+
+def test_standard_node_on_a_qonnx_result_of_a_wrong_type():
+    model = quant()
+    model.graph.input[0].type.tensor_type.elem_type = TensorProto.INT16
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.INT16
+    bitfold_refuses(model)
