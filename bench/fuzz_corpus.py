@@ -5,7 +5,7 @@ after the cases CI runs. Prints a table of outcomes per kind and the first few o
 outcome; exit status 1 if any case is a traceback, hang, outside write, oracle refusal or
 mismatch.
 
-    python bench/fuzz_corpus.py [CASES]      # default 400 per kind (1,600 cases)
+    python bench/fuzz_corpus.py [CASES [FIRST]]   # default 400 per kind (1,600 cases), from the first case after CI's
 """
 
 import sys
@@ -25,6 +25,7 @@ GOOD = ("ok", "error")
 
 def main() -> int:
     cases = int(sys.argv[1]) if len(sys.argv) > 1 else 400
+    first = int(sys.argv[2]) if len(sys.argv) > 2 else None
     counts: dict[str, Counter] = {}
     bad: list[str] = []
     start = time.time()
@@ -33,7 +34,8 @@ def main() -> int:
         (root / "outside.bin").write_bytes(bytes(64))
         for kind in KINDS:
             counts[kind] = Counter()
-            for index in range(BUDGET[kind], BUDGET[kind] + cases):
+            start = BUDGET[kind] if first is None else first
+            for index in range(start, start + cases):
                 result = run_case(kind, root, index)
                 counts[kind][result.outcome] += 1
                 if result.outcome not in GOOD:
