@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fuzz.contract import OUTCOMES  # noqa: E402
-from fuzz.corpus import KINDS, run_case  # noqa: E402
-from fuzz.test_error_contract import BUDGET  # noqa: E402
+from fuzz.contract import OUTCOMES
+from fuzz.corpus import KINDS, run_case
+from fuzz.test_error_contract import BUDGET
 
 GOOD = ("ok", "error")
 
