@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, ModuleOp, StringAttr
-from xdsl.parser import Parser
+from xdsl.dialects.builtin import IntegerType, ModuleOp
 
 from bitfold.backend_input import lower_to_backend_input
 from bitfold.backends.llvm import DEFAULT_VLEN, NativeKernel, harness_target
@@ -28,12 +27,12 @@ from bitfold.backends.riscv import ARCHITECTURES, compile_kernel
 from bitfold.backends.riscv.harness import Counted, count_assembly, run_assembly
 from bitfold.backends.riscv.harness.main_program import c_type as element_c_type
 from bitfold.backends.riscv.header import Buffer, Quantization, c_header
-from bitfold.dialects.evaluation import storage_dtype
+from bitfold.dialects.evaluation import read_unsigned, storage_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, Granularity, QuantizedType
 from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize, to_storage
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names, output_names, run
 from bitfold.load import full_context
-from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
+from bitfold.passes.quant_to_integer.integer_io import recorded_quant_type
 
 
 def _buffer_values(q: np.ndarray, port: "Port") -> np.ndarray:
@@ -42,6 +41,15 @@ def _buffer_values(q: np.ndarray, port: "Port") -> np.ndarray:
     if isinstance(port.qtype, BipolarQuantizedType):
         q = to_storage(q, port.qtype)
     return q.astype(port.dtype)
+
+
+def _buffer_bytes(values: np.ndarray, port: "Port") -> np.ndarray:
+    """The interpreter's signless storage integers of `port` as the buffer holds them: an unsigned
+    sub-byte value zero-extended in its byte (docs/riscv-abi.md), others as they are."""
+    width = port.qtype.storage_integer_type().width.data
+    if not port.signed and width < 8:
+        values = read_unsigned(values, width)
+    return values.astype(port.dtype)
 
 
 def _quantized_values(buffer: np.ndarray, port: "Port") -> np.ndarray:
@@ -88,12 +96,10 @@ class Port:
 
 
 def _ports(names: Sequence[str], types, attrs, source_types) -> list[Port]:
-    ctx = full_context()
     ports = []
     for name, value_type, entry, source_type in zip(names, types, attrs, source_types, strict=True):
-        text = entry.data[QUANT_TYPE]
-        assert isinstance(text, StringAttr)
-        qtype = Parser(ctx, text.data).parse_attribute()
+        qtype = recorded_quant_type(entry)
+        assert qtype is not None
         integers = isinstance(getattr(source_type, "element_type", source_type), IntegerType)
         ports.append(Port(name, tuple(value_type.get_shape()), qtype, integers))
     return ports
@@ -146,7 +152,7 @@ class CompiledModel:
     def run_reference(self, stored: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The integer IR the assembly was made from, run by bitfold's interpreter."""
         results = run(self.module, list(stored))
-        return [np.asarray(results[p.name]).astype(p.dtype) for p in self.outputs]
+        return [_buffer_bytes(np.asarray(results[p.name]), p) for p in self.outputs]
 
     @property
     def layouts(self) -> list[tuple[tuple[int, ...], np.dtype]]:

@@ -15,9 +15,9 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAtt
 from xdsl.printer import Printer
 
 from bitfold.backends.llvm.input_error import LlvmInputError
-from bitfold.backends.llvm.sub_byte_outputs import widen_sub_byte_outputs
 from bitfold.backends.llvm.vector_contraction import VectorContractionPass
 from bitfold.passes.bufferize import BufferizePass, workspace_size
+from bitfold.passes.sub_byte_outputs import widen_sub_byte_outputs
 
 NOALIAS = "llvm.noalias"
 
@@ -33,14 +33,14 @@ def public_function(module: ModuleOp) -> func.FuncOp:
 
 def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool) -> tuple[ModuleOp, int]:
     """A bufferized copy of `module` holding only its public function, named `symbol`, its buffer
-    arguments `noalias`, its sub-byte outputs in bytes (`sub_byte_outputs.py`), its reductions in the outer-product form on scalable vectors when `vector`
+    arguments `noalias`, its sub-byte outputs in bytes (`bitfold.passes.sub_byte_outputs`), its reductions in the outer-product form on scalable vectors when `vector`
     (`vector_contraction.py`); and the workspace bytes the function takes."""
     module = module.clone()
     function = public_function(module)
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
         module.body.block.erase_op(other)
     BufferizePass().apply(ctx, module)
-    widen_sub_byte_outputs(ctx, public_function(module))
+    widen_sub_byte_outputs(public_function(module))
     if vector:
         VectorContractionPass().apply(ctx, module)
     function = public_function(module)

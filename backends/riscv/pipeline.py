@@ -48,19 +48,19 @@ from xdsl.transforms.riscv_lower_parallel_mov import RISCVLowerParallelMovPass
 from xdsl.transforms.riscv_scf_for_infer_constant_step import RiscvScfForInferConstantStepPass
 from xdsl.utils.exceptions import DiagnosticException
 
+from bitfold.backends.riscv.constant_sinking import SinkConstantsPass
 from bitfold.backends.riscv.immediates import BitfoldRiscvImmediatesPass
 from bitfold.backends.riscv.isa import Isa, IsaError
 from bitfold.backends.riscv.linalg_to_loops import BitfoldLinalgToLoopsPass
+from bitfold.backends.riscv.loop_value_copies import CopyLoopValuesPass
 from bitfold.backends.riscv.lower_integers import BitfoldArithToRiscvPass
 from bitfold.backends.riscv.lower_memory import BitfoldMemrefToAddressesPass, BitfoldPtrToRiscvPass
 from bitfold.backends.riscv.population_count import ExpandPopulationCountPass
 from bitfold.backends.riscv.prologue import BitfoldPrologueEpiloguePass
-from bitfold.backends.riscv.constant_sinking import SinkConstantsPass
-from bitfold.backends.riscv.loop_value_copies import CopyLoopValuesPass
 from bitfold.backends.riscv.register_allocation import BitfoldAllocateRegistersPass, NeedsSpilling
 from bitfold.backends.riscv.register_tiled_loops import BitfoldRegisterTiledLoopsPass
 from bitfold.passes.bufferize import BufferizePass
-
+from bitfold.passes.sub_byte_outputs import WidenSubByteOutputsPass
 
 MAX_REGISTER_ARGUMENTS = 8
 """a0..a7: the function takes every input and output buffer and the workspace in a register"""
@@ -144,6 +144,7 @@ def riscv_passes(
     return [
         *([] if zbb else [ExpandPopulationCountPass()]),
         BufferizePass(),
+        WidenSubByteOutputsPass(),
         BitfoldRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
         BitfoldLinalgToLoopsPass(),
         LowerAffinePass(),

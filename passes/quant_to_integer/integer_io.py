@@ -11,18 +11,39 @@ storage integers, the same bits. Each such argument and result carries
 dictionary, for whoever feeds and reads the function (a C header documents scale and zero
 point from it)."""
 
+from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IntegerType, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from bitfold.dialects.onnx.elementwise import ClipOp
-from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp, QuantizedType, StorageCastOp, element_type
+from bitfold.dialects.quant import (
+    DequantizeCastOp,
+    Quant,
+    QuantizeCastOp,
+    QuantizedType,
+    StorageCastOp,
+    element_type,
+)
 from bitfold.passes.lower_quant.casts import storage_tensor
 from bitfold.passes.quant_to_integer.elementwise import narrowed_by_clip
 
 QUANT_TYPE = "quant.type"
+
+
+def recorded_quant_type(entry: DictionaryAttr) -> QuantizedType | None:
+    """The quantized type an argument or result attribute dictionary records under `quant.type`."""
+    text = entry.data.get(QUANT_TYPE)
+    if not isinstance(text, StringAttr):
+        return None
+    ctx = Context()
+    ctx.load_dialect(Quant)
+    qtype = Parser(ctx, text.data).parse_attribute()
+    assert isinstance(qtype, QuantizedType)
+    return qtype
 
 
 def _with_entry(attrs, index: int, count: int, value: Attribute) -> ArrayAttr[DictionaryAttr]:
