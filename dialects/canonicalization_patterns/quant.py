@@ -99,7 +99,7 @@ class FoldStorageCastPair(RewritePattern):
             rewriter.replace(op, [], [source.input])
 
 
-def _erase_unused_sources(rewriter: PatternRewriter, value: SSAValue) -> None:
+def erase_unused_sources(rewriter: PatternRewriter, value: SSAValue) -> None:
     """Erase the `quant.dcast` / `quant.scast` / `onnx.Constant` chain that produced `value` as
     far as nothing else reads it (an `onnx.Constant` has no Pure trait, so dead-code
     elimination keeps it)."""
@@ -115,7 +115,7 @@ def _replace_with(rewriter: PatternRewriter, op: Operation, new_ops: list[Operat
     sources that are left unused."""
     source = op.operands[0]
     rewriter.replace(op, new_ops, [value])
-    _erase_unused_sources(rewriter, source)
+    erase_unused_sources(rewriter, source)
 
 
 def _float_constant_values(value: SSAValue) -> np.ndarray | None:

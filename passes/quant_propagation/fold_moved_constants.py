@@ -8,6 +8,7 @@ type: bit-identical by construction, and the weight is a constant again for quan
 
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from bitfold.dialects.canonicalization_patterns.quant import erase_unused_sources
 from bitfold.dialects.onnx import shape
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
@@ -35,4 +36,7 @@ class FoldMovedQuantizedConstant(RewritePattern):
             arrays.append(stored)
         moved = op.evaluate(arrays)[0]
         integers, cast = quantized_constant(moved, op.results[0].type)
+        sources = list(op.operands)
         rewriter.replace(op, [integers, cast], [cast.result])
+        for source in dict.fromkeys(sources):
+            erase_unused_sources(rewriter, source)

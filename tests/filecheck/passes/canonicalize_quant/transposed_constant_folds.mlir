@@ -11,6 +11,7 @@ func.func @f(%x: tensor<1x3xf32>) -> tensor<1x2xf32> {
   %y = "onnx.MatMul"(%x, %t) : (tensor<1x3xf32>, tensor<3x2xf32>) -> tensor<1x2xf32>
   func.return %y : tensor<1x2xf32>
 }
+// CHECK-NOT:  tensor<2x3xi8>
 // CHECK:      %{{.*}} = "onnx.Constant"() {value = dense<{{\[}}[1, 4], [-2, 5], [3, -6]]> : tensor<3x2xi8>} : () -> tensor<3x2xi8>
 // CHECK-NEXT: %{{.*}} = quant.scast %{{.*}} : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8<-7:7>:f32, 5.000000e-01>>
 // CHECK-NEXT: %{{.*}} = quant.dcast %{{.*}} : tensor<3x2x!quant.uniform<i8<-7:7>:f32, 5.000000e-01>> to tensor<3x2xf32>
