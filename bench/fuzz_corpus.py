@@ -34,8 +34,8 @@ def main() -> int:
         (root / "outside.bin").write_bytes(bytes(64))
         for kind in KINDS:
             counts[kind] = Counter()
-            start = BUDGET[kind] if first is None else first
-            for index in range(start, start + cases):
+            begin = BUDGET[kind] if first is None else first
+            for index in range(begin, begin + cases):
                 result = run_case(kind, root, index)
                 counts[kind][result.outcome] += 1
                 if result.outcome not in GOOD:
