@@ -43,7 +43,8 @@ def add_tensor_cap_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def fail(message: str) -> NoReturn:
-    print(message, file=sys.stderr)
+    """Print `message` as one line (line breaks quoted from the input escaped) and exit 1."""
+    print(message.replace("\r", "\\r").replace("\n", "\\n"), file=sys.stderr)
     sys.exit(1)
 
 

@@ -25,6 +25,11 @@ def parse_model(data: bytes, label: str) -> onnx.ModelProto:
         raise FrontendError(f"{label}: not an ONNX model (truncated or not a ModelProto: {_first_line(error)})") from None
     if model.ir_version == 0 or not model.HasField("graph"):
         raise FrontendError(f"{label}: not an ONNX model (no IR version or no graph)")
+    graph = model.graph
+    names = [graph.name, *(t.name for t in graph.initializer), *(v.name for v in [*graph.input, *graph.output])]
+    names += [text for n in graph.node for text in (n.name, n.op_type, n.domain, *n.input, *n.output)]
+    if any(not isinstance(name, str) for name in names):  # protobuf hands invalid UTF-8 back as bytes
+        raise FrontendError(f"{label}: a name in the graph is not UTF-8 text")
     return model
 
 

@@ -98,6 +98,13 @@ def test_bad_mlir_is_one_line_from_every_tool(tmp_path, capsys, tool, case):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("tool", ["bitfold-run", "bitfold-compile"])
+def test_a_line_break_quoted_from_the_input_stays_on_the_line(tmp_path, capsys, tool):
+    path = tmp_path / "bad.mlir"
+    path.write_bytes(b'func.func @f() {\n  "o\\0Anx.Constant"() : () -> ()\n  func.return\n}\n')
+    assert one_error_line(tool, path, capsys).endswith("error: Operation o\\nnx.Constant is not registered")
+
+
 def test_lower_quant_on_ir_breaking_dominance_is_one_line(tmp_path, capsys):
     path = tmp_path / "bad.mlir"
     path.write_bytes(BAD_TEXT["use before definition"][0])

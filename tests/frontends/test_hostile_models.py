@@ -257,3 +257,11 @@ def test_standard_node_on_a_qonnx_result_of_a_wrong_type():
     model.graph.input[0].type.tensor_type.elem_type = TensorProto.INT16
     model.graph.output[0].type.tensor_type.elem_type = TensorProto.INT16
     bitfold_refuses(model)
+
+
+def test_names_that_are_not_utf8():
+    model = quantize([4], np.float32(1), np.int8(0))
+    model.graph.name = "fuzzname"
+    data = model.SerializeToString().replace(b"fuzzname", b"f\xdazzname")
+    with pytest.raises(FrontendError, match="a name in the graph is not UTF-8 text"):
+        import_model(data)

@@ -113,6 +113,10 @@ def oracle_outputs(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -> lis
             from qonnx.core.onnx_exec import execute_onnx
             from qonnx.transformation.infer_shapes import InferShapes
 
+            for node in model.graph.node:  # Brevitas' name, which bitfold reads as DOWN (`dialects/qonnx.py`)
+                for attribute in node.attribute:
+                    if attribute.name == "rounding_mode" and attribute.s.upper() == b"ROUND_TO_ZERO":
+                        attribute.s = b"DOWN"
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 results = execute_onnx(ModelWrapper(model).transform(InferShapes()), dict(inputs))
