@@ -7,6 +7,8 @@ outputs asked for in `out/`) under a per-case alarm and a 64 MiB tensor cap. Its
 - `error`: exit status 1 and exactly one stderr line `error: ...` (or `file:line:col: error: ...`);
 - `traceback`: any other exception, exit status or stderr;
 - `hang`: over the alarm;
+- `memory`: the out-of-memory error line, or the process's peak memory grown by more than
+  `MEMORY_GROWTH` during the case (a blow-up past the cap that did not fail);
 - `outside write`: anything created or changed under `root` but outside `out/`, or a hostile
   absolute output name created;
 - `oracle refuses` / `mismatch`: exit 0 on a model the oracle refuses, or different outputs.
@@ -16,6 +18,7 @@ import contextlib
 import io
 import os
 import re
+import resource
 import signal
 import warnings
 from collections.abc import Callable, Sequence
@@ -31,7 +34,8 @@ CASE_SECONDS = 20
 FUZZ_CAP_BYTES = 64 << 20
 ONE_LINE = re.compile(r"^(\S[^\n]*: )?error: .")
 ABSOLUTE_NAMES = ("/tmp/bitfold-fuzz-absolute",)
-OUTCOMES = ("ok", "error", "traceback", "hang", "outside write", "oracle refuses", "mismatch")
+OUTCOMES = ("ok", "error", "traceback", "hang", "memory", "outside write", "oracle refuses", "mismatch")
+MEMORY_GROWTH = 4 * FUZZ_CAP_BYTES
 
 
 class Hang(Exception):
@@ -59,6 +63,7 @@ def _on_alarm(signum, frame):
 def run_tool(main: Callable[[Sequence[str]], None], args: Sequence[str], root: Path, case: Path) -> Result:
     """Run `main(args)` from `case` as working directory and classify it (see the module docstring)."""
     before = _tree(root, case / "out")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
     stdout, stderr = io.StringIO(), io.StringIO()
     previous_directory, previous_handler = os.getcwd(), signal.signal(signal.SIGALRM, _on_alarm)
     status: object = 0
@@ -80,6 +85,8 @@ def run_tool(main: Callable[[Sequence[str]], None], args: Sequence[str], root: P
     if _tree(root, case / "out") != before or any(Path(n).exists() or Path(n + ".npy").exists() for n in ABSOLUTE_NAMES):
         return Result("outside write", str(set(_tree(root, case / "out")) ^ set(before)))
     lines = stderr.getvalue().splitlines()
+    if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - peak > MEMORY_GROWTH or "out of memory" in stderr.getvalue():
+        return Result("memory", " ".join(args))
     if status in (0, None):
         return Result("ok", stdout=stdout.getvalue())
     if status == 1 and len(lines) == 1 and ONE_LINE.match(lines[0]):
