@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 
 from bitfold import __version__
-from bitfold.array_files import load_array
 from bitfold.backends.llvm import DEFAULT_VLEN, HOST, LLVM_TARGETS, VLENS, LlvmInputError, harness_target
 from bitfold.backends.riscv import CodegenError
 from bitfold.backends.riscv.harness import HarnessError, compile_object, section_sizes
@@ -32,6 +31,7 @@ from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
 from bitfold.output_files import write_file, write_files
 from bitfold.riscv import CompiledModel, compile_model
+from bitfold.samples import named_arrays
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -60,19 +60,7 @@ C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _inputs(specs: Sequence[str], compiled: CompiledModel) -> dict[str, np.ndarray]:
-    names = [p.name for p in compiled.inputs]
-    inputs = {}
-    for spec in specs:
-        name, sep, path = spec.rpartition("=")
-        if not sep:
-            if len(names) != 1:
-                raise InterpretationInputError(f"the model has inputs {names}: give --run NAME=FILE.npy for each")
-            name = names[0]
-        inputs[name] = load_array(path)
-    missing = [n for n in names if n not in inputs]
-    if missing:
-        raise InterpretationInputError(f"--run lacks inputs {missing}")
-    return inputs
+    return named_arrays(specs, [p.name for p in compiled.inputs], "--run")
 
 
 def _agreement(got: np.ndarray, want: np.ndarray) -> str:

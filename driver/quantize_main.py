@@ -10,6 +10,7 @@ tensor (or `--per-channel`), any bit width 1..16 (default 8), power-of-two scale
 or with `--calibrated` the float model with its statistics. Errors are one line and exit 1."""
 
 import argparse
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,13 +23,15 @@ from bitfold.backends.onnx.qcdq import QcdqForm
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.qonnx import QonnxForm
 from bitfold.backends.onnx.qop import QopForm
-from bitfold.diagnostics import one_line_errors
+from bitfold.diagnostics import add_tensor_cap_argument, one_line_errors
+from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names
-from bitfold.load import load_module
+from bitfold.load import full_context, load_module
+from bitfold.output_files import write_file
 from bitfold.passes.calibration.calibrated_to_uniform import CalibrationError
 from bitfold.passes.calibration.statistics import METHODS
 from bitfold.quantize import QuantizeOptions, calibrate_model
-from bitfold.samples import samples_from
+from bitfold.samples import calibration_samples
 
 FORMS = {"qdq": QdqForm, "qcdq": QcdqForm, "qonnx": QonnxForm, "qop": QopForm}
 
@@ -55,6 +58,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--calibrated", action="store_true",
                         help="write the float model with its !quant.calibrated statistics (OUT.mlir)")
     parser.add_argument("--version", action="version", version=f"bitfold-quantize {__version__}")
+    add_tensor_cap_argument(parser)
     return parser
 
 
@@ -68,21 +72,18 @@ def main(args: Sequence[str] | None = None) -> None:
         parser.error("--calibrated writes IR: -o OUT.mlir")
     scheme = QuantizeOptions(options.activations, options.weights, options.per_channel, options.symmetric,
                              options.power_of_two, options.method)
-    with one_line_errors(InterpretationInputError, CalibrationError, ExportError):
+    with one_line_errors(InterpretationInputError, CalibrationError, ExportError), \
+            tensor_limits(max_bytes=options.max_tensor_bytes):
         module = load_module(options.model)
         function = entry_function(module)
         shapes = [arg.type.get_shape() for arg in function.args]
-        samples = samples_from([], options.calibration, input_names(function), shapes)
-        if not samples:
-            raise InterpretationInputError(f"{options.calibration} holds no samples")
+        samples = calibration_samples(options.calibration, input_names(function), shapes)
         calibrate_model(module, samples, scheme)
         if not options.calibrated:
-            from bitfold.load import full_context
-
             scheme.uniform_pass().apply(full_context(), module)
         if output.suffix == ".onnx":
-            output.write_bytes(export_model(module, FORMS[options.form]()).SerializeToString())
+            write_file(output, export_model(module, FORMS[options.form]()).SerializeToString())
         else:
-            with output.open("w") as stream:
-                Printer(stream).print_op(module)
-                stream.write("\n")
+            text = io.StringIO()
+            Printer(text).print_op(module)
+            write_file(output, (text.getvalue() + "\n").encode())

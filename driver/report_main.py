@@ -10,6 +10,7 @@ array per model input whose first axis concatenates samples of the input's shape
 (matplotlib). The calculation: `bitfold.report.model_report`. Errors are one line and exit 1."""
 
 import argparse
+import io
 import json
 import math
 from collections.abc import Sequence
@@ -20,9 +21,11 @@ import numpy as np
 from bitfold import __version__
 from bitfold.backends.riscv import ARCHITECTURES, CodegenError
 from bitfold.backends.riscv.harness import HarnessError
-from bitfold.diagnostics import one_line_errors
+from bitfold.diagnostics import add_tensor_cap_argument, one_line_errors
+from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names
 from bitfold.load import load_module
+from bitfold.output_files import write_file
 from bitfold.report import Report, model_report
 from bitfold.samples import samples_from
 
@@ -37,6 +40,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--json", metavar="FILE", help="write the report as JSON")
     parser.add_argument("--plot", metavar="FILE", help="draw cost and error per layer (.png or .svg)")
     parser.add_argument("--version", action="version", version=f"bitfold-report {__version__}")
+    add_tensor_cap_argument(parser)
     return parser
 
 
@@ -73,8 +77,8 @@ def format_table(report: Report) -> str:
     return "\n".join(lines)
 
 
-def plot(report: Report, path: str) -> None:
-    """Per-layer MACs (and instructions) above, SQNR below, saved to `path` (PNG or SVG)."""
+def plot(report: Report, image_format: str) -> bytes:
+    """Per-layer MACs (and instructions) above, SQNR below, as an image (`png` or `svg`)."""
     try:
         import matplotlib
     except ImportError:
@@ -95,13 +99,16 @@ def plot(report: Report, path: str) -> None:
     error.set_ylabel("SQNR vs float (dB)")
     error.set_xticks(positions, names, rotation=90)
     figure.tight_layout()
-    figure.savefig(path)
+    image = io.BytesIO()
+    figure.savefig(image, format=image_format)
     pyplot.close(figure)
+    return image.getvalue()
 
 
 def main(args: Sequence[str] | None = None) -> None:
     options = _arguments().parse_args(args)
-    with one_line_errors(InterpretationInputError, CodegenError, HarnessError):
+    with one_line_errors(InterpretationInputError, CodegenError, HarnessError), \
+            tensor_limits(max_bytes=options.max_tensor_bytes):
         module = load_module(options.model)
         function = entry_function(module)
         shapes = [arg.type.get_shape() for arg in function.args]
@@ -109,6 +116,6 @@ def main(args: Sequence[str] | None = None) -> None:
         report = model_report(module, options.target, samples)
         print(format_table(report))
         if options.json:
-            Path(options.json).write_text(json.dumps(report.as_json(), indent=2) + "\n")
+            write_file(options.json, (json.dumps(report.as_json(), indent=2) + "\n").encode())
         if options.plot:
-            plot(report, options.plot)
+            write_file(options.plot, plot(report, Path(options.plot).suffix.lstrip(".") or "png"))

@@ -72,11 +72,14 @@ def test_plot_writes_an_image(tmp_path):
 
 
 @pytest.mark.parametrize(("args", "expected"), [
-    (["--calibration", "{tmp}/missing.npz"], "error: No such file or directory"),
+    (["--calibration", "{tmp}/missing.npz"], "error: {tmp}/missing.npz: No such file or directory"),
+    (["--calibration", "{tmp}/objects.npz"], "error: {tmp}/objects.npz:input.npy: unsupported element type object"),
+    (["--input", "{tmp}/missing.npy"], "error: {tmp}/missing.npy: No such file or directory"),
     (["--calibration", "{tmp}/other.npz"], "error: {tmp}/other.npz lacks inputs ['input']"),
 ])
 def test_bad_input_is_one_line(tmp_path, capsys, args, expected):
     np.savez(tmp_path / "other.npz", x=np.zeros((1, 3, 16, 16), np.float32))
+    np.savez(tmp_path / "objects.npz", input=np.array([{"a": 1}], dtype=object))
     with pytest.raises(SystemExit) as exit_:
         main([str(EXAMPLE), *(a.format(tmp=tmp_path) for a in args)])
     assert exit_.value.code == 1
