@@ -143,3 +143,10 @@ def run(module: ModuleOp, inputs: Mapping[str, Any] | Sequence[Any], function: s
     entry = entry_function(module, function)
     results = make_interpreter(module).call_op(entry, tuple(_arguments(entry, inputs)))
     return {name: np.asarray(value) for name, value in zip(output_names(entry), results, strict=True)}
+
+
+def run_on_samples(module: ModuleOp, samples: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[np.ndarray]:
+    """`run` on every sample; for each output of `names`, its values in float64 stacked along a new
+    leading axis (one row a sample)."""
+    runs = [run(module, dict(sample)) for sample in samples]
+    return [np.stack([np.asarray(r[name], dtype=np.float64) for r in runs]) for name in names]

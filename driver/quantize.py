@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from bitfold.interpreter import entry_function, run
+from bitfold.interpreter import entry_function, run_on_samples
 from bitfold.load import full_context
 from bitfold.passes.calibration.calibrated_to_uniform import CalibratedToUniformPass
 from bitfold.passes.calibration.points import annotate_calibration, quantization_points, range_source
@@ -47,8 +47,7 @@ def observe_points(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]]
     observed = module.clone()
     function = entry_function(observed)
     names = append_results(function, quantization_points(function), OBSERVED_PREFIX)
-    runs = [run(observed, dict(sample)) for sample in samples]
-    return [np.concatenate([np.asarray(r[name], dtype=np.float64).ravel() for r in runs]) for name in names]
+    return [values.ravel() for values in run_on_samples(observed, samples, names)]
 
 
 def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions) -> None:

@@ -26,11 +26,11 @@ from bitfold.backends.onnx.qop import QopForm
 from bitfold.diagnostics import add_tensor_cap_argument, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names
-from bitfold.load import full_context, load_module
+from bitfold.load import load_module
 from bitfold.output_files import write_file
 from bitfold.passes.calibration.calibrated_to_uniform import CalibrationError
 from bitfold.passes.calibration.statistics import METHODS
-from bitfold.quantize import QuantizeOptions, calibrate_model
+from bitfold.quantize import QuantizeOptions, calibrate_model, quantize_model
 from bitfold.samples import calibration_samples
 
 FORMS = {"qdq": QdqForm, "qcdq": QcdqForm, "qonnx": QonnxForm, "qop": QopForm}
@@ -78,9 +78,7 @@ def main(args: Sequence[str] | None = None) -> None:
         function = entry_function(module)
         shapes = [arg.type.get_shape() for arg in function.args]
         samples = calibration_samples(options.calibration, input_names(function), shapes)
-        calibrate_model(module, samples, scheme)
-        if not options.calibrated:
-            scheme.uniform_pass().apply(full_context(), module)
+        (calibrate_model if options.calibrated else quantize_model)(module, samples, scheme)
         if output.suffix == ".onnx":
             write_file(output, export_model(module, FORMS[options.form]()).SerializeToString())
         else:

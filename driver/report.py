@@ -20,7 +20,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.backends.riscv.layer_markers import count_layers, mark_layers
-from bitfold.interpreter import entry_function, run
+from bitfold.interpreter import entry_function, run_on_samples
 from bitfold.load import full_context
 from bitfold.passes.layer_report import (
     LayerCost,
@@ -67,12 +67,6 @@ def quant_form(module: ModuleOp) -> ModuleOp:
     return canonical
 
 
-def _probe_outputs(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], count: int) -> list[np.ndarray]:
-    """Each probe's values over all samples, concatenated along a new leading axis."""
-    runs = [run(module, dict(sample)) for sample in samples]
-    return [np.stack([np.asarray(r[f"{PROBE_PREFIX}{i}"], dtype=np.float64) for r in runs]) for i in range(count)]
-
-
 def _max_steps(a: np.ndarray, b: np.ndarray, step: np.ndarray | None) -> float | None:
     if step is None:
         return None
@@ -100,9 +94,10 @@ def _errors(canonical: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]]) ->
     ctx = full_context()
     for stage in (QuantToIntegerPass(integer_io=False), LowerQuantPass()):
         stage.apply(ctx, integer)
-    quantized_values = _probe_outputs(probed, samples, count)
-    float_values = _probe_outputs(floating, samples, count)
-    integer_values = _probe_outputs(integer, samples, count)
+    probes = [f"{PROBE_PREFIX}{i}" for i in range(count)]
+    quantized_values = run_on_samples(probed, samples, probes)
+    float_values = run_on_samples(floating, samples, probes)
+    integer_values = run_on_samples(integer, samples, probes)
     return [(_max_steps(q, f, s), _sqnr(f, q), _max_steps(i, q, s))
             for q, f, i, s in zip(quantized_values, float_values, integer_values, steps, strict=True)]
 

@@ -53,7 +53,7 @@ from bitfold.dialects.quant import (
     element_type,
 )
 from bitfold.dialects.quant_semantics import dequantize, quantize, requantize
-from bitfold.passes.lower_quant.casts import storage_tensor
+from bitfold.passes.lower_quant.casts import expressed_tensor, storage_tensor
 from bitfold.passes.lower_quant.requant import LowerRequantize
 
 EXHAUSTIVE_LIMIT = 1 << 18
@@ -104,8 +104,7 @@ class SpellRequantizeUpstream(RewritePattern):
         if not isinstance(op.input.type, TensorType):
             return
         if upstream_casts_are_exact(op):
-            expressed = TensorType(element_type(op.input.type).expressed_type, op.input.type.get_shape())
-            dequantized = DequantizeCastOp(op.input, expressed)
+            dequantized = DequantizeCastOp(op.input, expressed_tensor(op.input.type))
             rewriter.replace(op, [dequantized, QuantizeCastOp(dequantized.result, op.result.type)])
             return
         self._integer_form(op, rewriter)

@@ -27,21 +27,16 @@ from bitfold.dialects.quant import (
     element_type,
 )
 from bitfold.passes.layer_report.costs import is_constant, layer_ops
+from bitfold.passes.lower_quant.casts import expressed_tensor
 from bitfold.passes.observed_values import append_results
 
 PROBE_PREFIX = "probe"
 
 
-def _expressed(value_type: TensorType) -> TensorType:
-    quantized = element_type(value_type)
-    assert isinstance(quantized, QuantizedType)
-    return TensorType(quantized.expressed_type, value_type.get_shape())
-
-
 def _dequantized(value: SSAValue, after: Operation) -> SSAValue:
     if not isinstance(element_type(value.type), QuantizedType):
         return value
-    cast = DequantizeCastOp(value, _expressed(value.type))
+    cast = DequantizeCastOp(value, expressed_tensor(value.type))
     Rewriter.insert_op(cast, InsertPoint.after(after))
     return cast.result
 
@@ -93,4 +88,4 @@ def strip_activation_quantization(module: ModuleOp) -> None:
             for result in op.results:
                 if isinstance(result.type, TensorType) and isinstance(element_type(result.type), QuantizedType) \
                         and not is_constant(result):
-                    Rewriter.replace_value_with_new_type(result, _expressed(result.type))
+                    Rewriter.replace_value_with_new_type(result, expressed_tensor(result.type))

@@ -42,6 +42,11 @@ def storage_tensor(container: TensorType) -> TensorType:
     return TensorType(container.element_type.storage_integer_type(), container.get_shape())
 
 
+def expressed_tensor(container: TensorType) -> TensorType:
+    """The tensor type a quantized tensor dequantizes to: its expressed float type."""
+    return TensorType(container.element_type.expressed_type, container.get_shape())
+
+
 def working_type(qtype: QuantizedType) -> IntegerType:
     """iW holding q - zp and the qcast grid without overflow."""
     return IntegerType(32 if qtype.storage_integer_type().width.data <= 16 else 64)
