@@ -4,8 +4,8 @@ the well-formed neighbours of each run as onnxruntime runs them."""
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
+from models.runners import onnxruntime_session
 from onnx import TensorProto, helper, numpy_helper
 from qonnx.custom_op.general.intquant import resolve_rounding_mode
 
@@ -34,8 +34,7 @@ def quantize(x_shape, scale, zero_point, opset=21, **attributes) -> onnx.ModelPr
 
 
 def onnxruntime_run(model: onnx.ModelProto, x: np.ndarray):
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return session.run(None, {"x": x})[0]
+    return onnxruntime_session(model, optimize=True).run(None, {"x": x})[0]
 
 
 def onnxruntime_refuses(model: onnx.ModelProto, x: np.ndarray) -> bool:

@@ -3,7 +3,7 @@ parameters, checked against onnxruntime where values are computed."""
 
 import numpy as np
 import onnx
-import onnxruntime
+from models.runners import onnxruntime_session
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 
@@ -22,7 +22,7 @@ def make_model(nodes, inputs, outputs, initializers=(), opset=21) -> onnx.ModelP
 
 
 def run_both(model: onnx.ModelProto, inputs: dict[str, np.ndarray]):
-    expected = onnxruntime.InferenceSession(model.SerializeToString()).run(None, inputs)
+    expected = onnxruntime_session(model).run(None, inputs)
     got = bitfold.run(import_model(model.SerializeToString()), list(inputs.values()))
     return list(got.values()), expected
 
@@ -123,5 +123,5 @@ def test_numeric_value_names_survive_rewrites():
     OnnxToQuantPass().apply(ctx, module)
     CanonicalizePass().apply(ctx, module)
     x = {"0": np.array([[-1.0, 0.1, 0.375], [2.0, 60.0, -0.125]], np.float32)}
-    expected = onnxruntime.InferenceSession(model.SerializeToString()).run(None, x)[0]
+    expected = onnxruntime_session(model).run(None, x)[0]
     np.testing.assert_array_equal(bitfold.run(module, x)["15"], expected)

@@ -3,8 +3,8 @@ for the original model."""
 
 import numpy as np
 import onnx
-import onnxruntime
 import pytest
+from models.runners import onnxruntime_session
 from onnx import TensorProto, helper
 
 import bitfold
@@ -39,7 +39,7 @@ CASES = {
 def test_old_form_matches_onnxruntime(name):
     node, opset, x_shape, y_shape = CASES[name]
     model = single_node_model(node, opset, x_shape, y_shape)
-    (expected,) = onnxruntime.InferenceSession(model.SerializeToString()).run(None, {"x": X})
+    (expected,) = onnxruntime_session(model, optimize=True).run(None, {"x": X})
     got = bitfold.run(import_model(model.SerializeToString()), [X])["y"]
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got, expected)

@@ -5,9 +5,9 @@ positive); where the oracle refuses it, bitfold refuses it in one `FrontendError
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from models.runners import onnxruntime_session
 from onnx import TensorProto, helper, numpy_helper
 from qonnx.custom_op.general.intquant import int_quant, resolve_rounding_mode
 
@@ -58,10 +58,8 @@ def qdq_models(draw):
 
 
 def onnxruntime_outputs(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray | None:
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
     try:
-        return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+        return onnxruntime_session(model, optimize=True, log_severity=4).run(None, {"x": x})[0]
     except Exception:  # noqa: BLE001 - any failure is the oracle's refusal
         return None
 

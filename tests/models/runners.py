@@ -14,6 +14,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from .exact_integer_kernels import exact_integer_kernels
 from .float_models import IR_VERSION
 
 
@@ -49,22 +50,32 @@ def random_inputs(model: str | os.PathLike | onnx.ModelProto, seed: int = 0) -> 
     return feeds
 
 
-def run_onnxruntime(
-    model_path: str | os.PathLike | onnx.ModelProto, inputs: Mapping[str, np.ndarray]
-) -> dict[str, np.ndarray]:
-    """Run a model with onnxruntime's CPU provider, all graph optimizations disabled.
+def onnxruntime_session(model: str | os.PathLike | onnx.ModelProto, optimize: bool = False, log_severity: int = 3):
+    """An onnxruntime CPU session on the model whose integer kernels are exact on every x86-64 CPU
+    (`exact_integer_kernels`: its u8 x s8 nodes as the equivalent u8 x u8 ones).
 
-    `ORT_DISABLE_ALL` makes onnxruntime execute the graph literally: no QDQ fusion into integer
-    kernels, no constant folding, so the numbers are those of the ops the file contains.
-    Returns every graph output by name.
+    By default all graph optimizations are disabled (`ORT_DISABLE_ALL`): onnxruntime executes the
+    graph literally, no QDQ fusion into integer kernels, no constant folding, so the numbers are
+    those of the ops the file contains. `optimize` keeps onnxruntime's default level, for tests of
+    what its default session does; its QDQ fusions may then make u8 x s8 kernels of their own.
+    `log_severity` is onnxruntime's (3: errors only, 4: fatal only).
     """
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    options.log_severity_level = 3
-    source = model_path.SerializeToString() if isinstance(model_path, onnx.ModelProto) else os.fspath(model_path)
-    session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+    if not optimize:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.log_severity_level = log_severity
+    source = exact_integer_kernels(_load(model)).SerializeToString()
+    return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+
+
+def run_onnxruntime(
+    model_path: str | os.PathLike | onnx.ModelProto, inputs: Mapping[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """Run a model in `onnxruntime_session` (graph optimizations disabled, integer kernels exact on
+    every CPU). Returns every graph output by name."""
+    session = onnxruntime_session(model_path)
     names = [o.name for o in session.get_outputs()]
     return dict(zip(names, session.run(names, dict(inputs)), strict=True))
 

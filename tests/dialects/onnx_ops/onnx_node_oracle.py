@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import onnx
 import onnx.helper
-import onnxruntime
+from models.runners import onnxruntime_session
 from onnx.reference import ReferenceEvaluator
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -142,10 +142,8 @@ def node_model(node: onnx.NodeProto, inputs: Sequence[np.ndarray | None], opset:
 
 
 def run_onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    options = onnxruntime.SessionOptions()
-    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = onnxruntime.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return session.run(None, feeds)
+    """onnxruntime on the one-node model, its integer kernels exact on every CPU (`onnxruntime_session`)."""
+    return onnxruntime_session(model).run(None, feeds)
 
 
 def run_both(

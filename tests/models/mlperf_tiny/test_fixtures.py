@@ -4,13 +4,12 @@ file holds the ops of its form, and each quantized model stays close to its floa
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import numpy_helper
 
 from models import mlperf_tiny
 from models.mlperf_tiny.architectures import BUILDERS, INPUT_SHAPES, multiply_accumulates
-from models.runners import run_onnxruntime
+from models.runners import onnxruntime_session, run_onnxruntime
 
 PUBLISHED_MACS = {"resnet8": 12.5e6, "dscnn": 2.7e6, "mobilenet_v1": 7.5e6, "autoencoder": 0.264e6}
 """Multiply-accumulates per inference in the MLPerf Tiny paper (Banbury et al., 2021, table 1)."""
@@ -48,7 +47,6 @@ def test_quantized_model_is_close_to_its_float_network(name):
     network = mlperf_tiny.network_of(name)
     feeds = mlperf_tiny.inputs(name)
     assert list(feeds["input"].shape) == INPUT_SHAPES[network] and feeds["input"].dtype == np.float32
-    session = ort.InferenceSession(BUILDERS[network]().SerializeToString(), providers=["CPUExecutionProvider"])
-    (real,) = session.run(None, feeds)
+    (real,) = onnxruntime_session(BUILDERS[network](), optimize=True).run(None, feeds)
     (quantized,) = run_onnxruntime(mlperf_tiny.path(name), feeds).values()
     assert np.abs(quantized - real).max() <= QUANTIZATION_ERROR * np.abs(real).max()

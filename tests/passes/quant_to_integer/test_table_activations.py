@@ -16,10 +16,10 @@ QLinearSigmoid / QLinearLeakyRelu):
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from models.float_models import IR_VERSION
 from models.quantized import QuantConfig, quantize
+from models.runners import onnxruntime_session
 from onnx import TensorProto, helper, numpy_helper
 
 import bitfold
@@ -98,9 +98,8 @@ EXACT_TO_ONNXRUNTIME = {"LeakyRelu", "HardSigmoid", "HardSwish", "ThresholdedRel
 
 
 def onnxruntime_outputs(path, inputs: dict) -> list[np.ndarray]:
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"]).run(None, inputs)
+    """onnxruntime (ORT_DISABLE_ALL) on the model, its integer kernels exact on every CPU."""
+    return onnxruntime_session(path).run(None, inputs)
 
 
 def integer_module(path, lower: bool = True):
