@@ -552,7 +552,7 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
 
 
 @dataclass(frozen=True)
-class BitfoldAllocateRegistersPass(ModulePass):
+class BitfoldRiscvAllocateRegistersPass(ModulePass):
     """Registers for every value, spilling when needed (module docstring). Option `registers`:
     how many of t0..t6, a0..a7, s0..s11 (in that order) are allocatable, 1 to 27."""
 
