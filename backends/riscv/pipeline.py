@@ -60,6 +60,7 @@ from bitfold.backends.riscv.population_count import BitfoldRiscvExpandCtpopPass
 from bitfold.backends.riscv.prologue import BitfoldRiscvPrologueEpiloguePass
 from bitfold.backends.riscv.register_allocation import BitfoldRiscvAllocateRegistersPass, NeedsSpilling
 from bitfold.backends.riscv.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
+from bitfold.backends.riscv.registers import ALLOCATABLE_INTEGER_REGISTERS
 from bitfold.passes.bufferize import BufferizePass
 from bitfold.passes.sub_byte_outputs import WidenSubByteOutputsPass
 
@@ -129,17 +130,17 @@ def check_input(module: ModuleOp, xlen: int) -> func.FuncOp:
     return function
 
 
-TILE_REGISTER_BUDGETS = (27, 23, 19)
-"""Registers the tile planner may fill, tried in turn until no loop nest needs spilling
-(`lower_to_riscv`); the last budget's code is allowed to spill."""
-
-ALLOCATABLE_REGISTERS = 27
-"""How many of t0..t6, a0..a7, s0..s11 the code may use (`lower_to_riscv`'s default; tests
-restrict it to force spilling)."""
+TILE_REGISTER_BUDGETS = tuple(ALLOCATABLE_INTEGER_REGISTERS - fewer for fewer in (0, 4, 8))
+"""Registers the tile planner may fill (27, 23, 19), tried in turn until no loop nest needs
+spilling (`lower_to_riscv`); the last budget's code is allowed to spill."""
 
 
 def riscv_passes(
-    xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spill: bool = True, registers: int = 27, zbb: bool = False
+    xlen: int,
+    tile_registers: int = TILE_REGISTER_BUDGETS[0],
+    spill: bool = True,
+    registers: int = ALLOCATABLE_INTEGER_REGISTERS,
+    zbb: bool = False,
 ) -> list[ModulePass]:
     """The passes from the backend's tensor IR to register-allocated riscv (module docstring):
     register tiles planned for `tile_registers`, `registers` allocatable, spilling allowed or
@@ -185,14 +186,14 @@ def lower_to_riscv(
     zbb: bool = False,
 ) -> ModuleOp:
     """`riscv_passes` on a copy of `module`, with the largest register-tile budget (at most
-    `registers`, default `ALLOCATABLE_REGISTERS`) whose code needs no spilling, else the
+    `registers`, default all: `ALLOCATABLE_INTEGER_REGISTERS`) whose code needs no spilling, else the
     smallest, spilling; returns the lowered copy. `after` sees each pass and the module it
     produced."""
     if ctx is None:
         ctx = Context()
         for name, factory in get_all_dialects().items():
             ctx.register_dialect(name, factory)
-    registers = ALLOCATABLE_REGISTERS if registers is None else registers
+    registers = ALLOCATABLE_INTEGER_REGISTERS if registers is None else registers
     budgets = sorted({min(budget, registers) for budget in TILE_REGISTER_BUDGETS}, reverse=True)
     for budget in budgets:
         attempt = module.clone()

@@ -43,7 +43,6 @@ from xdsl.traits import SymbolTable
 
 from bitfold.backends.riscv.instructions import LOADS, STORES, LdOp
 from bitfold.backends.riscv.loop_nest_plan import (
-    ALLOCATABLE_INTEGER_REGISTERS,
     IMMEDIATE_REACH,
     Access,
     CostModel,
@@ -53,6 +52,7 @@ from bitfold.backends.riscv.loop_nest_plan import (
     plan_nest,
 )
 from bitfold.backends.riscv.registers import (
+    ALLOCATABLE_INTEGER_REGISTERS,
     add_constant,
     fits_immediate,
     load_immediate,
