@@ -27,9 +27,15 @@ def _qonnx() -> Dialect:
     return QOnnx
 
 
+def _rvmem() -> Dialect:
+    from bitfold.backends.riscv.instructions import RvMem
+
+    return RvMem
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
-    """bitfold's dialects by name."""
-    return {"quant": _quant, "onnx": _onnx, "qonnx": _qonnx}
+    """bitfold's dialects by name (`rvmem`: the RISC-V backend's loads, stores and `la`)."""
+    return {"quant": _quant, "onnx": _onnx, "qonnx": _qonnx, "rvmem": _rvmem}
 
 
 def _lazy(module: str, name: str) -> Callable[[], type]:
@@ -42,7 +48,8 @@ def _lazy(module: str, name: str) -> Callable[[], type]:
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """bitfold's passes by name (`canonicalize` also applies the quant dialect's patterns)."""
+    """bitfold's passes by name, each runnable alone with `bitfold-opt -p NAME` (docs/design.md,
+    "Pass names"). The RISC-V backend's are listed in `riscv_passes` order."""
     return {
         "onnx-to-quant": _lazy("passes.onnx_to_quant", "OnnxToQuantPass"),
         "canonicalize-quant": _lazy("passes.canonicalize_quant", "CanonicalizeQuantPass"),
@@ -56,13 +63,26 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "onnx-to-backend-input": _lazy("passes.pipelines", "OnnxToBackendInputPipeline"),
         "onnx-data-movement-to-linalg": _lazy("passes.onnx_data_movement_to_linalg", "OnnxDataMovementToLinalgPass"),
         "bufferize": _lazy("passes.bufferize", "BufferizePass"),
-        "bitfold-vector-contraction": _lazy("backends.llvm.vector_contraction", "VectorContractionPass"),
-        "bitfold-register-tiled-loops": _lazy("backends.riscv.register_tiled_loops", "BitfoldRegisterTiledLoopsPass"),
-        "bitfold-linalg-to-loops": _lazy("backends.riscv.linalg_to_loops", "BitfoldLinalgToLoopsPass"),
-        "bitfold-riscv-copy-loop-values": _lazy("backends.riscv.loop_value_copies", "CopyLoopValuesPass"),
-        "bitfold-riscv-sink-constants": _lazy("backends.riscv.constant_sinking", "SinkConstantsPass"),
-        "bitfold-riscv-allocate-registers": _lazy("backends.riscv.register_allocation", "BitfoldAllocateRegistersPass"),
-        "bitfold-riscv-prologue-epilogue": _lazy("backends.riscv.prologue", "BitfoldPrologueEpiloguePass"),
+        "widen-sub-byte-outputs": _lazy("passes.sub_byte_outputs", "WidenSubByteOutputsPass"),
+        "bitfold-llvm-vector-contraction": _lazy(
+            "backends.llvm.vector_contraction", "BitfoldLlvmVectorContractionPass"
+        ),
+        "bitfold-riscv-expand-ctpop": _lazy("backends.riscv.population_count", "BitfoldRiscvExpandCtpopPass"),
+        "bitfold-riscv-register-tiled-loops": _lazy(
+            "backends.riscv.register_tiled_loops", "BitfoldRiscvRegisterTiledLoopsPass"
+        ),
+        "bitfold-riscv-linalg-to-loops": _lazy("backends.riscv.linalg_to_loops", "BitfoldRiscvLinalgToLoopsPass"),
+        "bitfold-riscv-memref-to-addresses": _lazy("backends.riscv.lower_memory", "BitfoldRiscvMemrefToAddressesPass"),
+        "bitfold-riscv-multiply-to-shift": _lazy("backends.riscv.pipeline", "BitfoldRiscvMultiplyToShiftPass"),
+        "bitfold-riscv-lower-ptr": _lazy("backends.riscv.lower_memory", "BitfoldRiscvLowerPtrPass"),
+        "bitfold-riscv-lower-arith": _lazy("backends.riscv.lower_integers", "BitfoldRiscvLowerArithPass"),
+        "bitfold-riscv-immediates": _lazy("backends.riscv.immediates", "BitfoldRiscvImmediatesPass"),
+        "bitfold-riscv-sink-constants": _lazy("backends.riscv.constant_sinking", "BitfoldRiscvSinkConstantsPass"),
+        "bitfold-riscv-copy-loop-values": _lazy("backends.riscv.loop_value_copies", "BitfoldRiscvCopyLoopValuesPass"),
+        "bitfold-riscv-allocate-registers": _lazy(
+            "backends.riscv.register_allocation", "BitfoldRiscvAllocateRegistersPass"
+        ),
+        "bitfold-riscv-prologue-epilogue": _lazy("backends.riscv.prologue", "BitfoldRiscvPrologueEpiloguePass"),
     }
 
 

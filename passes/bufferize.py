@@ -86,9 +86,11 @@ def memref_type_of(tensor_type: Attribute) -> MemRefType:
 
 
 def element_bytes(element_type: Attribute) -> int:
-    """Bytes of one element in memory: i1..i8 one (sub-byte values one a byte), i16 two, ..."""
+    """Bytes of one element in memory, for buffers, views and globals alike: ceil(bits / 8), so
+    i1..i8 one (sub-byte values one a byte), i16 two, i32 four (packed sub-byte constants are
+    the RISC-V backend's `bitfold-riscv-memref-to-addresses`)."""
     if not isinstance(element_type, IntegerType):
-        raise PassFailedException(f"bufferize: intermediate buffers of {element_type} are not supported")
+        raise PassFailedException(f"bufferize: buffers of {element_type} are not supported")
     return max(1, -(-element_type.width.data // BITS_PER_BYTE))
 
 

@@ -34,14 +34,13 @@ else fails the pass with one line naming the node."""
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NoReturn
+from functools import partial
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    DenseIntOrFPElementsAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -59,12 +58,11 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.utils.exceptions import PassFailedException
 
 from bitfold.dialects.evaluation import read_signed
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
-from bitfold.dialects.onnx.constant import dense_to_numpy
+from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.shape import (
     ConcatOp,
     FlattenOp,
@@ -75,15 +73,14 @@ from bitfold.dialects.onnx.shape import (
     UnsqueezeOp,
     normalized_axes,
 )
+from bitfold.passes import pass_failure
 from bitfold.passes.linalg_building import Body, generic_op
 
 PASS_NAME = "onnx-data-movement-to-linalg"
 
 
-def fail(op: OnnxOp, message: str) -> NoReturn:
-    """Stop the pass with one line naming the op and its node."""
-    node = f" (node '{op.node_name}')" if op.node_name != op.name else ""
-    raise PassFailedException(f"{PASS_NAME}: '{op.name}'{node}: {message}")
+fail = partial(pass_failure.fail, PASS_NAME)
+"""`fail(op, message)`: stop the pass with one line naming the op and its node."""
 
 
 def integer_tensor(value: SSAValue) -> TensorType | None:
@@ -94,7 +91,7 @@ def integer_tensor(value: SSAValue) -> TensorType | None:
     return None
 
 
-def static_shape(op: OnnxOp, value_type: TensorType, role: str) -> tuple[int, ...]:
+def checked_shape(op: OnnxOp, value_type: TensorType, role: str) -> tuple[int, ...]:
     """The shape of a static, non-empty tensor type; anything else fails the pass."""
     shape = tuple(value_type.get_shape())
     if any(size < 0 for size in shape):
@@ -104,15 +101,12 @@ def static_shape(op: OnnxOp, value_type: TensorType, role: str) -> tuple[int, ..
     return shape
 
 
-def constant_array(op: OnnxOp, operand: SSAValue, role: str) -> np.ndarray:
-    """The value of a constant operand; a non-constant one fails the pass."""
-    owner = operand.owner
-    if isinstance(owner, OnnxConstantOp):
-        return dense_to_numpy(owner.value)
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
-        values, shape = np.asarray(owner.value.get_values()), tuple(owner.value.type.get_shape())
-        return np.broadcast_to(values.reshape(()), shape) if values.size == 1 else values.reshape(shape)  # splat
-    fail(op, f"{role} is not a constant (dynamic {role} are not supported)")
+def required_constant(op: OnnxOp, operand: SSAValue, role: str) -> np.ndarray:
+    """The value of a constant operand (`constant_array`); a non-constant one fails the pass."""
+    values = constant_array(operand)
+    if values is None:
+        fail(op, f"{role} is not a constant (dynamic {role} are not supported)")
+    return values
 
 
 def replace_and_erase_constants(rewriter: PatternRewriter, op: OnnxOp, new_ops: Sequence[Operation], result: SSAValue):
@@ -171,7 +165,7 @@ def build_reshape(source: SSAValue, target_type: TensorType) -> tuple[list[Opera
         return [], source
     if not source_shape:  # xDSL rejects expand_shape's empty reassociation: broadcast the element
         empty_map = AffineMap(len(target_shape), 0, ())
-        return build_generic([source], [empty_map], target_type, lambda body, args: args[0])
+        return parallel_generic([source], [empty_map], target_type, lambda body, args: args[0])
     groups = reshape_groups(source_shape, target_shape)
     source_groups = [g[0] for g in groups] if groups else []
     target_groups = [g[1] for g in groups] if groups else []
@@ -192,7 +186,7 @@ def build_reshape(source: SSAValue, target_type: TensorType) -> tuple[list[Opera
     return ops, value
 
 
-def build_generic(
+def parallel_generic(
     inputs: Sequence[SSAValue],
     input_maps: Sequence[AffineMap],
     result_type: TensorType,
@@ -220,9 +214,9 @@ class LowerReshapes(RewritePattern):
         if (source_type := integer_tensor(source)) is None:
             return
         result_type = checked_result(op, source_type)
-        source_shape = static_shape(op, source_type, "input")
+        source_shape = checked_shape(op, source_type, "input")
         roles = {ReshapeOp: "shape", SqueezeOp: "axes", UnsqueezeOp: "axes"}
-        constants = [constant_array(op, operand, roles[type(op)]) for operand in op.operands[1:]]
+        constants = [required_constant(op, operand, roles[type(op)]) for operand in op.operands[1:]]
         try:
             (expected,) = op.evaluate([np.broadcast_to(np.zeros((), np.bool_), source_shape), *constants])
         except (ValueError, IndexError) as error:
@@ -238,7 +232,7 @@ def checked_result(op: OnnxOp, source_type: TensorType) -> TensorType:
     result_type = op.results[0].type
     if not isinstance(result_type, TensorType) or result_type.element_type != source_type.element_type:
         fail(op, f"result type {result_type} is not a tensor of the input's {source_type.element_type}")
-    static_shape(op, result_type, "result")
+    checked_shape(op, result_type, "result")
     return result_type
 
 
@@ -250,7 +244,7 @@ class LowerTranspose(RewritePattern):
         if (source_type := integer_tensor(op.data)) is None:
             return
         result_type = checked_result(op, source_type)
-        shape = static_shape(op, source_type, "input")
+        shape = checked_shape(op, source_type, "input")
         rank = len(shape)
         perm = list(op.ints_attr("perm")) if "perm" in op.attributes else list(reversed(range(rank)))
         if sorted(perm) != list(range(rank)):
@@ -262,7 +256,7 @@ class LowerTranspose(RewritePattern):
             return
         inverse = [perm.index(axis) for axis in range(rank)]
         read = AffineMap(rank, 0, tuple(AffineDimExpr(inverse[axis]) for axis in range(rank)))
-        ops, value = build_generic([op.data], [read], result_type, lambda body, args: args[0])
+        ops, value = parallel_generic([op.data], [read], result_type, lambda body, args: args[0])
         replace_and_erase_constants(rewriter, op, ops, value)
 
 
@@ -295,7 +289,7 @@ def fill_and_insert(
     constant offsets); no index arithmetic or selection per element. Every axis must be padded
     at its beginning or not at all: an axis the map reads as a plain dimension must have the
     source's size (the generic's verifier)."""
-    filled_ops, filled = build_generic([], [], result_type, lambda body, args: body.emit(arith.ConstantOp(fill)))
+    filled_ops, filled = parallel_generic([], [], result_type, lambda body, args: body.emit(arith.ConstantOp(fill)))
     rank = len(begins)
     identity = AffineMap.identity(rank)
     shifted = AffineMap(rank, 0, tuple(AffineExpr.dimension(d) + begin for d, begin in enumerate(begins)))
@@ -311,12 +305,12 @@ class LowerPad(RewritePattern):
         if (source_type := integer_tensor(op.data)) is None:
             return
         result_type = checked_result(op, source_type)
-        shape = static_shape(op, source_type, "input")
+        shape = checked_shape(op, source_type, "input")
         mode = op.string_attr("mode")
         if mode not in ("constant", "edge"):
             fail(op, f"mode '{mode}' is not supported (constant and edge only)")
-        pads = constant_array(op, op.pads, "pads").reshape(-1)
-        axes = range(len(shape)) if op.axes is None else constant_array(op, op.axes, "axes").reshape(-1)
+        pads = required_constant(op, op.pads, "pads").reshape(-1)
+        axes = range(len(shape)) if op.axes is None else required_constant(op, op.axes, "axes").reshape(-1)
         try:
             axes = normalized_axes(axes, len(shape))
         except ValueError as error:
@@ -331,7 +325,7 @@ class LowerPad(RewritePattern):
         if mode == "edge" and any(p.size + min(p.begin, 0) + min(p.end, 0) <= 0 for p in per_axis):
             fail(op, "mode 'edge' with pads that remove every element of an axis")
         element = source_type.element_type
-        value = None if op.constant_value is None else constant_array(op, op.constant_value, "constant_value")
+        value = None if op.constant_value is None else required_constant(op, op.constant_value, "constant_value")
         fill = pad_value_attr(op, element, value)
         pads_anything = any(p.begin > 0 or p.end > 0 for p in per_axis)
         if mode == "constant" and pads_anything and element.signedness.data != Signedness.SIGNLESS:
@@ -361,7 +355,7 @@ class LowerPad(RewritePattern):
                 return element_value
             return body.emit(arith.SelectOp(inside, element_value, body.emit(arith.ConstantOp(fill))))
 
-        ops, result = build_generic([], [], result_type, build)
+        ops, result = parallel_generic([], [], result_type, build)
         replace_and_erase_constants(rewriter, op, ops, result)
 
 
@@ -374,7 +368,7 @@ class LowerConcat(RewritePattern):
         if not types or any(t is None for t in types):
             return
         result_type = checked_result(op, types[0])
-        shapes = [static_shape(op, t, f"input #{k}") for k, t in enumerate(types)]
+        shapes = [checked_shape(op, t, f"input #{k}") for k, t in enumerate(types)]
         rank = len(shapes[0])
         if any(t.element_type != types[0].element_type for t in types) or any(len(s) != rank for s in shapes):
             fail(op, "inputs differ in element type or rank")
@@ -408,7 +402,7 @@ class LowerConcat(RewritePattern):
                 chosen = body.emit(arith.SelectOp(before_next, values[k], chosen))
             return chosen
 
-        ops, result = build_generic([], [], result_type, build)
+        ops, result = parallel_generic([], [], result_type, build)
         replace_and_erase_constants(rewriter, op, ops, result)
 
 

@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAtt
 from xdsl.printer import Printer
 
 from bitfold.backends.llvm.input_error import LlvmInputError
-from bitfold.backends.llvm.vector_contraction import VectorContractionPass
+from bitfold.backends.llvm.vector_contraction import BitfoldLlvmVectorContractionPass
 from bitfold.passes.bufferize import BufferizePass, workspace_size
 from bitfold.passes.sub_byte_outputs import widen_sub_byte_outputs
 
@@ -42,7 +42,7 @@ def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool)
     BufferizePass().apply(ctx, module)
     widen_sub_byte_outputs(public_function(module))
     if vector:
-        VectorContractionPass().apply(ctx, module)
+        BitfoldLlvmVectorContractionPass().apply(ctx, module)
     function = public_function(module)
     function.sym_name = StringAttr(symbol)
     attrs = function.arg_attrs.data if function.arg_attrs else [DictionaryAttr({})] * len(function.args)

@@ -1,4 +1,4 @@
-"""`bitfold-vector-contraction`: the schedule of the reductions on RVV, decided by bitfold above LLVM
+"""`bitfold-llvm-vector-contraction`: the schedule of the reductions on RVV, decided by bitfold above LLVM
 (LLVM's own vectorizer reduces along k: a horizontal reduction per output, ~39 instructions each).
 
 A reduction `linalg.generic` on memrefs (matmul, convolution, depthwise and pointwise convolution) of two
@@ -274,10 +274,10 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
 
 
 @dataclass(frozen=True)
-class VectorContractionPass(ModulePass):
+class BitfoldLlvmVectorContractionPass(ModulePass):
     """Reduction generics on memrefs -> the outer-product form on scalable vectors (module docstring)."""
 
-    name = "bitfold-vector-contraction"
+    name = "bitfold-llvm-vector-contraction"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         rewriter = Rewriter()

@@ -38,7 +38,7 @@ def sink_constants(function: riscv_func.FuncOp) -> None:
             Rewriter.erase_op(constant)
 
 
-class SinkConstantsPass(ModulePass):
+class BitfoldRiscvSinkConstantsPass(ModulePass):
     """Function-level `li`/`la` copied before each loop nest using them (module docstring)."""
 
     name = "bitfold-riscv-sink-constants"

@@ -12,24 +12,16 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr
 from xdsl.dialects.riscv import riscv_code
 from xdsl.passes import ModulePass
 
 from bitfold.backends.riscv.isa import Isa
 from bitfold.backends.riscv.pipeline import CodegenError, check_input, isa_of, lower_to_riscv
-from bitfold.passes.bufferize import BufferizePass, workspace_size
+from bitfold.passes.bufferize import BufferizePass, element_bytes, workspace_size
 
 DIRECTIVES = {1: ".byte", 2: ".half", 4: ".word", 8: ".dword"}
 VALUES_PER_LINE = 16
-
-
-def element_bytes(global_op: memref.GlobalOp) -> int:
-    """Bytes of one element in memory (sub-byte values take a byte each)."""
-    element = global_op.type.element_type
-    if not isinstance(element, IntegerType):
-        raise ValueError(f"riscv: global @{global_op.sym_name.data} of {element} elements")
-    return max(1, (element.width.data + 7) // 8)
 
 
 def data_sections(globals_: list[memref.GlobalOp]) -> str:
@@ -37,7 +29,7 @@ def data_sections(globals_: list[memref.GlobalOp]) -> str:
     rodata: list[str] = []
     for global_op in globals_:
         name = global_op.sym_name.data
-        size = element_bytes(global_op)
+        size = element_bytes(global_op.type.element_type)
         count = prod(global_op.type.get_shape())
         lines = [f".p2align {size.bit_length() - 1}", f"{name}:"]
         value = global_op.initial_value

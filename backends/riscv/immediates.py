@@ -79,6 +79,8 @@ class FoldImmediates(RewritePattern):
 
 @dataclass(frozen=True)
 class BitfoldRiscvImmediatesPass(ModulePass):
+    """Operands that are `li` constants fitting an immediate folded into the instruction (module docstring)."""
+
     name = "bitfold-riscv-immediates"
 
     xlen: int = 64

@@ -43,7 +43,7 @@ class _LoadOperation(RdRsImmIntegerOperation):
     Unknown memory effects (`UnknownMemoryEffect`): CSE and LICM leave loads where the code
     generator put them. xDSL's `RegisterAllocatedMemoryEffect`, inherited from
     `RISCVInstruction`, declares no effect before allocation, so CSE would merge loads across
-    stores; `bitfold-register-tiled-loops` places and shares loads on purpose, and merging a
+    stores; `bitfold-riscv-register-tiled-loops` places and shares loads on purpose, and merging a
     sliding window's reloads would keep them all live."""
 
     traits = traits_def(UnknownMemoryEffect())

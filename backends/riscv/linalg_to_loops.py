@@ -1,4 +1,4 @@
-"""`bitfold-linalg-to-loops`: `linalg.generic` on memrefs to `scf.for` nests, keeping each
+"""`bitfold-riscv-linalg-to-loops`: `linalg.generic` on memrefs to `scf.for` nests, keeping each
 reduction's accumulator in a register.
 
 xDSL's `convert-linalg-to-loops` (0.74) lowers every generic to one perfect loop nest that
@@ -55,7 +55,7 @@ def loop_bounds(op: linalg.GenericOp) -> list[int]:
     """Static loop bounds of a generic on statically shaped memrefs."""
     bounds = op.get_static_loop_ranges()
     if any(not isinstance(b, int) or b < 0 for b in bounds):
-        raise PassFailedException("bitfold-linalg-to-loops: dynamic loop bounds are not supported")
+        raise PassFailedException("bitfold-riscv-linalg-to-loops: dynamic loop bounds are not supported")
     return list(bounds)
 
 
@@ -152,11 +152,11 @@ class LowerGenericAccumulatingInRegisters(RewritePattern):
         rewriter.erase(op)
 
 
-class BitfoldLinalgToLoopsPass(ModulePass):
+class BitfoldRiscvLinalgToLoopsPass(ModulePass):
     """`linalg.generic` on memrefs to `scf.for` nests: accumulators in registers where the
     iterators allow it (`LowerGenericAccumulatingInRegisters`), xDSL's perfect nest otherwise."""
 
-    name = "bitfold-linalg-to-loops"
+    name = "bitfold-riscv-linalg-to-loops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(

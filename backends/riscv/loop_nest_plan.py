@@ -36,8 +36,8 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import MemRefType, ShapedType
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr
 
-ALLOCATABLE_INTEGER_REGISTERS = 27
-"""t0..t6, a0..a7, s0..s11."""
+from bitfold.backends.riscv.registers import ALLOCATABLE_INTEGER_REGISTERS
+from bitfold.passes.bufferize import element_bytes
 
 REGISTER_MARGIN = 1
 """Registers the estimate leaves free (`pipeline.TILE_REGISTER_BUDGETS` retries with fewer
@@ -88,11 +88,6 @@ def linear_form(expr: AffineExpr, n_dims: int) -> tuple[list[int], int] | None:
     return None
 
 
-def element_bytes(memref_type: MemRefType) -> int:
-    """Bytes of one element in memory (sub-byte values one per byte)."""
-    return max(1, (memref_type.get_element_type().width.data + 7) // 8)
-
-
 @dataclass(frozen=True)
 class Access:
     """Operand X's byte address is `base + sum_d stride[d] * i_d + offset`."""
@@ -107,7 +102,7 @@ class Access:
 
 def access_of(memref_type: MemRefType, affine_map, n_dims: int) -> Access | None:
     """The linear byte access of an operand read or written through `affine_map`."""
-    size = element_bytes(memref_type)
+    size = element_bytes(memref_type.get_element_type())
     strides = ShapedType.strides_for_shape(memref_type.get_shape())
     stride = [0] * n_dims
     offset = 0

@@ -82,7 +82,7 @@ def copy_loop_values(op: Operation) -> None:
         copy_yielded_values(loop)
 
 
-class CopyLoopValuesPass(ModulePass):
+class BitfoldRiscvCopyLoopValuesPass(ModulePass):
     """Copies before loops and yields where xDSL's allocator would be unsound (module docstring)."""
 
     name = "bitfold-riscv-copy-loop-values"

@@ -1,4 +1,4 @@
-"""`bitfold-arith-to-riscv`: integer `arith` to RV32IM / RV64IM instructions, for every width
+"""`bitfold-riscv-lower-arith`: integer `arith` to RV32IM / RV64IM instructions, for every width
 from i1 to XLEN, under the register convention of `bitfold.backends.riscv.registers`.
 
 What it covers that xDSL 0.74's `convert-arith-to-riscv` does not (it runs afterwards, for the
@@ -19,7 +19,7 @@ ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wid
 - `arith.floordivsi` (from `lower-affine` of maps such as a grouped Conv's `m floordiv 8`):
   not lowered by xDSL; an arithmetic shift for a constant power of two (exact floor
   division for every sign), else `div`/`rem` and the floor correction;
-- `math.ctpop` on i32 with Zbb (`zbb`): `cpop`/`cpopw` (without, `bitfold-expand-ctpop` has
+- `math.ctpop` on i32 with Zbb (`zbb`): `cpop`/`cpopw` (without, `bitfold-riscv-expand-ctpop` has
   made it arith, `population_count.py`).
 """
 
@@ -118,7 +118,9 @@ class LowerIntegerArith(RewritePattern):
         match op:
             case math.CtPopOp():
                 if not self.zbb or bit_width(op.operand.type, xlen) != 32:
-                    raise NotImplementedError(f"math.ctpop on {op.operand.type} without Zbb (bitfold-expand-ctpop expands i32)")
+                    raise NotImplementedError(
+                        f"math.ctpop on {op.operand.type} without Zbb (bitfold-riscv-expand-ctpop expands i32)"
+                    )
                 (x,) = cast_operands_to_regs(rewriter, op)
                 count = population_count(x, xlen)
                 _replace(rewriter, op, [count], [count.results[0]])
@@ -257,11 +259,11 @@ class LowerIntegerArith(RewritePattern):
 
 
 @dataclass(frozen=True)
-class BitfoldArithToRiscvPass(ModulePass):
+class BitfoldRiscvLowerArithPass(ModulePass):
     """Integer arith to RISC-V for every width (this module's docstring), before xDSL's
     `convert-arith-to-riscv` takes the rest; `zbb`: the target has Zbb."""
 
-    name = "bitfold-arith-to-riscv"
+    name = "bitfold-riscv-lower-arith"
 
     xlen: int = 64
     zbb: bool = False

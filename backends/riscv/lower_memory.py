@@ -5,7 +5,7 @@ Two passes around xDSL's `convert-memref-to-ptr` (which turns every `memref.load
 index arithmetic, `ptr.ptradd` and `ptr.load`/`store`, so that LICM and CSE see the address
 computation):
 
-`bitfold-memref-to-addresses` (before it):
+`bitfold-riscv-memref-to-addresses` (before it):
 - `memref.get_global` -> `la rd, symbol`. xDSL's `convert-memref-to-riscv` emits `li rd, symbol`,
   which GNU as and llvm-mc reject.
 - `memref.view %workspace[%c]` at a constant byte offset (an intermediate buffer in the
@@ -18,7 +18,7 @@ computation):
   as the `arith.extsi` / `arith.extui` consuming it asks. Sub-byte values that are not
   constants (activations, arguments) live one per byte.
 
-`bitfold-ptr-to-riscv` (after it): `ptr.load` / `ptr.store` by element width. xDSL's
+`bitfold-riscv-lower-ptr` (after it): `ptr.load` / `ptr.store` by element width. xDSL's
 `convert-memref-to-riscv` and `convert-ptr-to-riscv` load every integer with `lw` and store
 with `sw`, so an i8 load reads four elements. Here: `lb`/`lh`/`lw`/`ld` sign-extend into the
 register convention; when every user of a loaded value is an `arith.extui`, the load is the
@@ -247,11 +247,11 @@ class WorkspaceViewIsOffsetAddress(RewritePattern):
 
 
 @dataclass(frozen=True)
-class BitfoldMemrefToAddressesPass(ModulePass):
+class BitfoldRiscvMemrefToAddressesPass(ModulePass):
     """Packed sub-byte constants, `la` for globals, workspace views as offset addresses,
     reshapes as the same address."""
 
-    name = "bitfold-memref-to-addresses"
+    name = "bitfold-riscv-memref-to-addresses"
 
     xlen: int = 64
 
@@ -307,10 +307,10 @@ class StoreByWidth(RewritePattern):
 
 
 @dataclass(frozen=True)
-class BitfoldPtrToRiscvPass(ModulePass):
+class BitfoldRiscvLowerPtrPass(ModulePass):
     """`ptr.load`/`ptr.store` by element width, then xDSL's `convert-ptr-to-riscv`."""
 
-    name = "bitfold-ptr-to-riscv"
+    name = "bitfold-riscv-lower-ptr"
 
     xlen: int = 64
 

@@ -2,17 +2,18 @@
 riscv dialects. xDSL's passes wherever they are right; bitfold's shims (each documented in its
 module) where 0.74 is wrong or missing:
 
-    bitfold-expand-ctpop                    without Zbb: math.ctpop as SWAR arith
+    bitfold-riscv-expand-ctpop              without Zbb: math.ctpop as SWAR arith
     bufferize                               bitfold.passes.bufferize
-    bitfold-register-tiled-loops            linear generics: register tiles, pointer loops
-    bitfold-linalg-to-loops                 accumulators in registers, else xDSL's perfect nest
+    widen-sub-byte-outputs                  bitfold.passes.sub_byte_outputs
+    bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
+    bitfold-riscv-linalg-to-loops           accumulators in registers, else xDSL's perfect nest
     lower-affine                            xDSL
-    bitfold-memref-to-addresses             la for globals, packed sub-byte constants, reshapes
+    bitfold-riscv-memref-to-addresses       la for globals, packed sub-byte constants, reshapes
     convert-memref-to-ptr                   xDSL: index arithmetic + ptr ops
     convert-ptr-type-offsets                xDSL
-    canonicalize, multiply-by-power-of-two-to-shift, licm, cse
-    bitfold-ptr-to-riscv                    lb/lbu/lh/lhu/lw/lwu/ld, sb/sh/sw/sd
-    bitfold-arith-to-riscv, convert-arith-to-riscv
+    canonicalize, bitfold-riscv-multiply-to-shift, licm, cse
+    bitfold-riscv-lower-ptr                 lb/lbu/lh/lhu/lw/lwu/ld, sb/sh/sw/sd
+    bitfold-riscv-lower-arith, convert-arith-to-riscv
     convert-scf-to-riscv-scf, convert-func-to-riscv-func, reconcile-unrealized-casts
     bitfold-riscv-immediates                li operands -> addi/slli/andi/... forms
     riscv-scf-for-infer-constant-step       xDSL: loop steps as immediates
@@ -48,17 +49,18 @@ from xdsl.transforms.riscv_lower_parallel_mov import RISCVLowerParallelMovPass
 from xdsl.transforms.riscv_scf_for_infer_constant_step import RiscvScfForInferConstantStepPass
 from xdsl.utils.exceptions import DiagnosticException
 
-from bitfold.backends.riscv.constant_sinking import SinkConstantsPass
+from bitfold.backends.riscv.constant_sinking import BitfoldRiscvSinkConstantsPass
 from bitfold.backends.riscv.immediates import BitfoldRiscvImmediatesPass
 from bitfold.backends.riscv.isa import Isa, IsaError
-from bitfold.backends.riscv.linalg_to_loops import BitfoldLinalgToLoopsPass
-from bitfold.backends.riscv.loop_value_copies import CopyLoopValuesPass
-from bitfold.backends.riscv.lower_integers import BitfoldArithToRiscvPass
-from bitfold.backends.riscv.lower_memory import BitfoldMemrefToAddressesPass, BitfoldPtrToRiscvPass
-from bitfold.backends.riscv.population_count import ExpandPopulationCountPass
-from bitfold.backends.riscv.prologue import BitfoldPrologueEpiloguePass
-from bitfold.backends.riscv.register_allocation import BitfoldAllocateRegistersPass, NeedsSpilling
-from bitfold.backends.riscv.register_tiled_loops import BitfoldRegisterTiledLoopsPass
+from bitfold.backends.riscv.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
+from bitfold.backends.riscv.loop_value_copies import BitfoldRiscvCopyLoopValuesPass
+from bitfold.backends.riscv.lower_integers import BitfoldRiscvLowerArithPass
+from bitfold.backends.riscv.lower_memory import BitfoldRiscvMemrefToAddressesPass, BitfoldRiscvLowerPtrPass
+from bitfold.backends.riscv.population_count import BitfoldRiscvExpandCtpopPass
+from bitfold.backends.riscv.prologue import BitfoldRiscvPrologueEpiloguePass
+from bitfold.backends.riscv.register_allocation import BitfoldRiscvAllocateRegistersPass, NeedsSpilling
+from bitfold.backends.riscv.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
+from bitfold.backends.riscv.registers import ALLOCATABLE_INTEGER_REGISTERS
 from bitfold.passes.bufferize import BufferizePass
 from bitfold.passes.sub_byte_outputs import WidenSubByteOutputsPass
 
@@ -86,8 +88,10 @@ class MultiplyByPowerOfTwoToShift(RewritePattern):
                     return
 
 
-class MultiplyByPowerOfTwoToShiftPass(ModulePass):
-    name = "multiply-by-power-of-two-to-shift"
+class BitfoldRiscvMultiplyToShiftPass(ModulePass):
+    """Index multiplications by a constant power of two become left shifts (`MultiplyByPowerOfTwoToShift`)."""
+
+    name = "bitfold-riscv-multiply-to-shift"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(MultiplyByPowerOfTwoToShift()).rewrite_module(op)
@@ -126,50 +130,50 @@ def check_input(module: ModuleOp, xlen: int) -> func.FuncOp:
     return function
 
 
-TILE_REGISTER_BUDGETS = (27, 23, 19)
-"""Registers the tile planner may fill, tried in turn until no loop nest needs spilling
-(`lower_to_riscv`); the last budget's code is allowed to spill."""
-
-ALLOCATABLE_REGISTERS = 27
-"""How many of t0..t6, a0..a7, s0..s11 the code may use (`lower_to_riscv`'s default; tests
-restrict it to force spilling)."""
+TILE_REGISTER_BUDGETS = tuple(ALLOCATABLE_INTEGER_REGISTERS - fewer for fewer in (0, 4, 8))
+"""Registers the tile planner may fill (27, 23, 19), tried in turn until no loop nest needs
+spilling (`lower_to_riscv`); the last budget's code is allowed to spill."""
 
 
 def riscv_passes(
-    xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spill: bool = True, registers: int = 27, zbb: bool = False
+    xlen: int,
+    tile_registers: int = TILE_REGISTER_BUDGETS[0],
+    spill: bool = True,
+    registers: int = ALLOCATABLE_INTEGER_REGISTERS,
+    zbb: bool = False,
 ) -> list[ModulePass]:
     """The passes from the backend's tensor IR to register-allocated riscv (module docstring):
     register tiles planned for `tile_registers`, `registers` allocatable, spilling allowed or
     not, Zbb's instructions used or not."""
     return [
-        *([] if zbb else [ExpandPopulationCountPass()]),
+        *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
         BufferizePass(),
         WidenSubByteOutputsPass(),
-        BitfoldRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
-        BitfoldLinalgToLoopsPass(),
+        BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
+        BitfoldRiscvLinalgToLoopsPass(),
         LowerAffinePass(),
-        BitfoldMemrefToAddressesPass(xlen=xlen),
+        BitfoldRiscvMemrefToAddressesPass(xlen=xlen),
         ConvertMemRefToPtr(),
         ConvertPtrTypeOffsetsPass(),
         CanonicalizePass(),
-        MultiplyByPowerOfTwoToShiftPass(),
+        BitfoldRiscvMultiplyToShiftPass(),
         LoopInvariantCodeMotionPass(),
         CommonSubexpressionElimination(),
         CanonicalizePass(),
-        BitfoldPtrToRiscvPass(xlen=xlen),
-        BitfoldArithToRiscvPass(xlen=xlen, zbb=zbb),
+        BitfoldRiscvLowerPtrPass(xlen=xlen),
+        BitfoldRiscvLowerArithPass(xlen=xlen, zbb=zbb),
         ConvertArithToRiscvPass(),
         ConvertScfToRiscvPass(),
         ConvertFuncToRiscvFuncPass(),
         ReconcileUnrealizedCastsPass(),
         BitfoldRiscvImmediatesPass(xlen=xlen),
         RiscvScfForInferConstantStepPass(),
-        SinkConstantsPass(),
-        CopyLoopValuesPass(),
-        BitfoldAllocateRegistersPass(xlen=xlen, registers=registers, spill=spill),
+        BitfoldRiscvSinkConstantsPass(),
+        BitfoldRiscvCopyLoopValuesPass(),
+        BitfoldRiscvAllocateRegistersPass(xlen=xlen, registers=registers, spill=spill),
         RISCVLowerParallelMovPass(),
         ConvertRiscvScfToRiscvCfPass(),
-        BitfoldPrologueEpiloguePass(xlen=xlen),
+        BitfoldRiscvPrologueEpiloguePass(xlen=xlen),
     ]
 
 
@@ -182,14 +186,14 @@ def lower_to_riscv(
     zbb: bool = False,
 ) -> ModuleOp:
     """`riscv_passes` on a copy of `module`, with the largest register-tile budget (at most
-    `registers`, default `ALLOCATABLE_REGISTERS`) whose code needs no spilling, else the
+    `registers`, default all: `ALLOCATABLE_INTEGER_REGISTERS`) whose code needs no spilling, else the
     smallest, spilling; returns the lowered copy. `after` sees each pass and the module it
     produced."""
     if ctx is None:
         ctx = Context()
         for name, factory in get_all_dialects().items():
             ctx.register_dialect(name, factory)
-    registers = ALLOCATABLE_REGISTERS if registers is None else registers
+    registers = ALLOCATABLE_INTEGER_REGISTERS if registers is None else registers
     budgets = sorted({min(budget, registers) for budget in TILE_REGISTER_BUDGETS}, reverse=True)
     for budget in budgets:
         attempt = module.clone()

@@ -1,5 +1,5 @@
 """`math.ctpop` of an i32 on RISC-V. With Zbb, one instruction: `cpop` (RV32) or `cpopw`
-(RV64: the low 32 bits; `population_count`). Without, `bitfold-expand-ctpop` rewrites it,
+(RV64: the low 32 bits; `population_count`). Without, `bitfold-riscv-expand-ctpop` rewrites it,
 before the loop nests are built (so LICM keeps the masks in registers through a nest), into
 the SWAR sequence of Hacker's Delight (5-2) in i32 arith: 12 operations and 4 constants,
 
@@ -56,10 +56,10 @@ class ExpandPopulationCount(RewritePattern):
         rewriter.replace(op, ops)
 
 
-class ExpandPopulationCountPass(ModulePass):
+class BitfoldRiscvExpandCtpopPass(ModulePass):
     """Every i32 `math.ctpop` as the SWAR sequence (for targets without Zbb)."""
 
-    name = "bitfold-expand-ctpop"
+    name = "bitfold-riscv-expand-ctpop"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(ExpandPopulationCount()).rewrite_module(op)

@@ -96,7 +96,7 @@ def insert_frame(function: riscv_func.FuncOp, xlen: int) -> None:
 
 
 @dataclass(frozen=True)
-class BitfoldPrologueEpiloguePass(ModulePass):
+class BitfoldRiscvPrologueEpiloguePass(ModulePass):
     """The frame: spill slots and saved s registers (module docstring)."""
 
     name = "bitfold-riscv-prologue-epilogue"

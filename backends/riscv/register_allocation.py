@@ -63,9 +63,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from bitfold.backends.riscv.loop_allocation import LoopAwareAllocator, accumulation_chain
 from bitfold.backends.riscv.loop_value_copies import copy_loop_values
 from bitfold.backends.riscv.instructions import LaOp, LdOp, LwOp, SdOp, SwOp
-
-INTEGER_REGISTERS = (*Registers.T, *Registers.A, *Registers.S)
-"""The allocatable integer registers in order of preference: t0..t6, a0..a7, s0..s11."""
+from bitfold.backends.riscv.registers import INTEGER_REGISTERS
 
 Loop = riscv_scf.ForRofOperation
 
@@ -552,9 +550,9 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
 
 
 @dataclass(frozen=True)
-class BitfoldAllocateRegistersPass(ModulePass):
+class BitfoldRiscvAllocateRegistersPass(ModulePass):
     """Registers for every value, spilling when needed (module docstring). Option `registers`:
-    how many of t0..t6, a0..a7, s0..s11 (in that order) are allocatable, 1 to 27."""
+    how many of t0..t6, a0..a7, s0..s11 (in that order) are allocatable, 1 to all 27."""
 
     name = "bitfold-riscv-allocate-registers"
 

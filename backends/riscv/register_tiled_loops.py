@@ -1,4 +1,4 @@
-"""`bitfold-register-tiled-loops`: a `linalg.generic` on memrefs whose indexing maps are linear
+"""`bitfold-riscv-register-tiled-loops`: a `linalg.generic` on memrefs whose indexing maps are linear
 becomes a register-tiled nest of `riscv_scf.for` loops over pointers (the plan is
 `loop_nest_plan.plan_nest`):
 
@@ -23,7 +23,7 @@ becomes a register-tiled nest of `riscv_scf.for` loops over pointers (the plan i
 
 Loop variables are pointers compared with `blt`: no buffer may straddle address 2**(XLEN-1)
 (docs/riscv-abi.md). Generics this cannot express (non-linear maps, `linalg.index`, ops that
-are not `arith`, dynamic shapes) are left for `bitfold-linalg-to-loops`.
+are not `arith`, dynamic shapes) are left for `bitfold-riscv-linalg-to-loops`.
 """
 
 from collections.abc import Sequence
@@ -43,7 +43,6 @@ from xdsl.traits import SymbolTable
 
 from bitfold.backends.riscv.instructions import LOADS, STORES, LdOp
 from bitfold.backends.riscv.loop_nest_plan import (
-    ALLOCATABLE_INTEGER_REGISTERS,
     IMMEDIATE_REACH,
     Access,
     CostModel,
@@ -53,6 +52,7 @@ from bitfold.backends.riscv.loop_nest_plan import (
     plan_nest,
 )
 from bitfold.backends.riscv.registers import (
+    ALLOCATABLE_INTEGER_REGISTERS,
     add_constant,
     fits_immediate,
     load_immediate,
@@ -629,11 +629,11 @@ class LowerGenericToTiledNest(RewritePattern):
 
 
 @dataclass(frozen=True)
-class BitfoldRegisterTiledLoopsPass(ModulePass):
+class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
     """Linear `linalg.generic`s on memrefs to register-tiled `riscv_scf` nests over pointers
     (module docstring); the others are left as they are."""
 
-    name = "bitfold-register-tiled-loops"
+    name = "bitfold-riscv-register-tiled-loops"
 
     xlen: int = 64
     registers: int = ALLOCATABLE_INTEGER_REGISTERS

@@ -6,6 +6,8 @@ there. Every shim of the code generator follows this one convention:
   `beq`/`blt` work unchanged on any width;
 - `i1` is held as 0 or 1 (what `slt`/`sltu` produce);
 - `index` is XLEN bits (a pointer-sized integer).
+
+The code may use `INTEGER_REGISTERS`; the others are zero, ra, sp, gp and tp.
 """
 
 from xdsl.dialects import riscv, rv32, rv64
@@ -13,6 +15,12 @@ from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.dialects.riscv.ops import AddiwOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
+
+INTEGER_REGISTERS = (*riscv.Registers.T, *riscv.Registers.A, *riscv.Registers.S)
+"""The allocatable integer registers in order of preference: t0..t6, a0..a7, s0..s11."""
+
+ALLOCATABLE_INTEGER_REGISTERS = len(INTEGER_REGISTERS)
+"""27: the register budget of the tile planner and the allocator unless restricted."""
 
 ANDI_MAX_MASK_BITS = 11
 """`andi` takes a 12-bit signed immediate: masks up to 2**11 - 1 fit."""

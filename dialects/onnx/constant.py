@@ -4,6 +4,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import SSAValue
 from xdsl.irdl import attr_def, irdl_op_definition, result_def
@@ -20,6 +21,15 @@ def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
     if len(storage) == dtype.itemsize * int(np.prod(shape, dtype=np.int64)):
         return np.frombuffer(storage, dtype=dtype).reshape(shape).copy()
     return np.asarray(value.get_values(), dtype=dtype).reshape(shape)  # packed or bool storage
+
+
+def constant_array(value: SSAValue) -> np.ndarray | None:
+    """The elements of `value` (its shape, its element dtype) when an `onnx.Constant` or a dense
+    `arith.constant` defines it, else None."""
+    owner = value.owner
+    if isinstance(owner, ConstantOp | arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
+        return dense_to_numpy(owner.value)
+    return None
 
 
 MAX_PARAMETER_ELEMENTS = 1 << 16

@@ -7,16 +7,16 @@ naming the node (its `NameLoc`, `OnnxOp.node_name`)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NoReturn
+from functools import partial
 
 import numpy as np
 from xdsl.dialects.builtin import AnyFloat
 from xdsl.ir import SSAValue
-from xdsl.utils.exceptions import PassFailedException, VerifyException
+from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.base import OnnxOp
-from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
+from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.quant import (
     EXPRESSED_TYPE_NAMES,
     MAX_STORAGE_BITS,
@@ -25,20 +25,20 @@ from bitfold.dialects.quant import (
     UniformQuantizedType,
     element_type,
 )
+from bitfold.passes import pass_failure
 from bitfold.passes.onnx_to_quant.storage import canonical_storage
 
 
-def fail(op: OnnxOp, message: str) -> NoReturn:
-    """Stop the pass with one line naming the node."""
-    raise PassFailedException(f"onnx-to-quant: node '{op.node_name}': {message}")
+fail = partial(pass_failure.fail, "onnx-to-quant")
+"""`fail(op, message)`: stop the pass with one line naming the op and its node."""
 
 
-def constant_array(op: OnnxOp, operand: SSAValue, role: str) -> np.ndarray:
-    """The value of a constant operand; a non-constant (dynamic) one fails the pass."""
-    owner = operand.owner
-    if not isinstance(owner, ConstantOp):
+def constant_parameter(op: OnnxOp, operand: SSAValue, role: str) -> np.ndarray:
+    """The value of a constant operand (`constant_array`); a non-constant (dynamic) one fails the pass."""
+    values = constant_array(operand)
+    if values is None:
         fail(op, f"{role} is not a constant (dynamic quantization parameters are not supported)")
-    return dense_to_numpy(owner.value)
+    return values
 
 
 def integer_array(op: OnnxOp, values: np.ndarray, role: str) -> np.ndarray:
@@ -50,7 +50,7 @@ def integer_array(op: OnnxOp, values: np.ndarray, role: str) -> np.ndarray:
 
 def bit_width(op: OnnxOp, operand: SSAValue, role: str) -> int:
     """A QONNX bit width operand: one integer in 1..32."""
-    values = integer_array(op, constant_array(op, operand, role), role)
+    values = integer_array(op, constant_parameter(op, operand, role), role)
     if values.size != 1 or not 1 <= values.flat[0] <= MAX_STORAGE_BITS:
         fail(op, f"{role} must be one integer in 1..{MAX_STORAGE_BITS}, got {values.reshape(-1)[0] if values.size == 1 else values.tolist()}")
     return int(values.flat[0])

@@ -23,7 +23,7 @@ from bitfold.dialects.quant import (
 from bitfold.dialects.quant_semantics import clamp, from_storage
 from bitfold.dialects.quantized_constants import quantized_constant
 from bitfold.passes.onnx_to_quant.parameters import (
-    constant_array,
+    constant_parameter,
     fail,
     float_element,
     onnx_parameters,
@@ -37,9 +37,9 @@ def onnx_quantized_type(op: OnnxOp, integers: SSAValue, scale: SSAValue, zero_po
                         expressed, axis: int = 1, block_size: int = 0) -> UniformQuantizedType:
     """The uniform type ONNX gives the integer tensor `integers` with constant `scale` and
     `zero_point` (absent: 0): its range is the integer type's, its layout ONNX's `expand`."""
-    scale_array = constant_array(op, scale, "scale")
+    scale_array = constant_parameter(op, scale, "scale")
     same_float_type(op, scale_array, expressed, "the scale")
-    zero_array = None if zero_point is None else constant_array(op, zero_point, "zero point")
+    zero_array = None if zero_point is None else constant_parameter(op, zero_point, "zero point")
     parameters = onnx_parameters(op, scale_array, zero_array, integers.type.get_shape(), axis, block_size)
     return uniform_type(op, expressed, parameters, saturation_range(integers.type))
 

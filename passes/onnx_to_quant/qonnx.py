@@ -21,7 +21,7 @@ from bitfold.passes.onnx_to_quant.parameters import (
     bipolar_type,
     bit_width,
     broadcast_parameters,
-    constant_array,
+    constant_parameter,
     float_element,
     integer_array,
     same_float_type,
@@ -43,9 +43,9 @@ def rounding_attributes(rounding: RoundingMode, zero_points: np.ndarray) -> dict
 def float_parameters(op: QOnnxOp, x: SSAValue, scale: SSAValue, zero_point: SSAValue | None) -> Parameters:
     """The constant scale and (integer) zero point of a QONNX node, laid out against x."""
     expressed = float_element(op, x)
-    scale_array = constant_array(op, scale, "scale")
+    scale_array = constant_parameter(op, scale, "scale")
     same_float_type(op, scale_array, expressed, "the scale")
-    zero_array = np.zeros((), np.int64) if zero_point is None else constant_array(op, zero_point, "zero point")
+    zero_array = np.zeros((), np.int64) if zero_point is None else constant_parameter(op, zero_point, "zero point")
     integer_array(op, zero_array, "zero point")
     return broadcast_parameters(op, scale_array, zero_array, len(x.type.get_shape()))
 
@@ -106,8 +106,8 @@ def truncation(op: QOnnxOp, in_bits: int, t: np.ndarray | int, grid_range: tuple
     expressed, rank, shape = float_element(op, x), len(x.type.get_shape()), x.type.get_shape()
     inputs = float_parameters(op, x, scale, zeropt)
     in_type = uniform_type(op, expressed, inputs, any_sign_range(in_bits))
-    grid_scale = constant_array(op, scale, "scale").astype(np.float64) * t
-    grid_zero_point = integer_array(op, constant_array(op, zeropt, "zero point") / t, "output zero point (zeropt / 2^k)")
+    grid_scale = constant_parameter(op, scale, "scale").astype(np.float64) * t
+    grid_zero_point = integer_array(op, constant_parameter(op, zeropt, "zero point") / t, "output zero point (zeropt / 2^k)")
     grid_type = uniform_type(op, expressed, broadcast_parameters(op, grid_scale, grid_zero_point, rank), grid_range)
     out_zero_point = grid_zero_point if out_zero_point is None else out_zero_point
     out_type = uniform_type(op, expressed, broadcast_parameters(op, out_scale, out_zero_point, rank), grid_range)
@@ -127,8 +127,8 @@ class TruncToRequant(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TruncOp, rewriter: PatternRewriter) -> None:
-        scale = constant_array(op, op.scale, "scale")
-        out_scale = constant_array(op, op.output_scale, "output scale")
+        scale = constant_parameter(op, op.scale, "scale")
+        out_scale = constant_parameter(op, op.output_scale, "output scale")
         t = 2 ** round_with(np.log2(out_scale / scale), RoundingMode.HALF_TO_EVEN)
         in_bits = bit_width(op, op.input_bit_width, "input_bit_width")
         out_range = qonnx_int_range(bit_width(op, op.output_bit_width, "output_bit_width"),
@@ -147,5 +147,5 @@ class TruncV1ToRequant(RewritePattern):
         in_bits = bit_width(op, op.input_bit_width, "input_bit_width")
         t = 2 ** (in_bits - bit_width(op, op.output_bit_width, "output_bit_width"))
         low, high = (int(v) for v in round_quotient(np.array(any_sign_range(in_bits), dtype=object), t, op.rounding()))
-        scale, zeropt = constant_array(op, op.scale, "scale"), constant_array(op, op.zeropt, "zero point")
+        scale, zeropt = constant_parameter(op, op.scale, "scale"), constant_parameter(op, op.zeropt, "zero point")
         rewriter.replace(op, truncation(op, in_bits, t, (low, high), scale, integer_array(op, zeropt, "zero point")))

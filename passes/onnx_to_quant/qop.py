@@ -30,7 +30,7 @@ from bitfold.dialects.onnx.nn import AveragePoolOp, ConvOp, GemmOp, GlobalAverag
 from bitfold.dialects.onnx.quantization import QLinearConvOp, QLinearMatMulOp
 from bitfold.dialects.onnx.shape import ConcatOp
 from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp, StorageCastOp
-from bitfold.passes.onnx_to_quant.parameters import Parameters, constant_array, fail, uniform_type
+from bitfold.passes.onnx_to_quant.parameters import Parameters, constant_parameter, fail, uniform_type
 from bitfold.passes.onnx_to_quant.qdq import onnx_quantized_type, storage_to_quantized
 
 INT32_RANGE = (-(2**31), 2**31 - 1)
@@ -89,7 +89,7 @@ def scale_product(op: OnnxOp, *scales: SSAValue) -> np.ndarray:
     """The product of constant scales (float64 of their float32 values), as a 1-D array."""
     product = np.ones(1)
     for scale in scales:
-        product = product * constant_array(op, scale, "scale").astype(np.float64).reshape(-1)
+        product = product * constant_parameter(op, scale, "scale").astype(np.float64).reshape(-1)
     return product
 
 

@@ -6,7 +6,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
 from bitfold.dialects import quant
-from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
+from bitfold.dialects.onnx.constant import constant_array
 
 
 def dequantize_source(value: SSAValue) -> quant.DequantizeCastOp | None:
@@ -24,12 +24,6 @@ def dequantized_type(value: SSAValue) -> quant.QuantizedType | None:
 def quantize_users(value: SSAValue) -> list[quant.QuantizeCastOp]:
     """The qcasts reading `value`, in use order."""
     return [use.operation for use in value.uses if isinstance(use.operation, quant.QuantizeCastOp)]
-
-
-def constant_array(value: SSAValue) -> np.ndarray | None:
-    """The elements of `value` when an `onnx.Constant` defines it, else None."""
-    owner = value.owner
-    return dense_to_numpy(owner.value) if isinstance(owner, ConstantOp) else None
 
 
 def stored_constant(value: SSAValue) -> np.ndarray | None:

@@ -8,15 +8,14 @@ extension its signedness needs."""
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.utils.exceptions import PassFailedException
 
-from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
     DequantizeCastOp,
@@ -26,6 +25,7 @@ from bitfold.dialects.quant import (
     UniformQuantizedType,
     element_type,
 )
+from bitfold.passes import pass_failure
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_propagation.casts import stored_constant
 from bitfold.passes.quant_to_integer.generic import I32
@@ -34,10 +34,8 @@ PASS = "quant-to-integer"
 INT32_MAX = (1 << 31) - 1
 
 
-def fail(op: Operation, message: str) -> PassFailedException:
-    """The pass's one-line error about `op` (its ONNX node name where it has one)."""
-    where = f"'{op.name}' ({op.node_name})" if isinstance(op, OnnxOp) else f"'{op.name}'"
-    return PassFailedException(f"{PASS}: {where}: {message}")
+fail = partial(pass_failure.fail, PASS)
+"""`fail(op, message)`: stop the pass with one line naming the op and its ONNX node."""
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from bitfold.dialects.quant import (
     element_type,
 )
 from bitfold.passes.linalg_building import Body
-from bitfold.passes.onnx_to_quant.parameters import constant_array
+from bitfold.passes.onnx_to_quant.parameters import constant_parameter
 from bitfold.passes.onnx_to_quant.qdq import onnx_quantized_type
 from bitfold.passes.quant_to_integer.dequantized import quantized
 from bitfold.passes.quant_to_integer.generic import I32, build_generic, empty, integer_constant
@@ -145,7 +145,7 @@ class QLinearUnaryToTable(RewritePattern):
             raise fail(op, "the input must be the storage integers of a quantized value")
         source = Quantized(cast.input, element_type(cast.input.type), None)
         inputs = table_input_values(op, source.qtype).astype(numpy_dtype(op.x.type.element_type))
-        parameters = [constant_array(op, v, "parameter") for v in op.operands[1:]]
+        parameters = [constant_parameter(op, v, "parameter") for v in op.operands[1:]]
         (stored,) = op.evaluate([inputs, *parameters])
         target = onnx_quantized_type(op, op.y, op.y_scale, op.y_zero_point, source.qtype.expressed_type)
         values = apply_table(rewriter, source, stored.astype(np.int64), target.storage_integer_type())

@@ -15,9 +15,9 @@ from xdsl.parser import Parser
 from xdsl.transforms.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 
 from bitfold.backends.riscv import instructions
-from bitfold.backends.riscv.linalg_to_loops import BitfoldLinalgToLoopsPass
-from bitfold.backends.riscv.lower_integers import BitfoldArithToRiscvPass
-from bitfold.backends.riscv.prologue import BitfoldPrologueEpiloguePass
+from bitfold.backends.riscv.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
+from bitfold.backends.riscv.lower_integers import BitfoldRiscvLowerArithPass
+from bitfold.backends.riscv.prologue import BitfoldRiscvPrologueEpiloguePass
 from bitfold.backends.riscv.register_allocation import ALLOCATION_ORDER
 
 
@@ -71,7 +71,7 @@ def test_xdsl_cmpi_sgt_is_unsigned_and_bitfold_is_signed():
     ConvertArithToRiscvPass().apply(ctx, module)
     assert any(isinstance(op, riscv.SltuOp) for op in module.walk())  # sgt lowered as ult
     ctx, module = parse(text)
-    BitfoldArithToRiscvPass(xlen=32).apply(ctx, module)
+    BitfoldRiscvLowerArithPass(xlen=32).apply(ctx, module)
     assert any(isinstance(op, riscv.SltOp) for op in module.walk())
     assert not any(isinstance(op, riscv.SltuOp) for op in module.walk())
 
@@ -92,14 +92,14 @@ def test_casts_select_max_and_extended_multiply_need_bitfold(body, result):
     except NotImplementedError:
         pass
     ctx, module = parse(text)
-    BitfoldArithToRiscvPass(xlen=32).apply(ctx, module)
+    BitfoldRiscvLowerArithPass(xlen=32).apply(ctx, module)
     ConvertArithToRiscvPass().apply(ctx, module)
     assert not any(op.name.startswith("arith.") for op in module.walk())
 
 
 def test_i32_add_on_rv64_is_addw():
     ctx, module = parse("func.func @f(%a: i32, %b: i32) -> i32 {\n %c = arith.addi %a, %b : i32\n func.return %c : i32\n}")
-    BitfoldArithToRiscvPass(xlen=64).apply(ctx, module)
+    BitfoldRiscvLowerArithPass(xlen=64).apply(ctx, module)
     assert any(isinstance(op, riscv.AddwOp) for op in module.walk())
 
 
@@ -117,7 +117,7 @@ def test_linalg_to_loops_keeps_the_accumulator_in_a_register():
     innermost = [op for op in module.walk() if op.name == "scf.for"][-1]
     assert [op.name for op in innermost.body.block.ops].count("memref.store") == 1  # a store per k
     ctx, module = parse(text)
-    BitfoldLinalgToLoopsPass().apply(ctx, module)
+    BitfoldRiscvLinalgToLoopsPass().apply(ctx, module)
     innermost = [op for op in module.walk() if op.name == "scf.for"][-1]
     assert "memref.store" not in [op.name for op in innermost.body.block.ops]
     assert len(innermost.results) == 1  # the accumulator is an iter_arg
@@ -132,7 +132,7 @@ def test_prologue_saves_s_registers_with_sd_on_rv64():
     PrologueEpilogueInsertion(xlen=8).apply(ctx, module)
     assert any(isinstance(op, riscv.SwOp) for op in module.walk())  # 32 of 64 bits saved
     ctx, module = parse(text)
-    BitfoldPrologueEpiloguePass(xlen=64).apply(ctx, module)
+    BitfoldRiscvPrologueEpiloguePass(xlen=64).apply(ctx, module)
     assert any(isinstance(op, instructions.SdOp) for op in module.walk())
     assert not any(isinstance(op, riscv.SwOp) for op in module.walk())
 

@@ -1,4 +1,4 @@
-"""Register-tiled loop nests (`bitfold-register-tiled-loops`) under qemu against numpy: matrix
+"""Register-tiled loop nests (`bitfold-riscv-register-tiled-loops`) under qemu against numpy: matrix
 products and convolutions of shapes whose bounds the tiles divide and do not, strided windows,
 packed sub-byte weights, per-channel tables sharing one pointer, and the same kernels planned
 for fewer registers (smaller tiles, loads not hoisted). The oracle is numpy's integer

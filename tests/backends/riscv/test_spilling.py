@@ -30,8 +30,8 @@ from xdsl.ir import Block, Region
 
 from bitfold.backends.riscv import compile_to_assembly
 from bitfold.backends.riscv.instructions import LdOp, LwOp, SdOp, SwOp
-from bitfold.backends.riscv.prologue import BitfoldPrologueEpiloguePass
-from bitfold.backends.riscv.register_allocation import BitfoldAllocateRegistersPass, RegisterAllocationError
+from bitfold.backends.riscv.prologue import BitfoldRiscvPrologueEpiloguePass
+from bitfold.backends.riscv.register_allocation import BitfoldRiscvAllocateRegistersPass, RegisterAllocationError
 from bitfold.interpreter import run
 from bitfold.load import load_module
 from bitfold.riscv import compile_model
@@ -42,11 +42,11 @@ TARGETS = ["rv32im", "rv64im"]
 @pytest.fixture
 def allocatable(monkeypatch):
     """`allocatable(n)`: every compile in the test allocates from the first n of t0..t6, a0..a7, s0..s11."""
-    apply = BitfoldAllocateRegistersPass.apply
+    apply = BitfoldRiscvAllocateRegistersPass.apply
 
     def restrict(registers: int) -> None:
         monkeypatch.setattr(
-            BitfoldAllocateRegistersPass,
+            BitfoldRiscvAllocateRegistersPass,
             "apply",
             lambda self, ctx, op: apply(dataclasses.replace(self, registers=registers), ctx, op),
         )
@@ -170,7 +170,7 @@ def test_loop_control_that_does_not_fit_is_one_line(allocatable):
 
 def test_register_count_out_of_range_is_refused():
     with pytest.raises(RegisterAllocationError, match="registers=0"):
-        BitfoldAllocateRegistersPass(registers=0).apply(Context(), ModuleOp([]))
+        BitfoldRiscvAllocateRegistersPass(registers=0).apply(Context(), ModuleOp([]))
 
 
 @pytest.mark.parametrize(
@@ -183,7 +183,7 @@ def test_frame_holds_spill_slots_below_the_saved_registers(xlen, store, load, fr
     spilled = rv32.LiOp(7, rd=Registers.T0)
     body = [sp, spilled, store(sp, spilled, 8), rv32.LiOp(1, rd=Registers.S0), riscv_func.ReturnOp()]
     function = riscv_func.FuncOp("f", Region(Block(body)), ((), ()))
-    BitfoldPrologueEpiloguePass(xlen=xlen).apply(Context(), ModuleOp([function]))
+    BitfoldRiscvPrologueEpiloguePass(xlen=xlen).apply(Context(), ModuleOp([function]))
     ops = list(function.body.block.ops)
     adjustments = [op.immediate.value.data for op in ops if isinstance(op, riscv.AddiOp) and op.rd.type == Registers.SP]
     assert adjustments == [-frame, frame]

@@ -289,7 +289,7 @@ func.func @main(%x: tensor<4xi8>, %pads: tensor<2xi64>) -> tensor<6xi8> {
 }"""
     with pytest.raises(
         PassFailedException,
-        match=r"^onnx-data-movement-to-linalg: 'onnx.Pad' \(node 'pad_node'\): pads is not a constant",
+        match=r"^onnx-data-movement-to-linalg: 'onnx.Pad' \(pad_node\): pads is not a constant",
     ):
         _lower(text)
 

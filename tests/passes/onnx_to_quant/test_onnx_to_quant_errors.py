@@ -48,5 +48,5 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 def test_trunc_output_zero_point_must_be_an_integer():
     done = subprocess.run(["bitfold-opt", "-p", "onnx-to-quant"], input=TRUNC, capture_output=True, text=True)
     assert done.returncode == 1
-    assert done.stderr.strip() == ("error: 'qonnx.Trunc' op onnx-to-quant: node 't1': output zero point "
+    assert done.stderr.strip() == ("error: 'qonnx.Trunc' op onnx-to-quant: 'qonnx.Trunc' (t1): output zero point "
                                    "(zeropt / 2^k) must be an integer, got 0.25")

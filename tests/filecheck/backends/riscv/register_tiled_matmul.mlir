@@ -1,4 +1,4 @@
-// RUN: bitfold-opt %s -p 'bitfold-register-tiled-loops{xlen=32}' | filecheck %s
+// RUN: bitfold-opt %s -p 'bitfold-riscv-register-tiled-loops{xlen=32}' | filecheck %s
 
 // An 8x16 @ 16x8 product (u8 x s8 -> i32 accumulated into the output): three loops over pointers.
 // Rows in tiles of 4 (the loop variable is the x pointer, 4 rows = 64 bytes a step), columns in

@@ -1,4 +1,4 @@
-// RUN: bitfold-opt %s -p 'bitfold-register-tiled-loops{xlen=32}' | filecheck %s
+// RUN: bitfold-opt %s -p 'bitfold-riscv-register-tiled-loops{xlen=32}' | filecheck %s
 
 // A table lookup (quant-to-integer's unary activations, after bufferization): a register-tiled
 // nest like any elementwise generic. The input is read with lbu (the extui folded into the

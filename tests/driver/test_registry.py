@@ -1,0 +1,90 @@
+"""The registry is the truth: every `ModulePass` subclass and every `Dialect` defined in bitfold's
+modules is registered in `bitfold.registry` under its own name, and a pass's class name is its
+name in CamelCase plus `Pass` (`Pipeline` for a named pipeline of passes), docs/design.md
+"Pass names"."""
+
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+
+import bitfold
+from bitfold.registry import get_all_dialects, get_all_passes
+
+
+LAYERS = ("bitfold", "bitfold.dialects", "bitfold.frontends", "bitfold.passes", "bitfold.backends")
+"""The packages to walk: each layer is its own folder (`package-dir` in pyproject.toml), so
+walking `bitfold` (the driver's folder) alone does not reach the others."""
+
+
+def bitfold_modules() -> list:
+    """Every module of the installed bitfold package, imported (as a checker walks them)."""
+    modules = []
+    for layer in LAYERS:
+        package = importlib.import_module(layer)
+        modules.append(package)
+        modules += [importlib.import_module(info.name) for info in pkgutil.walk_packages(package.__path__, f"{layer}.")]
+    return modules
+
+
+@pytest.fixture(scope="module")
+def modules() -> list:
+    return bitfold_modules()
+
+
+def defined_passes(modules: list) -> set[type[ModulePass]]:
+    """The `ModulePass` subclasses bitfold's modules define."""
+    return {
+        value
+        for module in modules
+        for value in vars(module).values()
+        if inspect.isclass(value) and issubclass(value, ModulePass) and value.__module__ == module.__name__
+    }
+
+
+def defined_dialects(modules: list) -> set[str]:
+    """The names of the `Dialect`s bitfold's modules hold, xDSL's own left out."""
+    from xdsl.dialects import get_all_dialects as upstream_dialects
+
+    upstream = set(upstream_dialects())
+    return {
+        value.name
+        for module in modules
+        for value in vars(module).values()
+        if isinstance(value, Dialect) and value.name not in upstream
+    }
+
+
+def camel_case(pass_name: str) -> str:
+    return "".join(word.capitalize() for word in pass_name.split("-"))
+
+
+def test_walk_finds_the_passes(modules):
+    """The walk reaches every layer (a walk that finds nothing would make the next tests vacuous)."""
+    layers = {cls.__module__.split(".")[1] for cls in defined_passes(modules)}
+    assert layers == {"passes", "backends"}
+    assert len(defined_passes(modules)) >= 26
+
+
+def test_every_pass_is_registered(modules):
+    registered = {factory() for factory in get_all_passes().values()}
+    missing = sorted(f"{cls.__module__}.{cls.__name__}" for cls in defined_passes(modules) - registered)
+    assert not missing, f"ModulePass subclasses missing from bitfold.registry.get_all_passes: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(get_all_passes()))
+def test_registered_name_is_the_pass_name(name):
+    pass_class = get_all_passes()[name]()
+    assert pass_class.name == name
+    suffix = "Pipeline" if pass_class.__name__.endswith("Pipeline") else "Pass"
+    assert pass_class.__name__ == camel_case(name) + suffix
+
+
+def test_every_dialect_is_registered(modules):
+    registered = get_all_dialects()
+    assert {"quant", "onnx", "qonnx", "rvmem"} <= defined_dialects(modules) <= set(registered)
+    for name, factory in registered.items():
+        assert factory().name == name
