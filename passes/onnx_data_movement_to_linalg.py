@@ -25,6 +25,10 @@ quant passes become the tensor and linalg ops the backend consumes (docs/integer
   its offset, clamped into it, and a chain of `arith.select`s on `index < offset_k` picks the
   input the element belongs to. (A generic per input writing at an offset cannot express the
   first input: MLIR requires a plain dim result to span its operand exactly.)
+- `onnx.Expand`: a generic over the result reading the input through the broadcast map
+  (axes right-aligned, a size-1 axis read at index 0). `onnx.Tile` (shape d, repeats r):
+  reshape to (1, d0, 1, d1, ...), the same broadcast to (r0, d0, r1, d1, ...), reshape to
+  (r0 d0, r1 d1, ...).
 
 Only ops whose data element type is an integer are lowered; on floats (and quantized types)
 they stay. Shapes must be static and the shape / axes / pads / value operands constants
@@ -75,7 +79,9 @@ from bitfold.dialects.onnx.shape import (
     UnsqueezeOp,
     normalized_axes,
 )
+from bitfold.dialects.onnx.replication import ExpandOp, TileOp
 from bitfold.passes.linalg_building import Body, generic_op
+from bitfold.passes.quant_to_integer.elementwise import broadcast_map
 
 PASS_NAME = "onnx-data-movement-to-linalg"
 
@@ -412,10 +418,57 @@ class LowerConcat(RewritePattern):
         replace_and_erase_constants(rewriter, op, ops, result)
 
 
+def _checked_replication(op: ExpandOp | TileOp, source_type: TensorType, operand: SSAValue, role: str) -> TensorType:
+    """The result type, checked against the shape op's reference computes."""
+    result_type = checked_result(op, source_type)
+    source_shape = static_shape(op, source_type, "input")
+    try:
+        (expected,) = op.evaluate([np.zeros(source_shape, np.bool_), constant_array(op, operand, role)])
+    except ValueError as error:
+        fail(op, f"cannot {op.name[5:].lower()} {source_type}: {error}")
+    if expected.shape != tuple(result_type.get_shape()):
+        fail(op, f"result type {result_type} does not match the shape {list(expected.shape)} the op computes")
+    return result_type
+
+
+class LowerExpand(RewritePattern):
+    """Expand on integers: a generic over the result reading the input broadcast (its axes
+    aligned with the result's last ones, a size-1 axis read at index 0)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ExpandOp, rewriter: PatternRewriter):
+        if (source_type := integer_tensor(op.input)) is None:
+            return
+        result_type = _checked_replication(op, source_type, op.shape, "shape")
+        read = broadcast_map(tuple(source_type.get_shape()), len(result_type.get_shape()))
+        ops, value = build_generic([op.input], [read], result_type, lambda body, args: args[0])
+        replace_and_erase_constants(rewriter, op, ops, value)
+
+
+class LowerTile(RewritePattern):
+    """Tile on integers (shape d, repeats r): the input reshaped to (1, d0, 1, d1, ...),
+    broadcast to (r0, d0, r1, d1, ...) by a generic, reshaped to (r0 d0, r1 d1, ...)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TileOp, rewriter: PatternRewriter):
+        if (source_type := integer_tensor(op.input)) is None:
+            return
+        result_type = _checked_replication(op, source_type, op.repeats, "repeats")
+        shape, element = tuple(source_type.get_shape()), source_type.element_type
+        repeats = [size // d for size, d in zip(result_type.get_shape(), shape)]
+        interleaved = TensorType(element, [n for d in shape for n in (1, d)])
+        broadcast = TensorType(element, [n for d, r in zip(shape, repeats) for n in (r, d)])
+        split_ops, split = build_reshape(op.input, interleaved)
+        read = broadcast_map(tuple(interleaved.get_shape()), len(broadcast.get_shape()))
+        copy_ops, copied = build_generic([split], [read], broadcast, lambda body, args: args[0])
+        merge_ops, merged = build_reshape(copied, result_type)
+        replace_and_erase_constants(rewriter, op, [*split_ops, *copy_ops, *merge_ops], merged)
+
+
 @dataclass(frozen=True)
 class OnnxDataMovementToLinalgPass(ModulePass):
-    """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat on integer
-    tensors to `tensor.collapse_shape` / `tensor.expand_shape` and `linalg.generic`s (bodies of
+    """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat / Expand /
+    Tile on integer tensors to `tensor.collapse_shape` / `tensor.expand_shape` and `linalg.generic`s (bodies of
     arith, `linalg.index`, `tensor.extract`), moving every element exactly as the op's `evaluate`
     does. Float ops stay; dynamic shapes or operands, and Pad modes reflect and wrap, fail the
     pass with one line naming the node."""
@@ -423,5 +476,7 @@ class OnnxDataMovementToLinalgPass(ModulePass):
     name = PASS_NAME
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = GreedyRewritePatternApplier([LowerReshapes(), LowerTranspose(), LowerPad(), LowerConcat()])
+        patterns = GreedyRewritePatternApplier(
+            [LowerReshapes(), LowerTranspose(), LowerPad(), LowerConcat(), LowerExpand(), LowerTile()]
+        )
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

@@ -29,6 +29,7 @@ from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp
 from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import MaxPoolOp, SlidingWindow
+from bitfold.dialects.onnx.replication import ExpandOp, TileOp
 from bitfold.dialects.onnx.shape import (
     ConcatOp,
     DepthToSpaceOp,
@@ -280,8 +281,22 @@ class SinkDequantizeThroughConcat(RewritePattern):
         replace_with_moved(op, {"inputs": [source.input for source in sources]}, quantized, [], rewriter)
 
 
+class SinkDequantizeThroughReplication(SinkDequantize):
+    """Expand / Tile(dcast(q)) -> dcast(same op(q)): they copy elements. Expand aligns the
+    data's axes with the result's last ones; an axis keeps its quantized dimension where it is
+    neither broadcast nor tiled (same size in the result)."""
+
+    op_types = (ExpandOp, TileOp)
+
+    def moved_axis(self, op: OnnxOp, axis: int) -> int | None:
+        source, result = static_shape(op.operands[0]), static_shape(op.results[0])
+        moved = axis + len(result) - len(source)
+        return moved if result[moved] == source[axis] else None
+
+
 SINK_DEQUANTIZE_PATTERNS = (
     SinkDequantizeThroughReshape(),
+    SinkDequantizeThroughReplication(),
     SinkDequantizeThroughTranspose(),
     SinkDequantizeThroughMaxPool(),
     SinkDequantizeThroughPad(),
