@@ -29,6 +29,9 @@ quant passes become the tensor and linalg ops the backend consumes (docs/integer
   (axes right-aligned, a size-1 axis read at index 0). `onnx.Tile` (shape d, repeats r):
   reshape to (1, d0, 1, d1, ...), the same broadcast to (r0, d0, r1, d1, ...), reshape to
   (r0 d0, r1 d1, ...).
+- `onnx.Where` with a constant condition: a generic over the result reading the condition
+  (as i8 0 / 1), X and Y through broadcast maps, yielding `select(c != 0, x, y)`; constant X
+  or Y (a masked_fill value) become `arith.constant`s of the data's element type.
 
 Only ops whose data element type is an integer are lowered; on floats (and quantized types)
 they stay. Shapes must be static and the shape / axes / pads / value operands constants
@@ -69,6 +72,9 @@ from bitfold.dialects.evaluation import read_signed
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
+from bitfold.dialects.onnx.elementwise import WhereOp
+from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.replication import ExpandOp, TileOp
 from bitfold.dialects.onnx.shape import (
     ConcatOp,
     FlattenOp,
@@ -79,7 +85,6 @@ from bitfold.dialects.onnx.shape import (
     UnsqueezeOp,
     normalized_axes,
 )
-from bitfold.dialects.onnx.replication import ExpandOp, TileOp
 from bitfold.passes.linalg_building import Body, generic_op
 from bitfold.passes.quant_to_integer.elementwise import broadcast_map
 
@@ -465,10 +470,45 @@ class LowerTile(RewritePattern):
         replace_and_erase_constants(rewriter, op, [*split_ops, *copy_ops, *merge_ops], merged)
 
 
+class LowerWhere(RewritePattern):
+    """Where on integers with a constant condition: a generic over the result reading the
+    condition (an i8 constant of 0 / 1), X and Y broadcast, yielding `select(c != 0, x, y)`.
+    A constant X or Y becomes an `arith.constant` of the result's element type."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WhereOp, rewriter: PatternRewriter):
+        if (source_type := integer_tensor(op.x)) is None or integer_tensor(op.y) is None:
+            return
+        result_type = checked_result(op, source_type)
+        condition = constant_array(op, op.condition, "condition")
+        constants: list[Operation] = []
+        inputs = []
+        for value, array, element in ((op.condition, condition.astype(np.int8), IntegerType(8)),
+                                      (op.x, None, result_type.element_type), (op.y, None, result_type.element_type)):
+            if array is None and isinstance(value.owner, OnnxConstantOp):
+                array = dense_to_numpy(value.owner.value)
+            if array is None:
+                inputs.append(value)
+                continue
+            constants.append(arith.ConstantOp(dense_attr(array, element)))
+            inputs.append(constants[-1].results[0])
+        maps = [broadcast_map(tuple(value.type.get_shape()), len(result_type.get_shape())) for value in inputs]
+
+        def build(body: Body, args: Sequence[SSAValue]) -> SSAValue:
+            chosen = body.emit(arith.CmpiOp(args[0], body.constant(0, IntegerType(8)), "ne"))
+            return body.emit(arith.SelectOp(chosen, args[1], args[2]))
+
+        ops, value = build_generic(inputs, maps, result_type, build)
+        condition_owner = op.condition.owner
+        replace_and_erase_constants(rewriter, op, [*constants, *ops], value)
+        if all(not result.uses for result in condition_owner.results):
+            rewriter.erase(condition_owner)
+
+
 @dataclass(frozen=True)
 class OnnxDataMovementToLinalgPass(ModulePass):
     """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat / Expand /
-    Tile on integer tensors to `tensor.collapse_shape` / `tensor.expand_shape` and `linalg.generic`s (bodies of
+    Tile / Where (constant condition) on integer tensors to `tensor.collapse_shape` / `tensor.expand_shape` and `linalg.generic`s (bodies of
     arith, `linalg.index`, `tensor.extract`), moving every element exactly as the op's `evaluate`
     does. Float ops stay; dynamic shapes or operands, and Pad modes reflect and wrap, fail the
     pass with one line naming the node."""
@@ -477,6 +517,6 @@ class OnnxDataMovementToLinalgPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = GreedyRewritePatternApplier(
-            [LowerReshapes(), LowerTranspose(), LowerPad(), LowerConcat(), LowerExpand(), LowerTile()]
+            [LowerReshapes(), LowerTranspose(), LowerPad(), LowerConcat(), LowerExpand(), LowerTile(), LowerWhere()]
         )
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

@@ -77,3 +77,61 @@ def test_rv32im_equals_bitfold_run(tmp_path):
     compiled = compile_model(load_module(str(path)), "rv32im")
     stored = compiled.quantize({"x": (np.random.default_rng(7).standard_normal((1, 3, 1, 4)) * 3).astype(np.float32)})
     np.testing.assert_array_equal(compiled.run_qemu(stored, tmp_path / "run")[0], compiled.run_reference(stored)[0])
+
+
+def where_model(fill: str | None) -> onnx.ModelProto:
+    """x (2 x 6) -> QDQ uint8 -> Where(constant mask, x, Y) -> QDQ uint8 -> y, Y the dequantized
+    other input x2 of the same type, or a constant `fill` (masked_fill: 0.0 is the zero point)."""
+    rng = np.random.default_rng(6)
+    initializers = [
+        numpy_helper.from_array(np.array(0.05, np.float32), "s"),
+        numpy_helper.from_array(np.array(100, np.uint8), "z"),
+        numpy_helper.from_array(rng.integers(0, 2, (1, 6)).astype(bool), "mask"),
+    ]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["x_q"]),
+        helper.make_node("DequantizeLinear", ["x_q", "s", "z"], ["x_dq"]),
+    ]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6])]
+    if fill is None:
+        inputs.append(helper.make_tensor_value_info("x2", TensorProto.FLOAT, [2, 1]))
+        nodes += [helper.make_node("QuantizeLinear", ["x2", "s", "z"], ["x2_q"]),
+                  helper.make_node("DequantizeLinear", ["x2_q", "s", "z"], ["other"])]
+    else:
+        initializers.append(numpy_helper.from_array(np.array(float(fill), np.float32), "other"))
+    nodes += [
+        helper.make_node("Where", ["mask", "x_dq", "other"], ["selected"]),
+        helper.make_node("QuantizeLinear", ["selected", "s", "z"], ["y_q"]),
+        helper.make_node("DequantizeLinear", ["y_q", "s", "z"], ["y"]),
+    ]
+    graph = helper.make_graph(nodes, "where", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 6])],
+                              initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=IR_VERSION)
+
+
+@pytest.mark.parametrize("fill", [None, "0.0", "-1.5"])
+def test_where_with_a_constant_condition_selects_integers(fill, tmp_path):
+    path = tmp_path / "model.onnx"
+    onnx.save(where_model(fill), path)
+    module = import_model(path)
+    context = Context()
+    for name, factory in get_all_dialects().items():
+        context.register_dialect(name, factory)
+    OnnxToBackendInputPipeline(integer_io=False).apply(context, module)
+    assert not [op.name for op in module.walk() if op.name.startswith("onnx.")]
+    rng = np.random.default_rng(8)
+    feeds = {"x": (rng.standard_normal((2, 6)) * 3).astype(np.float32)}
+    if fill is None:
+        feeds["x2"] = (rng.standard_normal((2, 1)) * 3).astype(np.float32)
+    np.testing.assert_array_equal(bitfold.run(module, feeds)["y"], run_onnxruntime(path, feeds)["y"])
+
+
+def test_where_rv32im_equals_bitfold_run(tmp_path):
+    from bitfold.load import load_module
+    from bitfold.riscv import compile_model
+
+    path = tmp_path / "model.onnx"
+    onnx.save(where_model("0.0"), path)
+    compiled = compile_model(load_module(str(path)), "rv32im")
+    stored = compiled.quantize({"x": (np.random.default_rng(9).standard_normal((2, 6)) * 3).astype(np.float32)})
+    np.testing.assert_array_equal(compiled.run_qemu(stored, tmp_path / "run")[0], compiled.run_reference(stored)[0])
