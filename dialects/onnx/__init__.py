@@ -7,6 +7,7 @@ from bitfold.dialects.onnx import constant, contrib, elementwise, nn, quantizati
 
 Onnx = Dialect(
     "onnx",
-    [*constant.OPS, *quantization.OPS, *nn.OPS, *elementwise.OPS, *shape.OPS, *replication.OPS, *reduction.OPS, *contrib.OPS],
+    [*constant.OPS, *quantization.OPS, *nn.OPS, *elementwise.OPS, *shape.OPS, *replication.OPS, *reduction.OPS,
+     *contrib.OPS],
     [],
 )

@@ -2,12 +2,13 @@
 
 Float arithmetic: the reductions (Conv, Gemm, MatMul, AveragePool, GlobalAveragePool) and the
 normalizations (BatchNormalization, LayerNormalization, InstanceNormalization, Softmax) compute
-in float64 and round once to the input's float type. Products of two float32 (or float16) values are exact in float64, and a float64
-sum of n terms is off by at most n * 2**-53 of the sum of their magnitudes, far below half a
-float32 ulp unless the terms cancel heavily: the result is the correctly rounded value of the
-exact formula except in such cancellations or when that value lies within the error of a
-rounding boundary. onnxruntime accumulates in float32 in an order of its own (and
-approximates `exp`), so the two can differ in the last bits of a float32 result.
+in float64 and round once to the input's float type. Products of two float32 (or float16)
+values are exact in float64, and a float64 sum of n terms is off by at most n * 2**-53 of the
+sum of their magnitudes, far below half a float32 ulp unless the terms cancel heavily: the
+result is the correctly rounded value of the exact formula except in such cancellations or
+when that value lies within the error of a rounding boundary. onnxruntime accumulates in
+float32 in an order of its own (and approximates `exp`), so the two can differ in the last bits
+of a float32 result.
 
 The spatial ops (Conv, MaxPool, AveragePool) share `SlidingWindow`: the output shape and the
 explicit padding that ONNX's `auto_pad`, `pads`, `strides`, `dilations` and `ceil_mode` define.

@@ -77,7 +77,8 @@ def scale_problem(value: np.ndarray, name: str, allow_negative: bool = False) ->
     `allow_negative`, finite and nonzero)."""
     valid = np.isfinite(value) & (value != 0 if allow_negative else value > 0)
     if not valid.all():
-        return f"'{name}' must be finite and {'nonzero' if allow_negative else 'positive'}, got {value.flatten()[:8].tolist()}"
+        wanted = "nonzero" if allow_negative else "positive"
+        return f"'{name}' must be finite and {wanted}, got {value.flatten()[:8].tolist()}"
     return None
 
 

@@ -33,8 +33,8 @@ from bitfold.frontends.onnx.domains import ONNX_DOMAIN, canonical_domain, node_l
 SHAPE_COMPUTATION_OPS = frozenset(
     "Shape Size ConstantOfShape Range Gather GatherElements GatherND Unsqueeze Squeeze Concat Slice Split Reshape "
     "Flatten Transpose Expand Tile Cast CastLike Identity Add Sub Mul Div Mod Neg Abs Sign Min Max Floor Ceil Round "
-    "Sqrt Reciprocal Equal Less LessOrEqual Greater GreaterOrEqual Not And Or Xor Where ReduceProd ReduceSum ReduceMin ReduceMax "
-    "ArgMax ArgMin NonZero Clip Pad".split()
+    "Sqrt Reciprocal Equal Less LessOrEqual Greater GreaterOrEqual Not And Or Xor Where ReduceProd ReduceSum "
+    "ReduceMin ReduceMax ArgMax ArgMin NonZero Clip Pad".split()
 )
 """The standard ops a shape computation is made of (ai.onnx op types)."""
 
@@ -50,7 +50,7 @@ MAX_FOLDED_ELEMENTS = 1 << 16
 def _static_dimensions(value_type: onnx.TypeProto | None) -> list[int | str] | None:
     """The dimensions of a tensor type (a number, or the symbol or '?' of a dynamic one);
     None for an unknown rank."""
-    if value_type is None or value_type.WhichOneof("value") != "tensor_type" or not value_type.tensor_type.HasField("shape"):
+    if _element_type(value_type) is None or not value_type.tensor_type.HasField("shape"):
         return None
     return [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in value_type.tensor_type.shape.dim]
 
@@ -66,7 +66,8 @@ def _shape_read(node: onnx.NodeProto, dimensions: list[int | str]) -> list[int |
         return dimensions
     rank = len(dimensions)
     start, end = _attribute(node, "start", 0), _attribute(node, "end", None)
-    return dimensions[slice(*(None if b is None else min(max(b + rank if b < 0 else b, 0), rank) for b in (start, end)))]
+    bounds = [None if b is None else min(max(b + rank if b < 0 else b, 0), rank) for b in (start, end)]
+    return dimensions[slice(*bounds)]
 
 
 def _element_type(value_type: onnx.TypeProto | None) -> int | None:
@@ -85,7 +86,10 @@ class ShapeFolder:
         self.initializers = {t.name: t for t in model.graph.initializer}
         self.known: dict[str, np.ndarray] = {}
         self.shape_derived: set[str] = set()
-        self.constant_nodes = {o: n for n in model.graph.node if n.op_type == "Constant" and canonical_domain(n.domain) == ONNX_DOMAIN for o in n.output}
+        self.constant_nodes = {
+            o: n for n in model.graph.node
+            if n.op_type == "Constant" and canonical_domain(n.domain) == ONNX_DOMAIN for o in n.output
+        }
 
     def _is_known(self, name: str) -> bool:
         return name in self.known or name in self.initializers or name in self.constant_nodes
@@ -110,7 +114,8 @@ class ShapeFolder:
         feeds = {n: v for n, v in zip(names, inputs) if n}
         graph = helper.make_graph(
             [alone], "fold",
-            [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for n, v in feeds.items()],
+            [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+             for n, v in feeds.items()],
             [helper.make_empty_tensor_value_info(o) for o in alone.output if o],
         )
         model = helper.make_model(graph, opset_imports=list(self.model.opset_import), ir_version=self.model.ir_version)
@@ -208,11 +213,13 @@ def check_static_shapes(model: onnx.ModelProto, value_types: dict[str, onnx.Type
             dimensions = _static_dimensions(value_types.get(node.input[0]))
             shown = "unknown rank" if dimensions is None else "x".join(map(str, dimensions))
             raise FrontendError(
-                f"{label}: {node_label(node)} ({node.op_type}) reads the shape of '{node.input[0]}', which is not static "
+                f"{label}: {node_label(node)} ({node.op_type}) reads the shape of '{node.input[0]}', "
+                f"which is not static "
                 f"({shown}): bitfold compiles static shapes (export the model with static input shapes)"
             )
 
 
-def fold_shape_computations(model: onnx.ModelProto, value_types: dict[str, onnx.TypeProto], label: str) -> onnx.ModelProto:
+def fold_shape_computations(model: onnx.ModelProto, value_types: dict[str, onnx.TypeProto],
+                            label: str) -> onnx.ModelProto:
     """`model` with its shape computations folded into initializers (module docstring)."""
     return ShapeFolder(model, value_types, label).fold()

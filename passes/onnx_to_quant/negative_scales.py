@@ -44,8 +44,9 @@ def negated_weights(op: DequantizeLinearOp, source: SSAValue, low: int, high: in
     expressed = float_element(op, op.y)
     scale = constant_array(op, op.x_scale, "scale")
     same_float_type(op, scale, expressed, "the scale")
-    zero = np.zeros(scale.shape, np.int64) if op.x_zero_point is None else constant_array(op, op.x_zero_point, "zero point")
-    zero = np.broadcast_to(zero.astype(np.int64), scale.shape)
+    zero = np.zeros(scale.shape, np.int64)
+    if op.x_zero_point is not None:
+        zero = np.broadcast_to(constant_array(op, op.x_zero_point, "zero point").astype(np.int64), scale.shape)
     shape = source.type.get_shape()
     axis, block_size = op.int_attr("axis"), op.int_attr("block_size")
     stored = np.clip(dense_to_numpy(source.owner.value).astype(np.int64), low, high)

@@ -84,7 +84,9 @@ class ReduceToInteger(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ReduceOnnxOp, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, ReduceMaxOp | ReduceSumOp | ReduceMeanOp) or not isinstance(op.data.owner, DequantizeCastOp):
+        if not isinstance(op, ReduceMaxOp | ReduceSumOp | ReduceMeanOp):
+            return
+        if not isinstance(op.data.owner, DequantizeCastOp):
             return
         source = quantized_operand(op, op.data)
         qtype = per_tensor(op, source, "the input")
@@ -113,7 +115,11 @@ class ReduceToInteger(RewritePattern):
         count = int(np.prod([source.shape[a] for a in axes], dtype=np.int64))
         bound = count * qtype.largest_offset()
         check_i32(op, bound, "the sum")
-        total = _reduce(rewriter, op, storage_value(rewriter, source), axes, np.array(-count * qtype.zero_point), I32,
-                        lambda body, accumulated, value: body.emit(arith.AddiOp(accumulated, widened(body, value, qtype))))
+        def add(body, accumulated: SSAValue, value: SSAValue) -> SSAValue:
+            return body.emit(arith.AddiOp(accumulated, widened(body, value, qtype)))
+
+        init = np.array(-count * qtype.zero_point)
+        total = _reduce(rewriter, op, storage_value(rewriter, source), axes, init, I32, add)
         scale = qtype.scale / count if isinstance(op, ReduceMeanOp) else qtype.scale
-        return dequantized(rewriter, total, accumulator_type(np.array([scale]), None, qtype.expressed_type, bound), op.reduced.type)
+        acc_type = accumulator_type(np.array([scale]), None, qtype.expressed_type, bound)
+        return dequantized(rewriter, total, acc_type, op.reduced.type)
