@@ -12,7 +12,8 @@ initializer, a Constant node or an output folded before it) and its outputs are 
 - any other op: each output is int32, int64 or bool; or an input derives from a folded value
   and every input is shape data (int32, int64, bool, derived, or a scalar): a shape cast to
   float, scaled and floored back; `ConstantOfShape` always (its output is a fill value).
-  Outputs have at most `MAX_FOLDED_ELEMENTS` elements.
+  Outputs have at most `MAX_FOLDED_ELEMENTS` elements, checked before evaluation for the ops
+  that can grow (`GROWING_OPS`).
 Quantization ops and float weight arithmetic never fold (the quant form reads them), nor do
 integer weights of other types (int8, uint8, int4).
 
@@ -46,6 +47,11 @@ SHAPE_DATA_TYPES = frozenset({onnx.TensorProto.INT32, onnx.TensorProto.INT64, on
 MAX_FOLDED_ELEMENTS = 1 << 16
 """Largest output a fold makes into an initializer (a mask or a shape, not a weight)."""
 
+GROWING_OPS = frozenset({"ConstantOfShape", "Range", "Expand", "Tile", "Pad"})
+"""Ops whose output may be far larger than their inputs: folded only when shape inference
+gives their outputs static shapes of at most `MAX_FOLDED_ELEMENTS` elements (so a hostile
+Range or ConstantOfShape is never evaluated)."""
+
 
 def _static_dimensions(value_type: onnx.TypeProto | None) -> list[int | str] | None:
     """The dimensions of a tensor type (a number, or the symbol or '?' of a dynamic one);
@@ -68,6 +74,14 @@ def _shape_read(node: onnx.NodeProto, dimensions: list[int | str]) -> list[int |
     start, end = _attribute(node, "start", 0), _attribute(node, "end", None)
     bounds = [None if b is None else min(max(b + rank if b < 0 else b, 0), rank) for b in (start, end)]
     return dimensions[slice(*bounds)]
+
+
+def _small_static(value_type: onnx.TypeProto | None) -> bool:
+    """Whether a tensor type has a static shape of at most `MAX_FOLDED_ELEMENTS` elements."""
+    dimensions = _static_dimensions(value_type)
+    if dimensions is None or not all(isinstance(d, int) for d in dimensions):
+        return False
+    return int(np.prod(dimensions, dtype=np.int64)) <= MAX_FOLDED_ELEMENTS
 
 
 def _element_type(value_type: onnx.TypeProto | None) -> int | None:
@@ -161,6 +175,8 @@ class ShapeFolder:
         if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute):
             return None
         if not all(self._is_known(name) for name in node.input if name):
+            return None
+        if node.op_type in GROWING_OPS and not all(_small_static(self.value_types.get(o)) for o in node.output if o):
             return None
         if not self._may_fold(node, [_element_type(self.value_types.get(o)) for o in node.output if o]):
             return None

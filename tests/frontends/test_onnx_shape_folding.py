@@ -119,3 +119,15 @@ def test_quantization_and_weight_arithmetic_stay():
     )
     module = import_model(model.SerializeToString())
     assert op_names(module) == ["onnx.QuantizeLinear", "onnx.Transpose", "onnx.DequantizeLinear", "onnx.Mul", "onnx.MatMul"]
+
+
+def test_huge_range_is_not_evaluated():
+    """A Range of 2**40 elements stays a node (bitfold has no Range op: one error line), never
+    an allocation."""
+    model = model_of(
+        [helper.make_node("Range", ["start", "limit", "delta"], ["positions"], name="huge_range")],
+        [], [helper.make_tensor_value_info("positions", TensorProto.INT64, [2**40])],
+        [numpy_helper.from_array(np.array(v, np.int64), n) for n, v in [("start", 0), ("limit", 2**40), ("delta", 1)]],
+    )
+    with pytest.raises(FrontendError, match="huge_range"):
+        import_model(model.SerializeToString())
