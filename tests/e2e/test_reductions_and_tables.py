@@ -14,6 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
 
 import bitfold
+from conftest import require_tools
 from bitfold.frontends.onnx import import_model
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
 from bitfold.registry import get_all_dialects
@@ -103,12 +104,22 @@ def test_integer_form_follows_onnxruntime(model_path, integer_module, seed):
 @pytest.mark.parametrize("names", [("mean", "sum", "max", "all"), ("gelu", "erf", "mish"), ("sqrt", "reciprocal")])
 def test_rv32im_equals_bitfold_run(names, tmp_path):
     """(One input quantizer and at most 7 buffers beside the workspace a model: three models.)"""
+    compare_qemu_with_bitfold_run(reductions_model(names), "rv32im", tmp_path)
+
+
+def test_rv64imv_equals_bitfold_run(tmp_path):
+    """The reductions through upstream MLIR and LLVM (RVV)."""
+    require_tools("mlir-opt-22", "mlir-translate-22", "clang-22", "qemu-riscv64")
+    compare_qemu_with_bitfold_run(reductions_model(("mean", "sum", "max", "all")), "rv64imv", tmp_path)
+
+
+def compare_qemu_with_bitfold_run(model: onnx.ModelProto, target: str, tmp_path) -> None:
     from bitfold.load import load_module
     from bitfold.riscv import compile_model
 
     path = tmp_path / "model.onnx"
-    onnx.save(reductions_model(names), path)
-    compiled = compile_model(load_module(str(path)), "rv32im")
+    onnx.save(model, path)
+    compiled = compile_model(load_module(str(path)), target)
     x = (np.random.default_rng(3).standard_normal((1, 4, 5, 6)) * 3).astype(np.float32)
     stored = compiled.quantize({"x": x})
     got = compiled.run_qemu(stored, tmp_path / "run")

@@ -12,6 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
 
 import bitfold
+from conftest import require_tools
 from bitfold.frontends.onnx import import_model
 from bitfold.passes.pipelines import OnnxToBackendInputPipeline
 from bitfold.registry import get_all_dialects
@@ -68,15 +69,19 @@ def test_integer_form_equals_onnxruntime(case, tmp_path):
         np.testing.assert_array_equal(bitfold.run(module, {"x": x})["y"], run_onnxruntime(path, {"x": x})["y"])
 
 
-def test_rv32im_equals_bitfold_run(tmp_path):
+def compare_qemu_with_bitfold_run(model: onnx.ModelProto, shape: tuple[int, ...], target: str, tmp_path) -> None:
     from bitfold.load import load_module
     from bitfold.riscv import compile_model
 
     path = tmp_path / "model.onnx"
-    onnx.save(replication_model(*CASES["tile"]), path)
-    compiled = compile_model(load_module(str(path)), "rv32im")
-    stored = compiled.quantize({"x": (np.random.default_rng(7).standard_normal((1, 3, 1, 4)) * 3).astype(np.float32)})
+    onnx.save(model, path)
+    compiled = compile_model(load_module(str(path)), target)
+    stored = compiled.quantize({"x": (np.random.default_rng(7).standard_normal(shape) * 3).astype(np.float32)})
     np.testing.assert_array_equal(compiled.run_qemu(stored, tmp_path / "run")[0], compiled.run_reference(stored)[0])
+
+
+def test_rv32im_equals_bitfold_run(tmp_path):
+    compare_qemu_with_bitfold_run(replication_model(*CASES["tile"]), (1, 3, 1, 4), "rv32im", tmp_path)
 
 
 def where_model(fill: str | None) -> onnx.ModelProto:
@@ -127,11 +132,12 @@ def test_where_with_a_constant_condition_selects_integers(fill, tmp_path):
 
 
 def test_where_rv32im_equals_bitfold_run(tmp_path):
-    from bitfold.load import load_module
-    from bitfold.riscv import compile_model
+    compare_qemu_with_bitfold_run(where_model("0.0"), (2, 6), "rv32im", tmp_path)
 
-    path = tmp_path / "model.onnx"
-    onnx.save(where_model("0.0"), path)
-    compiled = compile_model(load_module(str(path)), "rv32im")
-    stored = compiled.quantize({"x": (np.random.default_rng(9).standard_normal((2, 6)) * 3).astype(np.float32)})
-    np.testing.assert_array_equal(compiled.run_qemu(stored, tmp_path / "run")[0], compiled.run_reference(stored)[0])
+
+@pytest.mark.parametrize("case", ["tile", "expand_rank", "where"])
+def test_rv64imv_equals_bitfold_run(case, tmp_path):
+    """Expand, Tile and Where through upstream MLIR and LLVM (RVV)."""
+    require_tools("mlir-opt-22", "mlir-translate-22", "clang-22", "qemu-riscv64")
+    model, shape = (where_model("0.0"), (2, 6)) if case == "where" else (replication_model(*CASES[case]), (1, 3, 1, 4))
+    compare_qemu_with_bitfold_run(model, shape, "rv64imv", tmp_path)
