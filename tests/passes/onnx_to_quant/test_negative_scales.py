@@ -22,7 +22,8 @@ X_SCALE = 0.05
 Y_SCALE = 0.1
 
 
-def weights_model(weights: np.ndarray, scales: np.ndarray, zero_points: np.ndarray | None, opset: int) -> onnx.ModelProto:
+def weights_model(weights: np.ndarray, scales: np.ndarray, zero_points: np.ndarray | None, opset: int,
+                  block_size: int = 0) -> onnx.ModelProto:
     """x (2 x K) -> QDQ int8 -> MatMul with DequantizeLinear(weights, scales per column, zero
     points) -> QDQ int8 -> y; the dequantized weights are a second output, w."""
     initializers = [
@@ -37,7 +38,8 @@ def weights_model(weights: np.ndarray, scales: np.ndarray, zero_points: np.ndarr
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "x_scale"], ["x_q"], name="quantize_x"),
         helper.make_node("DequantizeLinear", ["x_q", "x_scale"], ["x_dq"], name="dequantize_x"),
-        helper.make_node("DequantizeLinear", w_inputs, ["w"], name="dequantize_w", axis=1),
+        helper.make_node("DequantizeLinear", w_inputs, ["w"], name="dequantize_w", axis=0 if block_size else 1,
+                         **({"block_size": block_size} if block_size else {})),
         helper.make_node("MatMul", ["x_dq", "w"], ["product"], name="matmul"),
         helper.make_node("QuantizeLinear", ["product", "y_scale"], ["y_q"], name="quantize_y"),
         helper.make_node("DequantizeLinear", ["y_q", "y_scale"], ["y"], name="dequantize_y"),
@@ -72,7 +74,17 @@ def int8_with_zero_points() -> onnx.ModelProto:
     return weights_model(weights, np.array([0.01, -0.02, -0.005], np.float32), np.array([3, -4, 0], np.int8), 13)
 
 
-MODELS = {"int4_symmetric": int4_symmetric, "int8_with_zero_points": int8_with_zero_points}
+def int4_blocked() -> onnx.ModelProto:
+    """int4 weights (8 x 3) in blocks of 4 along K (axis 0), as onnxruntime's blockwise int4
+    quantizer lays them out (opset 21), some block scales negative."""
+    weights = RNG.integers(-8, 8, (8, 3)).astype(np.int8)
+    scales = np.array([[0.02, -0.03, 0.01], [-0.04, 0.05, -0.015]], np.float32)
+    model = weights_model(weights, scales, None, 21, block_size=4)
+    model.graph.initializer[0].CopyFrom(helper.make_tensor("w_q", TensorProto.INT4, weights.shape, weights.flatten().tolist()))
+    return model
+
+
+MODELS = {"int4_symmetric": int4_symmetric, "int8_with_zero_points": int8_with_zero_points, "int4_blocked": int4_blocked}
 
 
 def onnxruntime_outputs(model: onnx.ModelProto, x: np.ndarray) -> dict[str, np.ndarray]:
