@@ -25,6 +25,13 @@ quant passes become the tensor and linalg ops the backend consumes (docs/integer
   its offset, clamped into it, and a chain of `arith.select`s on `index < offset_k` picks the
   input the element belongs to. (A generic per input writing at an offset cannot express the
   first input: MLIR requires a plain dim result to span its operand exactly.)
+- `onnx.Expand`: a generic over the result reading the input through the broadcast map
+  (axes right-aligned, a size-1 axis read at index 0). `onnx.Tile` (shape d, repeats r):
+  reshape to (1, d0, 1, d1, ...), the same broadcast to (r0, d0, r1, d1, ...), reshape to
+  (r0 d0, r1 d1, ...).
+- `onnx.Where` with a constant condition: a generic over the result reading the condition
+  (as i8 0 / 1), X and Y through broadcast maps, yielding `select(c != 0, x, y)`; constant X
+  or Y (a masked_fill value) become `arith.constant`s of the data's element type.
 
 Only ops whose data element type is an integer are lowered; on floats (and quantized types)
 they stay. Shapes must be static and the shape / axes / pads / value operands constants
@@ -62,7 +69,10 @@ from xdsl.pattern_rewriter import (
 from bitfold.dialects.evaluation import read_signed
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
-from bitfold.dialects.onnx.constant import constant_array
+from bitfold.dialects.onnx.constant import constant_array, dense_to_numpy
+from bitfold.dialects.onnx.elementwise import WhereOp
+from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.replication import ExpandOp, TileOp
 from bitfold.dialects.onnx.shape import (
     ConcatOp,
     FlattenOp,
@@ -75,6 +85,7 @@ from bitfold.dialects.onnx.shape import (
 )
 from bitfold.passes import pass_failure
 from bitfold.passes.linalg_building import Body, generic_op
+from bitfold.passes.quant_to_integer.elementwise import broadcast_map
 
 PASS_NAME = "onnx-data-movement-to-linalg"
 
@@ -406,16 +417,101 @@ class LowerConcat(RewritePattern):
         replace_and_erase_constants(rewriter, op, ops, result)
 
 
+def _checked_replication(op: ExpandOp | TileOp, source_type: TensorType, operand: SSAValue, role: str) -> TensorType:
+    """The result type, checked against the shape op's reference computes."""
+    result_type = checked_result(op, source_type)
+    source_shape = checked_shape(op, source_type, "input")
+    try:
+        (expected,) = op.evaluate([np.zeros(source_shape, np.bool_), required_constant(op, operand, role)])
+    except ValueError as error:
+        fail(op, f"cannot {op.name[5:].lower()} {source_type}: {error}")
+    if expected.shape != tuple(result_type.get_shape()):
+        fail(op, f"result type {result_type} does not match the shape {list(expected.shape)} the op computes")
+    return result_type
+
+
+class LowerExpand(RewritePattern):
+    """Expand on integers: a generic over the result reading the input broadcast (its axes
+    aligned with the result's last ones, a size-1 axis read at index 0)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ExpandOp, rewriter: PatternRewriter):
+        if (source_type := integer_tensor(op.input)) is None:
+            return
+        result_type = _checked_replication(op, source_type, op.shape, "shape")
+        read = broadcast_map(tuple(source_type.get_shape()), len(result_type.get_shape()))
+        ops, value = parallel_generic([op.input], [read], result_type, lambda body, args: args[0])
+        replace_and_erase_constants(rewriter, op, ops, value)
+
+
+class LowerTile(RewritePattern):
+    """Tile on integers (shape d, repeats r): the input reshaped to (1, d0, 1, d1, ...),
+    broadcast to (r0, d0, r1, d1, ...) by a generic, reshaped to (r0 d0, r1 d1, ...)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TileOp, rewriter: PatternRewriter):
+        if (source_type := integer_tensor(op.input)) is None:
+            return
+        result_type = _checked_replication(op, source_type, op.repeats, "repeats")
+        shape, element = tuple(source_type.get_shape()), source_type.element_type
+        repeats = [size // d for size, d in zip(result_type.get_shape(), shape)]
+        interleaved = TensorType(element, [n for d in shape for n in (1, d)])
+        broadcast = TensorType(element, [n for d, r in zip(shape, repeats) for n in (r, d)])
+        split_ops, split = build_reshape(op.input, interleaved)
+        read = broadcast_map(tuple(interleaved.get_shape()), len(broadcast.get_shape()))
+        copy_ops, copied = parallel_generic([split], [read], broadcast, lambda body, args: args[0])
+        merge_ops, merged = build_reshape(copied, result_type)
+        replace_and_erase_constants(rewriter, op, [*split_ops, *copy_ops, *merge_ops], merged)
+
+
+class LowerWhere(RewritePattern):
+    """Where on integers with a constant condition: a generic over the result reading the
+    condition (an i8 constant of 0 / 1), X and Y broadcast, yielding `select(c != 0, x, y)`.
+    A constant X or Y becomes an `arith.constant` of the result's element type."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WhereOp, rewriter: PatternRewriter):
+        if (source_type := integer_tensor(op.x)) is None or integer_tensor(op.y) is None:
+            return
+        result_type = checked_result(op, source_type)
+        condition = required_constant(op, op.condition, "condition")
+        constants: list[Operation] = []
+        inputs = []
+        for value, array, element in ((op.condition, condition.astype(np.int8), IntegerType(8)),
+                                      (op.x, None, result_type.element_type), (op.y, None, result_type.element_type)):
+            if array is None and isinstance(value.owner, OnnxConstantOp):
+                array = dense_to_numpy(value.owner.value)
+            if array is None:
+                inputs.append(value)
+                continue
+            constants.append(arith.ConstantOp(dense_attr(array, element)))
+            inputs.append(constants[-1].results[0])
+        maps = [broadcast_map(tuple(value.type.get_shape()), len(result_type.get_shape())) for value in inputs]
+
+        def build(body: Body, args: Sequence[SSAValue]) -> SSAValue:
+            chosen = body.emit(arith.CmpiOp(args[0], body.constant(0, IntegerType(8)), "ne"))
+            return body.emit(arith.SelectOp(chosen, args[1], args[2]))
+
+        ops, value = parallel_generic(inputs, maps, result_type, build)
+        condition_owner = op.condition.owner
+        replace_and_erase_constants(rewriter, op, [*constants, *ops], value)
+        if all(not result.uses for result in condition_owner.results):
+            rewriter.erase(condition_owner)
+
+
 @dataclass(frozen=True)
 class OnnxDataMovementToLinalgPass(ModulePass):
-    """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat on integer
-    tensors to `tensor.collapse_shape` / `tensor.expand_shape` and `linalg.generic`s (bodies of
-    arith, `linalg.index`, `tensor.extract`), moving every element exactly as the op's `evaluate`
+    """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat / Expand /
+    Tile / Where (constant condition) on integer tensors to `tensor.collapse_shape` /
+    `tensor.expand_shape` and `linalg.generic`s (bodies of arith, `linalg.index`,
+    `tensor.extract`), moving every element exactly as the op's `evaluate`
     does. Float ops stay; dynamic shapes or operands, and Pad modes reflect and wrap, fail the
     pass with one line naming the node."""
 
     name = PASS_NAME
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = GreedyRewritePatternApplier([LowerReshapes(), LowerTranspose(), LowerPad(), LowerConcat()])
+        patterns = GreedyRewritePatternApplier(
+            [LowerReshapes(), LowerTranspose(), LowerPad(), LowerConcat(), LowerExpand(), LowerTile(), LowerWhere()]
+        )
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

@@ -3,10 +3,11 @@ Ops are grouped by family, one module each; `Onnx` collects them."""
 
 from xdsl.ir import Dialect
 
-from bitfold.dialects.onnx import constant, contrib, elementwise, nn, quantization, reduction, shape
+from bitfold.dialects.onnx import constant, contrib, elementwise, nn, quantization, reduction, replication, shape
 
 Onnx = Dialect(
     "onnx",
-    [*constant.OPS, *quantization.OPS, *nn.OPS, *elementwise.OPS, *shape.OPS, *reduction.OPS, *contrib.OPS],
+    [*constant.OPS, *quantization.OPS, *nn.OPS, *elementwise.OPS, *shape.OPS, *replication.OPS, *reduction.OPS,
+     *contrib.OPS],
     [],
 )

@@ -4,11 +4,14 @@ Binary ops broadcast their operands multidirectionally (numpy's rules) and compu
 operands' common type: integers wrap around on overflow, floats round once per operation
 (IEEE 754, as onnxruntime does). Sigmoid, Tanh and Exp compute in float64 and round once to
 the input's type; onnxruntime approximates them in float32, so the two can differ in the last
-bits, as can Elu, Selu, Celu, Softplus and Softsign (float64, rounded once). LeakyRelu,
+bits, as can Elu, Selu, Celu, Softplus, Softsign, Erf, Gelu, Mish and float Pow (float64,
+rounded once). Sqrt, Reciprocal and float Mod are correctly rounded in the input's type, as
+IEEE 754 defines them (exact as onnxruntime's). LeakyRelu,
 HardSigmoid, HardSwish and ThresholdedRelu compute in the input's type, one rounding per
 operation in onnxruntime's order.
 """
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -406,7 +409,142 @@ class SoftsignOp(Float64ActivationOp):
         return x / (1 + np.abs(x))
 
 
+@irdl_op_definition
+class ModOp(BinaryOnnxOp):
+    """C = A mod B with broadcasting. fmod = 0 (integers only): the remainder of floor
+    division, with B's sign (Python's `%`); fmod = 1: the remainder of truncated division,
+    with A's sign (C's `fmod`, the only form for floats). Exact; integer B = 0 is undefined in
+    ONNX (here 0)."""
+
+    name = "onnx.Mod"
+    fmod = attr_def(IntegerAttr[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        a, b = operands
+        if np.issubdtype(a.dtype, np.floating) and not self.int_attr("fmod"):
+            raise ValueError(f"{self.name}: fmod must be 1 for floating-point inputs")
+        remainder = np.fmod if self.int_attr("fmod") else np.mod
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (np.asarray(remainder(a, b), dtype=a.dtype),)
+
+
+@irdl_op_definition
+class PowOp(OnnxOp):
+    """Z = X ** Y with broadcasting, of X's type (Y may be of another type). Float X: computed
+    in float64, rounded once to X's type; integer X: the integer power in int64 (Y cast to
+    int64; a negative Y is undefined), wrapped to X's type."""
+
+    name = "onnx.Pow"
+    x = operand_def()
+    y = operand_def()
+    z = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        x, y = operands
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if np.issubdtype(x.dtype, np.floating):
+                return (np.asarray(np.power(x.astype(np.float64), y.astype(np.float64))).astype(x.dtype),)
+            return (np.asarray(np.power(x.astype(np.int64), y.astype(np.int64))).astype(x.dtype),)
+
+
+@irdl_op_definition
+class WhereOp(OnnxOp):
+    """output = X where condition (bool) else Y, the three broadcast multidirectionally. Exact."""
+
+    name = "onnx.Where"
+    condition = operand_def()
+    x = operand_def()
+    y = operand_def()
+    output = result_def()
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        condition, x, y = operands
+        return (np.asarray(np.where(condition.astype(bool), x, y), dtype=x.dtype),)
+
+
+class UnaryOnnxOp(OnnxOp):
+    """Y = f(X) elementwise."""
+
+    x = operand_def()
+    y = result_def()
+
+
+@irdl_op_definition
+class SqrtOp(UnaryOnnxOp):
+    """Y = sqrt(X), correctly rounded in X's type (NaN for X < 0)."""
+
+    name = "onnx.Sqrt"
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        with np.errstate(invalid="ignore"):
+            return (np.asarray(np.sqrt(operands[0])),)
+
+
+@irdl_op_definition
+class ReciprocalOp(UnaryOnnxOp):
+    """Y = 1 / X, correctly rounded in X's type (1 / 0 = inf)."""
+
+    name = "onnx.Reciprocal"
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        with np.errstate(divide="ignore"):
+            return (np.asarray(np.reciprocal(x), dtype=x.dtype),)
+
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+"""The error function on float64 arrays (numpy has none): C's `erf`, within 1 ulp of float64."""
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """erf(x) = 2 / sqrt(pi) * integral of exp(-t**2) from 0 to x, elementwise in float64."""
+    return np.asarray(_ERF(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
+
+@irdl_op_definition
+class ErfOp(Float64ActivationOp):
+    """Y = erf(X), in float64 rounded once to X's type."""
+
+    name = "onnx.Erf"
+
+    def activation(self, x: np.ndarray) -> np.ndarray:
+        return erf(x)
+
+
+GELU_TANH_SCALE = math.sqrt(2 / math.pi)
+"""sqrt(2 / pi), the scale inside Gelu's tanh approximation."""
+
+
+@irdl_op_definition
+class GeluOp(Float64ActivationOp):
+    """Y = X / 2 * (1 + erf(X / sqrt(2))) (approximate = "none"), or
+    X / 2 * (1 + tanh(sqrt(2 / pi) * (X + 0.044715 X**3))) (approximate = "tanh"), in float64
+    rounded once to X's type."""
+
+    name = "onnx.Gelu"
+    approximate = attr_def(StringAttr)
+
+    def activation(self, x: np.ndarray) -> np.ndarray:
+        mode = self.string_attr("approximate")
+        if mode == "none":
+            return x / 2 * (1 + erf(x / math.sqrt(2)))
+        if mode == "tanh":
+            return x / 2 * (1 + np.tanh(GELU_TANH_SCALE * (x + 0.044715 * x**3)))
+        raise ValueError(f"{self.name}: unknown approximate '{mode}'")
+
+
+@irdl_op_definition
+class MishOp(Float64ActivationOp):
+    """Y = X * tanh(ln(1 + exp(X))), in float64 rounded once to X's type."""
+
+    name = "onnx.Mish"
+
+    def activation(self, x: np.ndarray) -> np.ndarray:
+        return x * np.tanh(np.logaddexp(x, 0))
+
+
 OPS = [
     AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp, RoundOp, ReluOp, ClipOp, SigmoidOp, TanhOp, CastOp, IdentityOp,
     ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, EluOp, SeluOp, CeluOp, SoftplusOp, ThresholdedReluOp, SoftsignOp,
+    ModOp, PowOp, WhereOp, SqrtOp, ReciprocalOp, ErfOp, GeluOp, MishOp,
 ]  # fmt: skip

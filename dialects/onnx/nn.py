@@ -1,13 +1,14 @@
 """ONNX nn ops: convolution, matrix products, pooling, normalization (conventions in `base.py`).
 
 Float arithmetic: the reductions (Conv, Gemm, MatMul, AveragePool, GlobalAveragePool) and the
-normalizations (BatchNormalization, Softmax) compute in float64 and round once to the input's
-float type. Products of two float32 (or float16) values are exact in float64, and a float64
-sum of n terms is off by at most n * 2**-53 of the sum of their magnitudes, far below half a
-float32 ulp unless the terms cancel heavily: the result is the correctly rounded value of the
-exact formula except in such cancellations or when that value lies within the error of a
-rounding boundary. onnxruntime accumulates in float32 in an order of its own (and
-approximates `exp`), so the two can differ in the last bits of a float32 result.
+normalizations (BatchNormalization, LayerNormalization, InstanceNormalization, Softmax) compute
+in float64 and round once to the input's float type. Products of two float32 (or float16)
+values are exact in float64, and a float64 sum of n terms is off by at most n * 2**-53 of the
+sum of their magnitudes, far below half a float32 ulp unless the terms cancel heavily: the
+result is the correctly rounded value of the exact formula except in such cancellations or
+when that value lies within the error of a rounding boundary. onnxruntime accumulates in
+float32 in an order of its own (and approximates `exp`), so the two can differ in the last bits
+of a float32 result.
 
 The spatial ops (Conv, MaxPool, AveragePool) share `SlidingWindow`: the output shape and the
 explicit padding that ONNX's `auto_pad`, `pads`, `strides`, `dilations` and `ceil_mode` define.
@@ -33,7 +34,7 @@ from xdsl.irdl import (
     result_def,
 )
 
-from bitfold.dialects.evaluation import named_operands
+from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
 from bitfold.dialects.onnx.base import OnnxOp, ints_or
 
 ACCUMULATOR = np.float64
@@ -412,6 +413,70 @@ class SoftmaxOp(OnnxOp):
         return (_round_to(exp / exp.sum(axis=axis, keepdims=True), x.dtype),)
 
 
+@irdl_op_definition
+class LayerNormalizationOp(OnnxOp):
+    """Normalization over the axes from `axis` (negative counts from the end) to the last:
+    Mean = mean of X over them, InvStdDev = 1 / sqrt(mean of (X - Mean)**2 + epsilon),
+    Y = (X - Mean) * InvStdDev * Scale + B (Scale and B broadcast to the normalized axes, B
+    optional). Mean and InvStdDev (optional outputs) keep the reduced axes with size 1; they
+    are of `stash_type`'s precision, which the result types carry. Computed in float64 and
+    rounded once to each result's type (module docstring)."""
+
+    name = "onnx.LayerNormalization"
+    x = operand_def()
+    scale = operand_def()
+    b = opt_operand_def()
+    y = result_def()
+    mean = opt_result_def()
+    inv_std_dev = opt_result_def()
+
+    axis = attr_def(IntegerAttr[I64])
+    epsilon = attr_def(FloatAttr[Float32Type])
+    stash_type = attr_def(IntegerAttr[I64])
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True))
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        x = values["x"]
+        axis = self.int_attr("axis")
+        axes = tuple(range(axis % x.ndim if x.ndim else 0, x.ndim))
+        wide = x.astype(ACCUMULATOR)
+        mean = wide.mean(axis=axes, keepdims=True)
+        inv_std_dev = 1 / np.sqrt(((wide - mean) ** 2).mean(axis=axes, keepdims=True) + self.float_attr("epsilon"))
+        y = (wide - mean) * inv_std_dev * values["scale"].astype(ACCUMULATOR)
+        if values["b"] is not None:
+            y = y + values["b"].astype(ACCUMULATOR)
+        outputs = [(y, self.y), (mean, self.mean), (inv_std_dev, self.inv_std_dev)]
+        return tuple(_round_to(value, numpy_dtype_of(result.type)) for value, result in outputs if result is not None)
+
+
+@irdl_op_definition
+class InstanceNormalizationOp(OnnxOp):
+    """output[n, c, ...] = (input[n, c, ...] - mean) / sqrt(variance + epsilon) * scale[c] + B[c],
+    mean and variance (biased) over the spatial positions of input[n, c]. Computed in float64
+    and rounded once to the input's type (module docstring)."""
+
+    name = "onnx.InstanceNormalization"
+    input = operand_def()
+    scale = operand_def()
+    b = operand_def()
+    output = result_def()
+
+    epsilon = attr_def(FloatAttr[Float32Type])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        x, scale, b = operands
+        spatial = tuple(range(2, x.ndim))
+        per_channel = (-1, *(1,) * (x.ndim - 2))
+        wide = x.astype(ACCUMULATOR)
+        mean = wide.mean(axis=spatial, keepdims=True)
+        variance = ((wide - mean) ** 2).mean(axis=spatial, keepdims=True)
+        y = (wide - mean) / np.sqrt(variance + self.float_attr("epsilon"))
+        y = y * scale.astype(ACCUMULATOR).reshape(per_channel) + b.astype(ACCUMULATOR).reshape(per_channel)
+        return (_round_to(y, x.dtype),)
+
+
 OPS = [
     ConvOp,
     GemmOp,
@@ -421,4 +486,6 @@ OPS = [
     GlobalAveragePoolOp,
     BatchNormalizationOp,
     SoftmaxOp,
+    LayerNormalizationOp,
+    InstanceNormalizationOp,
 ]

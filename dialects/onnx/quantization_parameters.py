@@ -19,7 +19,9 @@ rank, x's dimensions except along `axis`, where it has ceil(x.shape[axis] / bloc
 entries; the zero point of the scale's shape). Dynamic dimensions are not compared.
 
 Values: a constant scale must be finite and positive (onnxruntime divides by zero, NaN or a
-negative scale silently; bitfold refuses them).
+negative scale silently; bitfold refuses them), except that DequantizeLinear's may be negative
+(onnxruntime's symmetric int4 quantizer writes them; onnx-to-quant folds the sign into the
+weight): only zero, NaN and infinities are refused there.
 """
 
 from collections.abc import Sequence
@@ -70,18 +72,21 @@ def _same(a: int, b: int) -> bool:
     return a == DYNAMIC_INDEX or b == DYNAMIC_INDEX or a == b
 
 
-def scale_problem(value: np.ndarray, name: str) -> str | None:
-    """What is wrong with a scale's value, or None: every entry finite and positive."""
-    if not (np.isfinite(value) & (value > 0)).all():
-        return f"'{name}' must be finite and positive, got {value.flatten()[:8].tolist()}"
+def scale_problem(value: np.ndarray, name: str, allow_negative: bool = False) -> str | None:
+    """What is wrong with a scale's value, or None: every entry finite and positive (with
+    `allow_negative`, finite and nonzero)."""
+    valid = np.isfinite(value) & (value != 0 if allow_negative else value > 0)
+    if not valid.all():
+        wanted = "nonzero" if allow_negative else "positive"
+        return f"'{name}' must be finite and {wanted}, got {value.flatten()[:8].tolist()}"
     return None
 
 
-def _verify_scale_type(scale: SSAValue, name: str) -> None:
+def _verify_scale_type(scale: SSAValue, name: str, allow_negative: bool) -> None:
     if not isinstance(_element(scale.type), Float32Type | Float16Type | BFloat16Type):
         raise VerifyException(f"'{name}' must be a tensor of float32, float16 or bfloat16, got {scale.type}")
     values = constant_operand(scale)
-    if values is not None and (problem := scale_problem(values, name)):
+    if values is not None and (problem := scale_problem(values, name, allow_negative)):
         raise VerifyException(problem)
 
 
@@ -133,7 +138,7 @@ def verify_qdq(op: OnnxOp, x: SSAValue, scale: SSAValue, zero_point: SSAValue | 
     a DequantizeLinear (`dequantize`, `integer` x's type); `names` are those of the integer
     side, the scale and the zero point."""
     integer_role, scale_name, zp_name = names
-    _verify_scale_type(scale, scale_name)
+    _verify_scale_type(scale, scale_name, allow_negative=dequantize)
     _verify_integer_types(integer, zero_point, integer_role, zp_name, allow_int32=dequantize)
     if not dequantize and (precision := op.int_attr("precision")) not in (0, *PRECISION_DTYPES):
         raise VerifyException(f"'precision' {precision} is not 0, FLOAT, FLOAT16, DOUBLE or BFLOAT16")

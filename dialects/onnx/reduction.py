@@ -1,4 +1,10 @@
-"""ONNX reductions (conventions in `base.py`): the opset-18 form, with `axes` an operand."""
+"""ONNX reductions (conventions in `base.py`): the opset-18 form, with `axes` an operand.
+
+ReduceMin and ReduceMax are exact. ReduceSum and ReduceMean of floats accumulate in float64
+and round once to the data's type (as `nn.py`'s float reductions; onnxruntime sums in
+float32, so the two can differ in the last bits); of integers, they sum in the data's type
+(wrapping around), and ReduceMean divides the sum by the count truncating toward zero (C++
+`/`, as onnxruntime). The reference's result is cast to the data's type (`ReduceOnnxOp`)."""
 
 from collections.abc import Sequence
 
@@ -61,4 +67,33 @@ class ReduceMaxOp(ReduceOnnxOp):
         return np.max(data, axis=axis, keepdims=keepdims)
 
 
-OPS = [ReduceMinOp, ReduceMaxOp]
+@irdl_op_definition
+class ReduceSumOp(ReduceOnnxOp):
+    """reduced = sum of data over axes (module docstring for rounding)."""
+
+    name = "onnx.ReduceSum"
+
+    @staticmethod
+    def reduce(data: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
+        wide = np.float64 if np.issubdtype(data.dtype, np.floating) else data.dtype
+        return np.sum(data, axis=axis, keepdims=keepdims, dtype=wide)
+
+
+@irdl_op_definition
+class ReduceMeanOp(ReduceOnnxOp):
+    """reduced = mean of data over axes: the sum divided by the number of elements reduced
+    (module docstring for rounding)."""
+
+    name = "onnx.ReduceMean"
+
+    @staticmethod
+    def reduce(data: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
+        if np.issubdtype(data.dtype, np.floating):
+            return np.mean(data, axis=axis, keepdims=keepdims, dtype=np.float64)
+        count = max(1, int(np.prod([data.shape[a] for a in axis], dtype=np.int64)))
+        total = np.sum(data, axis=axis, keepdims=keepdims, dtype=data.dtype)
+        with np.errstate(over="ignore"):
+            return (np.sign(total) * (np.abs(total.astype(np.int64)) // count)).astype(data.dtype)
+
+
+OPS = [ReduceMinOp, ReduceMaxOp, ReduceSumOp, ReduceMeanOp]

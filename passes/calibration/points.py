@@ -24,14 +24,14 @@ from xdsl.dialects.builtin import AnyFloat, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from bitfold.dialects.onnx import shape
+from bitfold.dialects.onnx import replication, shape
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp
 from bitfold.dialects.onnx.elementwise import IdentityOp, ReluOp
 from bitfold.dialects.onnx.nn import AveragePoolOp, GlobalAveragePoolOp, MaxPoolOp
 from bitfold.dialects.quant import CalibratedQuantizedType, DequantizeCastOp, QuantizeCastOp
 
-PASS_THROUGH = (*(op for op in shape.OPS if op is not shape.ConcatOp), MaxPoolOp, IdentityOp)
+PASS_THROUGH = (*(op for op in shape.OPS if op is not shape.ConcatOp), *replication.OPS, MaxPoolOp, IdentityOp)
 """Single-input ops that move, copy or select elements (a Concat's inputs may differ in range)."""
 RANGE_KEEPING = (AveragePoolOp, GlobalAveragePoolOp)
 SMALLEST_RANGE = 1e-8

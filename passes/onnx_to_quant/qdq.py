@@ -22,6 +22,7 @@ from bitfold.dialects.quant import (
 )
 from bitfold.dialects.quant_semantics import clamp, from_storage
 from bitfold.dialects.quantized_constants import quantized_constant
+from bitfold.passes.onnx_to_quant.negative_scales import has_negative_scale, negated_weights
 from bitfold.passes.onnx_to_quant.parameters import (
     constant_parameter,
     fail,
@@ -103,18 +104,22 @@ class DequantizeLinearToCast(RewritePattern):
       intersection; R commutes with clamping to integer bounds), else requant(q) to T;
     - i a constant: a constant of the clamped values in T's storage, scast to T;
     - otherwise: scast(i) to the full range, requant to T if the Clips narrow it.
-    Exact: dcast computes float(i - zp) * s in f, DequantizeLinear's formula for f32."""
+    Exact: dcast computes float(i - zp) * s in f, DequantizeLinear's formula for f32.
+    Negative scales (of constant integers) move their sign into the integers
+    (`negative_scales`)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: DequantizeLinearOp, rewriter: PatternRewriter) -> None:
         expressed = float_element(op, op.y)
-        full = onnx_quantized_type(op, op.x, op.x_scale, op.x_zero_point, expressed,
-                                   op.int_attr("axis"), op.int_attr("block_size"))
         clipped = ClippedIntegers.of(op.x)
         if clipped.low >= clipped.high:
             fail(op, f"the Clips before it leave the empty or one-value range [{clipped.low}, {clipped.high}]")
-        qtype = with_value_range(full, clipped.low, clipped.high)
-        new_ops, quantized = _quantized_values(clipped, full, qtype)
+        if has_negative_scale(op):
+            new_ops, quantized = negated_weights(op, clipped.source, clipped.low, clipped.high)
+        else:
+            full = onnx_quantized_type(op, op.x, op.x_scale, op.x_zero_point, expressed,
+                                       op.int_attr("axis"), op.int_attr("block_size"))
+            new_ops, quantized = _quantized_values(clipped, full, with_value_range(full, clipped.low, clipped.high))
         rewriter.replace(op, [*new_ops, DequantizeCastOp(quantized, op.y.type)])
 
 

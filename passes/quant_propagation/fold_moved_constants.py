@@ -9,14 +9,14 @@ type: bit-identical by construction, and the weight is a constant again for quan
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from bitfold.dialects.canonicalization_patterns.quant import erase_unused_sources
-from bitfold.dialects.onnx import shape
+from bitfold.dialects.onnx import replication, shape
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
 from bitfold.dialects.quant import QuantizedType, element_type
 from bitfold.dialects.quantized_constants import constant_stored_values, quantized_constant
 
-MOVING_OPS = tuple(shape.OPS)
-"""The ops that only move, copy or select elements (dialects/onnx/shape.py)."""
+MOVING_OPS = (*shape.OPS, *replication.OPS)
+"""The ops that only move, copy or select elements (dialects/onnx/shape.py, replication.py)."""
 
 
 class FoldMovedQuantizedConstant(RewritePattern):

@@ -27,8 +27,10 @@ from bitfold.dialects import quant
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.elementwise import WhereOp
 from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import MaxPoolOp, SlidingWindow
+from bitfold.dialects.onnx.replication import ExpandOp, TileOp
 from bitfold.dialects.onnx.shape import (
     ConcatOp,
     DepthToSpaceOp,
@@ -200,6 +202,14 @@ def representing_value(quantized: quant.QuantizedType, value: float, shape: Sequ
     return stored if np.array_equal(dequantized.view(np.uint8), expected.view(np.uint8)) else None
 
 
+def stored_scalar(quantized: quant.QuantizedType, stored: int) -> ConstantOp:
+    """An `onnx.Constant` scalar of the stored value `stored`, of q's numpy integer type."""
+    dtype = numpy_dtype(quantized)
+    integer = IntegerType(8 * dtype.itemsize, Signedness.SIGNLESS if dtype.kind == "i" else Signedness.UNSIGNED)
+    value = dense_attr(np.array(stored, dtype), integer)
+    return ConstantOp.create(attributes={"value": value}, result_types=[value.type])
+
+
 class SinkDequantizeThroughPad(SinkDequantize):
     """Pad(dcast(q), pads, c) -> dcast(Pad(q, pads, z)) with z the stored value whose dcast
     is c (`representing_value`: the zero point for c = 0, also when c is absent), as an
@@ -224,10 +234,7 @@ class SinkDequantizeThroughPad(SinkDequantize):
         stored = representing_value(quantized, fill.reshape(()).item(), static_shape(op.operands[0]))
         if stored is None:
             return None
-        dtype = numpy_dtype(quantized)
-        integer = IntegerType(8 * dtype.itemsize, Signedness.SIGNLESS if dtype.kind == "i" else Signedness.UNSIGNED)
-        value = dense_attr(np.array(stored, dtype), integer)
-        constant = ConstantOp.create(attributes={"value": value}, result_types=[value.type])
+        constant = stored_scalar(quantized, stored)
         constant.results[0].name_hint = "pad_value"
         operands["constant_value"] = constant.results[0]
         return [constant]
@@ -280,8 +287,52 @@ class SinkDequantizeThroughConcat(RewritePattern):
         replace_with_moved(op, {"inputs": [source.input for source in sources]}, quantized, [], rewriter)
 
 
+class SinkDequantizeThroughReplication(SinkDequantize):
+    """Expand / Tile(dcast(q)) -> dcast(same op(q)): they copy elements. Expand aligns the
+    data's axes with the result's last ones; an axis keeps its quantized dimension where it is
+    neither broadcast nor tiled (same size in the result)."""
+
+    op_types = (ExpandOp, TileOp)
+
+    def moved_axis(self, op: OnnxOp, axis: int) -> int | None:
+        source, result = static_shape(op.operands[0]), static_shape(op.results[0])
+        moved = axis + len(result) - len(source)
+        return moved if result[moved] == source[axis] else None
+
+
+class SinkDequantizeThroughWhere(RewritePattern):
+    """Where(c, dcast(qx), dcast(qy)) -> dcast(Where(c, qx, qy)) for qx, qy of one per-tensor
+    type: selecting commutes with a map applied to each element alike. One of X, Y may be a
+    float scalar constant v instead, replaced by the stored value whose dcast is v bit for bit
+    (`representing_value`: the zero point for 0.0; torch's masked_fill); none: not moved."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, WhereOp) or static_shape(op.output) is None:
+            return
+        types = {quant.element_type(s.input.type) for v in (op.x, op.y) if (s := dequantize_source(v)) is not None}
+        if len(types) != 1 or getattr(quantized := types.pop(), "kind", None) != quant.Granularity.PER_TENSOR:
+            return
+        new_ops: list[Operation] = []
+        data = {}
+        for name, value in (("x", op.x), ("y", op.y)):
+            if (source := dequantize_source(value)) is not None:
+                data[name] = source.input
+                continue
+            fill = constant_array(value)
+            if fill is None or fill.size != 1:
+                return
+            stored = representing_value(quantized, fill.item(), static_shape(op.output))
+            if stored is None:
+                return
+            new_ops.append(stored_scalar(quantized, stored))
+            data[name] = new_ops[-1].results[0]
+        replace_with_moved(op, {"condition": op.condition, **data}, quantized, new_ops, rewriter)
+
+
 SINK_DEQUANTIZE_PATTERNS = (
     SinkDequantizeThroughReshape(),
+    SinkDequantizeThroughWhere(),
+    SinkDequantizeThroughReplication(),
     SinkDequantizeThroughTranspose(),
     SinkDequantizeThroughMaxPool(),
     SinkDequantizeThroughPad(),

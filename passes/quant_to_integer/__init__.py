@@ -9,8 +9,10 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
 - `sign_thresholds`: a sign (bipolar qcast) after Mul/Div/Add/Sub by constants and
   BatchNormalization -> a compare against exact integer thresholds;
 - `pooling`: MaxPool, AveragePool, GlobalAveragePool;
+- `reductions`: ReduceMax, ReduceSum, ReduceMean;
 - `tables`: unary activations (Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid, HardSwish, Elu,
-  Selu, Celu, Softplus, Softsign, ThresholdedRelu, QLinearSigmoid, QLinearLeakyRelu) as
+  Selu, Celu, Softplus, Softsign, ThresholdedRelu, Erf, Gelu, Mish, Sqrt, Reciprocal,
+  QLinearSigmoid, QLinearLeakyRelu) as
   lookup tables of the stored input;
 - `softmax`: Softmax along the last axis (exp table, integer sum and division; bounded error);
 - shape-only ops on quantized values (left there by `canonicalize-quant`, whose sinking
@@ -58,6 +60,7 @@ from bitfold.passes.quant_to_integer.elementwise import (
 from bitfold.passes.quant_to_integer.integer_io import record_integer_io, use_integer_io
 from bitfold.passes.quant_to_integer.operands import fail
 from bitfold.passes.quant_to_integer.pooling import AveragePoolToInteger, GlobalAveragePoolToInteger, MaxPoolToInteger
+from bitfold.passes.quant_to_integer.reductions import ReduceToInteger
 from bitfold.passes.quant_to_integer.sign_thresholds import SignAfterAffineToThreshold
 from bitfold.passes.quant_to_integer.signless import SinkStorageCast, make_storage_signless
 from bitfold.passes.quant_to_integer.softmax import SoftmaxToInteger
@@ -79,6 +82,7 @@ INTEGER_PATTERNS = (
     MaxPoolToInteger(),
     AveragePoolToInteger(),
     GlobalAveragePoolToInteger(),
+    ReduceToInteger(),
     RequantizeDequantized(),
     UnaryToTable(),
     QLinearUnaryToTable(),

@@ -16,13 +16,15 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import Rewriter
 
+from bitfold.dialects.onnx.elementwise import WhereOp
 from bitfold.dialects.onnx.nn import MaxPoolOp
+from bitfold.dialects.onnx.replication import ExpandOp, TileOp
 from bitfold.dialects.onnx.shape import ConcatOp, FlattenOp, PadOp, ReshapeOp, SqueezeOp, TransposeOp, UnsqueezeOp
 from bitfold.dialects.quant import Granularity, QuantizedType, StorageCastOp, element_type
 
-RESHAPES = (FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp, TransposeOp)
-"""Single-input ops whose result holds the input's values rearranged."""
-MOVES_DATA = (*RESHAPES, ConcatOp, PadOp)
+RESHAPES = (FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp, TransposeOp, ExpandOp, TileOp)
+"""Single-input ops whose result holds the input's values rearranged (or repeated)."""
+MOVES_DATA = (*RESHAPES, ConcatOp, PadOp, WhereOp)
 """Ops whose result holds their data operands' values, whatever their signedness."""
 
 

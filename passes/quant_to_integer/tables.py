@@ -4,7 +4,7 @@
     table[i] = qcast(f(dcast(lo + i)))     for every stored value lo + i of q's type
 
 f is Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid, HardSwish, Elu, Selu, Celu, Softplus,
-Softsign or ThresholdedRelu; onnxruntime's QLinearSigmoid /
+Softsign, ThresholdedRelu, Erf, Gelu, Mish, Sqrt or Reciprocal; onnxruntime's QLinearSigmoid /
 QLinearLeakyRelu (kept by onnx-to-quant on the storage integers, between `quant.scast`s) are
 tables already: table[i] = the op's own result for input lo + i. The table is computed at
 compile time by the ops' own numpy references (`evaluate`: the interpreter's numbers), so
@@ -27,14 +27,19 @@ from bitfold.dialects.onnx.contrib import QLinearLeakyReluOp, QLinearSigmoidOp
 from bitfold.dialects.onnx.elementwise import (
     CeluOp,
     EluOp,
+    ErfOp,
     ExpOp,
+    GeluOp,
     HardSigmoidOp,
     HardSwishOp,
     LeakyReluOp,
+    MishOp,
+    ReciprocalOp,
     SeluOp,
     SigmoidOp,
     SoftplusOp,
     SoftsignOp,
+    SqrtOp,
     TanhOp,
     ThresholdedReluOp,
 )
@@ -59,6 +64,7 @@ MAX_TABLE_ENTRIES = 1 << 16
 TABLE_OPS = (
     SigmoidOp, TanhOp, ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp,
     EluOp, SeluOp, CeluOp, SoftplusOp, SoftsignOp, ThresholdedReluOp,
+    ErfOp, GeluOp, MishOp, SqrtOp, ReciprocalOp,
 )  # fmt: skip
 
 

@@ -34,7 +34,7 @@ def write_not_onnx(path):
 
 
 def write_unsupported_op(path):
-    onnx.save(make_model([helper.make_node("Erf", ["x"], ["y"], name="n3")]), path)
+    onnx.save(make_model([helper.make_node("Acosh", ["x"], ["y"], name="n3")]), path)
 
 
 def write_unknown_onnx_version(path):
@@ -62,7 +62,7 @@ def write_missing_external_data(path):
 CASES = {
     "truncated": (write_truncated, "{path}: not an ONNX model (truncated or not a ModelProto"),
     "not_onnx": (write_not_onnx, "{path}: not an ONNX model"),
-    "unsupported_op": (write_unsupported_op, "unsupported op 'Erf' (domain 'ai.onnx') at node 'n3'"),
+    "unsupported_op": (write_unsupported_op, "unsupported op 'Acosh' (domain 'ai.onnx') at node 'n3'"),
     "unknown_onnx_version": (write_unknown_onnx_version, "{path}: unsupported version 99 of domain 'ai.onnx'"),
     "unknown_domain": (write_unknown_domain, "unsupported op 'Frob' (domain 'com.example') at node 'n1'"),
     "unsupported_qonnx_op": (

@@ -1,6 +1,7 @@
 """Writes the .onnx inputs of the FileCheck tests beside this script (deterministic; run it
 again after changing a recipe): `python tests/filecheck/frontends/onnx/Inputs/make_inputs.py`."""
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -8,6 +9,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parents[3]))  # tests/, for the shared model recipes (tests/models/)
+from models.shape_computations import attention_shapes  # noqa: E402
 IR_VERSION = 10
 """Readable by onnxruntime 1.31 (it reads IR versions up to 13; onnx 1.23 writes 14)."""
 
@@ -61,3 +64,4 @@ def clip_opset6() -> onnx.ModelProto:
 if __name__ == "__main__":
     onnx.save(qdq_conv(), HERE / "qdq_conv.onnx")
     onnx.save(clip_opset6(), HERE / "clip_opset6.onnx")
+    onnx.save(attention_shapes(), HERE / "attention_shapes.onnx")
