@@ -7,7 +7,7 @@ along the first axis), recorded as `!quant.calibrated` types and turned into uni
 scheme: activations asymmetric unsigned (or `--symmetric`: zero point 0), weights symmetric, per
 tensor (or `--per-channel`), any bit width 1..16 (default 8), power-of-two scales with
 `--power-of-two`; biases int32 on the accumulator grid. `-o OUT.onnx` writes the form chosen by
-`--form` (default qdq; qdq and qop with `--runtime onnxruntime` rewritten exactly for
+`--form` (default qdq; qdq, qcdq and qop with `--runtime onnxruntime` rewritten exactly for
 onnxruntime's integer kernels, `backends/onnx/onnxruntime_form.py`); `-o OUT.mlir` the canonical quant form (for bitfold-compile, bitfold-opt),
 or with `--calibrated` the float model with its statistics. Errors are one line and exit 1."""
 
@@ -53,7 +53,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output", required=True, help="OUT.onnx (in --form) or OUT.mlir")
     parser.add_argument("--form", choices=sorted(FORMS), default="qdq", help="the ONNX form of OUT.onnx")
     parser.add_argument("--runtime", choices=RUNTIMES, default="reference",
-                        help="onnxruntime: OUT.onnx (qdq, qop) rewritten exactly for onnxruntime's integer kernels "
+                        help="onnxruntime: OUT.onnx (qdq, qcdq, qop) rewritten exactly for onnxruntime's integer kernels "
                              "(int8 activations, no 4-bit QDQ)")
     parser.add_argument("--weights", type=_bits, default=8, metavar="N", help="weight bits (1..16)")
     parser.add_argument("--activations", type=_bits, default=8, metavar="N", help="activation bits (1..16)")
@@ -76,8 +76,8 @@ def main(args: Sequence[str] | None = None) -> None:
         parser.error("-o names an .onnx or .mlir file")
     if options.calibrated and output.suffix != ".mlir":
         parser.error("--calibrated writes IR: -o OUT.mlir")
-    if options.runtime == "onnxruntime" and (output.suffix != ".onnx" or options.form not in ("qdq", "qop")):
-        parser.error("--runtime onnxruntime rewrites a QDQ or QOp model: -o OUT.onnx with --form qdq or qop")
+    if options.runtime == "onnxruntime" and (output.suffix != ".onnx" or options.form == "qonnx"):
+        parser.error("--runtime onnxruntime rewrites a QDQ, QCDQ or QOp model: -o OUT.onnx with --form qdq, qcdq or qop")
     scheme = QuantizeOptions(options.activations, options.weights, options.per_channel, options.symmetric,
                              options.power_of_two, options.method)
     with one_line_errors(InterpretationInputError, CalibrationError, ExportError), \

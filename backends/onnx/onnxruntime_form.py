@@ -1,4 +1,4 @@
-"""`runtime=onnxruntime`: an exported QDQ or QOp model rewritten, exactly, into the form that
+"""`runtime=onnxruntime`: an exported QDQ, QCDQ or QOp model rewritten, exactly, into the form that
 onnxruntime's default session computes right on every x86 CPU.
 
 onnxruntime's u8 x s8 integer kernels (QLinearConv, QLinearMatMul, MatMulInteger, ConvInteger and
@@ -180,9 +180,9 @@ class OnnxruntimeRewrite:
         renamed: dict[str, str] = {}
         for info in self.graph.input:
             if info.name in self.changed:
-                inner = self.fresh(f"{info.name}_for_onnxruntime")
-                renamed[info.name] = inner
-                first += self.convert(info.name, inner, info.type.tensor_type.elem_type)
+                renamed[info.name] = self.fresh(f"{info.name}_for_onnxruntime")
+                code = info.type.tensor_type.elem_type
+                first += self.conversion(info.name, renamed[info.name], [code, WIDENED.get(code, code), _new_type(code)])
         for node in self.graph.node:
             node.input[:] = [renamed.get(i, i) for i in node.input]
         for info in self.graph.output:
@@ -191,37 +191,32 @@ class OnnxruntimeRewrite:
                 for node in self.graph.node:
                     node.output[:] = [inner if o == info.name else o for o in node.output]
                     node.input[:] = [inner if i == info.name else i for i in node.input]
-                last += self.convert(inner, info.name, _new_type(info.type.tensor_type.elem_type),
-                                     info.type.tensor_type.elem_type)
+                code = info.type.tensor_type.elem_type
+                last += self.conversion(inner, info.name, [_new_type(code), WIDENED.get(code, code), code])
         return first, last
 
-    def convert(self, source: str, target: str, code: int, wanted: int | None = None) -> list[onnx.NodeProto]:
-        """Nodes computing `target` from `source` of type `code`: the interface type to the
-        rewritten one (`wanted` None), or back. Exact: Cast widens or narrows in-range values;
-        DequantizeLinear(q, 1, z) is q - z as an integer-valued float, QuantizeLinear(v, 1, z')
-        is v + z'."""
-        into = _new_type(code) if wanted is None else wanted
+    def conversion(self, source: str, target: str, codes: list[int]) -> list[onnx.NodeProto]:
+        """Nodes taking `source` through the element types `codes` (equal neighbours skipped) to
+        `target`, each step exact on the values it sees: a Cast between a 4-/2-bit type and
+        its 8-bit one; between int8 and uint8, DequantizeLinear with scale 1 and the source's
+        zero point (0 or 128), giving the integer as a float, then QuantizeLinear with scale 1
+        and the target's zero point."""
+        steps = [(a, b) for a, b in zip(codes, codes[1:], strict=False) if a != b]
         nodes: list[onnx.NodeProto] = []
-        widened = WIDENED.get(code) if wanted is None else None
-        if widened is not None:
-            middle = self.fresh(f"{target}_widened") if widened == TensorProto.UINT8 else target
-            nodes.append(helper.make_node("Cast", [source], [middle], to=widened, name=self.fresh(f"{middle}_Cast")))
-            source, code = middle, widened
-        if code == into:
-            return nodes
-        narrowed = wanted if wanted in NARROW_RANGES else None
-        step = WIDENED[narrowed] if narrowed else into
-        middle = self.fresh(f"{target}_8bit") if narrowed else target
-        if step != code:
-            one = self.constant(f"{target}_unit_scale", np.array(1.0, np.float32), TensorProto.FLOAT)
-            from_zero = self.constant(f"{target}_from_zero_point", np.array(SHIFT if code == TensorProto.UINT8 else 0), code)
-            to_zero = self.constant(f"{target}_to_zero_point", np.array(SHIFT if step == TensorProto.UINT8 else 0), step)
-            real = self.fresh(f"{target}_integer_values")
-            nodes.append(helper.make_node("DequantizeLinear", [source, one, from_zero], [real], name=self.fresh(f"{real}_DequantizeLinear")))
-            nodes.append(helper.make_node("QuantizeLinear", [real, one, to_zero], [middle], name=self.fresh(f"{middle}_QuantizeLinear")))
-            source = middle
-        if narrowed:
-            nodes.append(helper.make_node("Cast", [source], [target], to=narrowed, name=self.fresh(f"{target}_Cast")))
+        for index, (old, new) in enumerate(steps):
+            output = target if index == len(steps) - 1 else self.fresh(f"{target}_{TensorProto.DataType.Name(new).lower()}")
+            if {old, new} == {TensorProto.INT8, TensorProto.UINT8}:
+                unit = self.constant(f"{target}_unit_scale", np.array(1.0, np.float32), TensorProto.FLOAT)
+                zero_points = [self.constant(f"{target}_zero_point", np.array(SHIFT if c == TensorProto.UINT8 else 0), c)
+                               for c in (old, new)]
+                real = self.fresh(f"{target}_integer_values")
+                nodes += [helper.make_node("DequantizeLinear", [source, unit, zero_points[0]], [real],
+                                           name=self.fresh(f"{real}_DequantizeLinear")),
+                          helper.make_node("QuantizeLinear", [real, unit, zero_points[1]], [output],
+                                           name=self.fresh(f"{output}_QuantizeLinear"))]
+            else:
+                nodes.append(helper.make_node("Cast", [source], [output], to=new, name=self.fresh(f"{output}_Cast")))
+            source = output
         return nodes
 
     def value_infos(self) -> None:
@@ -248,5 +243,5 @@ class OnnxruntimeRewrite:
 
 
 def for_onnxruntime(model: onnx.ModelProto) -> onnx.ModelProto:
-    """`model` (a written QDQ or QOp model) rewritten in place for onnxruntime (module docstring)."""
+    """`model` (a written QDQ, QCDQ or QOp model) rewritten in place for onnxruntime (module docstring)."""
     return OnnxruntimeRewrite(model).apply()

@@ -1,6 +1,6 @@
 """The xDSL targets `onnx-qdq`, `onnx-qcdq`, `onnx-qonnx`, `onnx-qop`: the module as an ONNX
 model in that form (`bitfold.backends.onnx.export_model`), serialized to the output
-stream's binary buffer (`-o model.onnx`, or stdout). `onnx-qdq` and `onnx-qop` take
+stream's binary buffer (`-o model.onnx`, or stdout). `onnx-qdq`, `onnx-qcdq` and `onnx-qop` take
 `runtime=onnxruntime` (`-t 'onnx-qop{runtime=onnxruntime}'`): the model rewritten exactly for
 onnxruntime's kernels (`onnxruntime_form`)."""
 
@@ -67,7 +67,7 @@ class OnnxQdqTarget(RuntimeOnnxTarget):
 
 
 @dataclass(frozen=True)
-class OnnxQcdqTarget(OnnxTarget):
+class OnnxQcdqTarget(RuntimeOnnxTarget):
     name = "onnx-qcdq"
     FORM = QcdqForm
 

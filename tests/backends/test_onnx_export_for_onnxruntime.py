@@ -1,4 +1,4 @@
-"""`-t 'onnx-qdq{runtime=onnxruntime}'` and `-t 'onnx-qop{runtime=onnxruntime}'`
+"""`-t 'onnx-qdq{runtime=onnxruntime}'`, `onnx-qcdq{...}` and `onnx-qop{...}`
 (`backends/onnx/onnxruntime_form.py`): the written model, run in onnxruntime's DEFAULT session
 (graph optimizations on, so its QDQ fusions into u8 x s8 / s8 x s8 kernels happen), equals
 bitfold-run on the source model, on weights and activations that saturate onnxruntime's u8 x s8
@@ -27,7 +27,7 @@ from bitfold.opt_main import main as opt_main
 
 RNG = np.random.default_rng(22)
 QUANTIZE = "onnx-to-quant,canonicalize-quant"
-FORMS = ("onnx-qdq", "onnx-qop")
+FORMS = ("onnx-qdq", "onnx-qcdq", "onnx-qop")
 
 
 def qdq(name: str, x: str, scale: float, zero_point: np.ndarray, output: str) -> tuple[list, list]:
@@ -202,3 +202,25 @@ def test_an_unknown_runtime_is_one_line(tmp_path, capsys):
         opt_main([str(source), "-p", QUANTIZE, "-t", "onnx-qdq{runtime=tvm}", "-o", str(tmp_path / "o.onnx")])
     assert exit_status.value.code == 1
     assert capsys.readouterr().err.splitlines() == ["error: onnx-qdq: runtime 'tvm' is not one of reference, onnxruntime"]
+
+
+@pytest.mark.parametrize("code", [TensorProto.UINT4, TensorProto.INT4])
+def test_4_bit_graph_interface_is_converted_exactly_at_the_boundary(code):
+    """A model taking and returning 4-bit integers keeps its interface (Cast to and from 8 bits,
+    the uint8 shift between); onnx's reference evaluator (onnxruntime's numpy API has no 4-bit
+    arrays) gives every one of the 16 values back, as the source model does."""
+    from onnx.reference import ReferenceEvaluator
+
+    nodes = [helper.make_node("DequantizeLinear", ["q", "s", "z"], ["x"], name="dq"),
+             helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("q", code, [16])],
+                              [helper.make_tensor_value_info("y", code, [16])],
+                              [numpy_helper.from_array(np.array(0.5, np.float32), "s"), helper.make_tensor("z", code, [], [3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    rewritten = for_onnxruntime(onnx.ModelProto.FromString(model.SerializeToString()))
+    onnx.checker.check_model(rewritten, full_check=True)
+    assert "Clip" in [n.op_type for n in rewritten.graph.node]
+    q = (np.arange(16) - (8 if code == TensorProto.INT4 else 0)).astype(helper.tensor_dtype_to_np_dtype(code))
+    for proto in (model, rewritten):
+        np.testing.assert_array_equal(ReferenceEvaluator(proto).run(None, {"q": q})[0].astype(np.int64), q.astype(np.int64))
