@@ -12,7 +12,8 @@ frontend (declared dims of inputs, outputs and inferred values, initializer and 
 sizes), the `.npy` reader (the header's shape), the MLIR parser (dense literals of a splat or of
 a huge shape are refused from the type before they are built), the interpreter (every value of
 the function it runs, `check_module`, before it runs), and passes that build a constant from a
-type (`check_type`: folding data movement of constants, `fold_moved_constants`).
+type (`check_type`: folding data movement of constants, `fold_moved_constants`; a Pad's fill
+check, `sink_dequantize`; AveragePool's window counts, `quant_to_integer/pooling`).
 """
 
 import math
