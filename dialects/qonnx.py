@@ -15,7 +15,8 @@ Shared notation:
   [-2^(n-1) + narrow, 2^(n-1) - 1], unsigned [0, 2^n - 1 - narrow]. qonnx computes the bounds
   in the bit width's float type, so above 24 bits with a float32 bit width its bounds are
   rounded; bitfold's are exact.
-- scale, zero point and bit widths are float tensors broadcast against x (numpy rules); bit
+- scale, zero point and bit widths are float tensors broadcast to x's shape (numpy rules,
+  checked by `verify_` on static shapes); bit
   widths must hold one integer in [1, 64] and scales be finite and positive (`verify_` checks
   constant ones, flags 0/1 and rounding mode names; `evaluate` checks run-time bit widths).
 
@@ -28,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import I64, AnyFloat, ContainerType, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import I64, AnyFloat, ContainerType, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def
 from xdsl.utils.exceptions import InterpretationError, VerifyException
@@ -107,6 +108,24 @@ class QOnnxOp(OnnxOp):
     def flag(self, name: str) -> bool:
         return self.int_attr(name) == 1
 
+    def _verify_broadcast(self) -> None:
+        """Every parameter operand (scale, zero point, bit widths) of static shape broadcasts to
+        x's static shape, numpy's rule, as qonnx's executor needs (it raises otherwise)."""
+        x_type = self.operands[0].type
+        if not isinstance(x_type, TensorType) or not x_type.has_static_shape():
+            return
+        x_shape = tuple(x_type.get_shape())
+        for (name, _), value in zip(type(self).get_irdl_definition().operands[1:], self.operands[1:], strict=True):
+            if not isinstance(value.type, TensorType) or not value.type.has_static_shape():
+                continue
+            shape = tuple(value.type.get_shape())
+            try:
+                fits = np.broadcast_shapes(x_shape, shape) == x_shape
+            except ValueError:
+                fits = False
+            if not fits:
+                raise VerifyException(f"'{name}' of shape {list(shape)} does not broadcast to x's shape {list(x_shape)}")
+
     def verify_(self) -> None:
         x_type, y_type = self.operands[0].type, self.results[0].type
         if isinstance(x_type, ContainerType) and isinstance(y_type, ContainerType) and (
@@ -118,6 +137,7 @@ class QOnnxOp(OnnxOp):
             value = constant_operand(getattr(self, name))
             if value is not None and (message := problem(value, name)):
                 raise VerifyException(message)
+        self._verify_broadcast()
         for name in self.FLAG_ATTRIBUTES:
             if self.int_attr(name) not in (0, 1):
                 raise VerifyException(f"'{name}' must be 0 or 1, got {self.int_attr(name)}")

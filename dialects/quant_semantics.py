@@ -154,7 +154,9 @@ def quantize(
 
     with s rounded to the expressed type, `x / s` (and `+ zp` when first) computed in it,
     s and zp per element from `parameter_arrays(x.shape)`. Bipolar: q = +1 if x >= 0 else -1
-    (the sign of x, as QONNX's BipolarQuant). A NaN input has no defined result."""
+    (the sign of x, as QONNX's BipolarQuant; NaN gives -1). A NaN input gives storage_min,
+    as onnxruntime's QuantizeLinear does on x86 (its float clamp keeps the bound where x / s
+    is NaN); +-inf saturate. (qonnx's Quant returns NaN, which no stored integer holds.)"""
     dtype = _expressed_dtype(qtype)
     scale, zero_point = qtype.parameter_arrays(x.shape)
     x, scale = x.astype(dtype, copy=False), scale.astype(dtype)
@@ -164,6 +166,7 @@ def quantize(
     if zero_point_first:
         zero_point = zero_point.astype(dtype)
     grid = scale_and_round(x, scale, zero_point, low, high, rounding, zero_point_first)
+    grid = np.where(np.isnan(grid), low, grid)
     # The float bounds of a wide storage range may round outward (f32: 2^31 - 1 -> 2^31).
     return clamp(grid.astype(np.int64), low, high).astype(numpy_dtype(qtype))
 

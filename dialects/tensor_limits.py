@@ -6,10 +6,14 @@ environment variable `BITFOLD_MAX_TENSOR_BYTES` (a number of bytes) raises or lo
 cap for a process; `tensor_limits(max_bytes=..., max_elements=...)` sets both for a block of
 code (the drivers' `--max-tensor-bytes`, the API's `max_tensor_bytes` parameters).
 
-Checked by: the ONNX frontend (declared dims of inputs, outputs and inferred values, initializer
-and external data sizes), the `.npy` reader (the header's shape), the verifier of every op
-(`verify_tensor_types`: each operand and result type), and the MLIR parser (dense literals of
-a splat or of a huge shape are refused from the type before they are built).
+Checked where data is made, never on a type alone (a type allocates nothing: a function taking
+`tensor<1000000000000x1000000000000xf32>` parses, verifies and prints, as in `mlir-opt`): the ONNX
+frontend (declared dims of inputs, outputs and inferred values, initializer and external data
+sizes), the `.npy` reader (the header's shape), the MLIR parser (dense literals of a splat or of
+a huge shape are refused from the type before they are built), the interpreter (every value of
+the function it runs, `check_module`, before it runs), and passes that build a constant from a
+type (`check_type`: folding data movement of constants, `fold_moved_constants`; a Pad's fill
+check, `sink_dequantize`; AveragePool's window counts, `quant_to_integer/pooling`).
 """
 
 import math
@@ -80,19 +84,25 @@ def check_tensor(shape: Sequence[int], element_bytes: float, what: str) -> None:
     current_limits().check(shape, element_bytes, what)
 
 
-def check_module(module) -> None:
-    """Every tensor, memref or vector value of `module` (an xDSL op: results and block
-    arguments) within the cap; `TensorTooLarge` names the first op over it."""
+def check_type(value_type, what: str) -> None:
+    """A tensor, memref or vector type within the cap (other types pass); `what` names the value."""
     from xdsl.dialects.builtin import MemRefType, TensorType, VectorType
 
     from bitfold.dialects.evaluation import numpy_dtype
 
+    if not isinstance(value_type, TensorType | MemRefType | VectorType):
+        return
+    try:
+        element_bytes = numpy_dtype(value_type.get_element_type()).itemsize
+    except ValueError:
+        element_bytes = 1
+    check_tensor(value_type.get_shape(), element_bytes, f"{what} ({value_type})")
+
+
+def check_module(module) -> None:
+    """Every tensor, memref or vector value of `module` (an xDSL op: results and block
+    arguments) within the cap; `TensorTooLarge` names the first op over it."""
     for op in module.walk():
         arguments = [a for region in op.regions for block in region.blocks for a in block.args]
         for value in (*op.results, *arguments):
-            if isinstance(value.type, TensorType | MemRefType | VectorType):
-                try:
-                    element_bytes = numpy_dtype(value.type.get_element_type()).itemsize
-                except ValueError:
-                    element_bytes = 1
-                check_tensor(value.type.get_shape(), element_bytes, f"a value of '{op.name}' ({value.type})")
+            check_type(value.type, f"a value of '{op.name}'")

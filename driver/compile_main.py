@@ -29,7 +29,7 @@ from bitfold.diagnostics import add_tensor_cap_argument, fail, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
-from bitfold.output_files import write_file, write_files
+from bitfold.output_files import MAX_NAME_BYTES, write_file, write_files
 from bitfold.riscv import CompiledModel, compile_model
 from bitfold.samples import named_arrays
 
@@ -45,7 +45,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--vlen", type=int, choices=VLENS, default=DEFAULT_VLEN,
                         help="with --run on a vector target: qemu's vector register bits")
     parser.add_argument("-o", "--output-dir", required=True, help="directory for <symbol>.S and <symbol>.h")
-    parser.add_argument("--symbol", help="the function's name (default: the model's, as a C identifier)")
+    parser.add_argument("--symbol", help="the function's name (default: the model's, as a C identifier of at most "
+                                         "64 characters, a long name cut and ended by a hash of it)")
     parser.add_argument("--run", action="append", default=[], metavar="[NAME=]FILE.npy",
                         help="run under qemu on these float inputs (NAME= may be left out for one input)")
     parser.add_argument("--count", action="store_true",
@@ -101,6 +102,9 @@ def main(args: Sequence[str] | None = None) -> None:
         parser.error("--count needs --run: it counts one call on those inputs")
     if options.symbol is not None and not C_IDENTIFIER.fullmatch(options.symbol):
         fail(f"error: --symbol '{options.symbol}' is not a C identifier")
+    if options.symbol is not None and len(options.symbol) > MAX_NAME_BYTES:
+        fail(f"error: --symbol '{options.symbol[:40]}...' is longer than {MAX_NAME_BYTES} characters "
+             "(it names the output files)")
     if options.count and options.target == HOST:
         parser.error("--count counts instructions under qemu: not for --target host")
     with one_line_errors(InterpretationInputError, CodegenError, HarnessError, LlvmInputError), tensor_limits(max_bytes=options.max_tensor_bytes):

@@ -17,6 +17,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from bitfold.dialects.evaluation import NumpyEvaluable, numpy_dtype_of
 from bitfold.dialects.onnx.base import ONNX_NAME
+from bitfold.dialects.tensor_limits import check_module
 from bitfold.interpreters import register_numpy_implementations
 from bitfold.registry import get_all_dialects
 from bitfold.verification import verify_program
@@ -138,9 +139,11 @@ def _arguments(function: func.FuncOp, inputs: Mapping[str, Any] | Sequence[Any])
 def run(module: ModuleOp, inputs: Mapping[str, Any] | Sequence[Any], function: str | None = None) -> dict[str, np.ndarray]:
     """Run `function` (default: the module's public function) on `inputs`, given by argument
     name or in order; return its results by output name, as numpy arrays. Only IR that
-    passes `bitfold.verification.verify_program` runs."""
+    passes `bitfold.verification.verify_program` runs, and only a function whose every value
+    (the arrays the interpreter makes) is within the tensor cap (`check_module`)."""
     verify_program(module)
     entry = entry_function(module, function)
+    check_module(entry)
     results = make_interpreter(module).call_op(entry, tuple(_arguments(entry, inputs)))
     return {name: np.asarray(value) for name, value in zip(output_names(entry), results, strict=True)}
 

@@ -1,4 +1,5 @@
-"""`bitfold-quantize FLOAT.onnx --calibration DATA.npz -o OUT [--form qdq|qcdq|qonnx|qop] [--weights N]
+"""`bitfold-quantize FLOAT.onnx --calibration DATA.npz -o OUT [--form qdq|qcdq|qonnx|qop]
+[--runtime reference|onnxruntime] [--weights N]
 [--activations N] [--per-channel] [--symmetric] [--power-of-two] [--method minmax|percentile|mse]
 [--calibrated]`: quantize a float model from calibration data. Statistics are collected by running
 bitfold's interpreter on the samples (`DATA.npz`: one array per model input, samples concatenated
@@ -6,7 +7,8 @@ along the first axis), recorded as `!quant.calibrated` types and turned into uni
 scheme: activations asymmetric unsigned (or `--symmetric`: zero point 0), weights symmetric, per
 tensor (or `--per-channel`), any bit width 1..16 (default 8), power-of-two scales with
 `--power-of-two`; biases int32 on the accumulator grid. `-o OUT.onnx` writes the form chosen by
-`--form` (default qdq); `-o OUT.mlir` the canonical quant form (for bitfold-compile, bitfold-opt),
+`--form` (default qdq; qdq, qcdq and qop with `--runtime onnxruntime` rewritten exactly for
+onnxruntime's integer kernels, `backends/onnx/onnxruntime_form.py`); `-o OUT.mlir` the canonical quant form (for bitfold-compile, bitfold-opt),
 or with `--calibrated` the float model with its statistics. Errors are one line and exit 1."""
 
 import argparse
@@ -19,6 +21,7 @@ from xdsl.printer import Printer
 from bitfold import __version__
 from bitfold.backends.onnx import export_model
 from bitfold.backends.onnx.errors import ExportError
+from bitfold.backends.onnx.onnxruntime_form import RUNTIMES, for_onnxruntime
 from bitfold.backends.onnx.qcdq import QcdqForm
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.qonnx import QonnxForm
@@ -49,6 +52,9 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--calibration", required=True, metavar="DATA.npz", help="float input samples by input name")
     parser.add_argument("-o", "--output", required=True, help="OUT.onnx (in --form) or OUT.mlir")
     parser.add_argument("--form", choices=sorted(FORMS), default="qdq", help="the ONNX form of OUT.onnx")
+    parser.add_argument("--runtime", choices=RUNTIMES, default="reference",
+                        help="onnxruntime: OUT.onnx (qdq, qcdq, qop) rewritten exactly for onnxruntime's integer kernels "
+                             "(int8 activations, no 4-bit QDQ)")
     parser.add_argument("--weights", type=_bits, default=8, metavar="N", help="weight bits (1..16)")
     parser.add_argument("--activations", type=_bits, default=8, metavar="N", help="activation bits (1..16)")
     parser.add_argument("--per-channel", action="store_true", help="weights per output channel")
@@ -70,6 +76,8 @@ def main(args: Sequence[str] | None = None) -> None:
         parser.error("-o names an .onnx or .mlir file")
     if options.calibrated and output.suffix != ".mlir":
         parser.error("--calibrated writes IR: -o OUT.mlir")
+    if options.runtime == "onnxruntime" and (output.suffix != ".onnx" or options.form == "qonnx"):
+        parser.error("--runtime onnxruntime rewrites a QDQ, QCDQ or QOp model: -o OUT.onnx with --form qdq, qcdq or qop")
     scheme = QuantizeOptions(options.activations, options.weights, options.per_channel, options.symmetric,
                              options.power_of_two, options.method)
     with one_line_errors(InterpretationInputError, CalibrationError, ExportError), \
@@ -80,7 +88,10 @@ def main(args: Sequence[str] | None = None) -> None:
         samples = calibration_samples(options.calibration, input_names(function), shapes)
         (calibrate_model if options.calibrated else quantize_model)(module, samples, scheme)
         if output.suffix == ".onnx":
-            write_file(output, export_model(module, FORMS[options.form]()).SerializeToString())
+            model = export_model(module, FORMS[options.form]())
+            if options.runtime == "onnxruntime":
+                model = for_onnxruntime(model)
+            write_file(output, model.SerializeToString())
         else:
             text = io.StringIO()
             Printer(text).print_op(module)

@@ -12,6 +12,7 @@ host: the backend-input pipeline with integer inputs and outputs (`passes/pipeli
     compiled.run_native(stored, workdir)        # target "host" (LLVM backend): called in this process
 """
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -116,10 +117,24 @@ def _stored_input(port: Port, values: np.ndarray) -> np.ndarray:
     return stored
 
 
+MAX_SYMBOL_CHARS = 64
+"""Longest symbol `c_symbol` derives: it names the output files (`<symbol>.outputs.npz` and a
+temporary beside it stay far below file systems' 255 bytes a name)."""
+
+SYMBOL_DIGEST_CHARS = 8
+"""Hex digits of sha256(name) that end a shortened symbol, so long names stay distinct."""
+
+
 def c_symbol(name: str) -> str:
-    """A C identifier from a function name."""
+    """A C identifier from a function name: every character but ASCII letters, digits and `_`
+    becomes `_`, `model_` goes before a leading digit; a result longer than `MAX_SYMBOL_CHARS`
+    is cut to its first 55 characters, `_` and the first 8 hex digits of sha256(name)."""
     symbol = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    return symbol if re.match(r"[A-Za-z_]", symbol) else f"model_{symbol}"
+    symbol = symbol if re.match(r"[A-Za-z_]", symbol) else f"model_{symbol}"
+    if len(symbol) <= MAX_SYMBOL_CHARS:
+        return symbol
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:SYMBOL_DIGEST_CHARS]
+    return f"{symbol[:MAX_SYMBOL_CHARS - SYMBOL_DIGEST_CHARS - 1]}_{digest}"
 
 
 @dataclass

@@ -60,5 +60,5 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q ".[test]"
 # Build the instruction counter now (it is built on first use otherwise); the tests that count
 # instructions fail if it cannot be built, so a failure here is only reported.
-.venv/bin/python -m bitfold.backends.riscv.harness.counter_plugin >/dev/null ||
+.venv/bin/python -m bitfold.backends.riscv.harness >/dev/null ||
   echo "setup: the instruction counter could not be built (see above)" >&2

@@ -1,6 +1,8 @@
 """The xDSL targets `onnx-qdq`, `onnx-qcdq`, `onnx-qonnx`, `onnx-qop`: the module as an ONNX
 model in that form (`bitfold.backends.onnx.export_model`), serialized to the output
-stream's binary buffer (`-o model.onnx`, or stdout)."""
+stream's binary buffer (`-o model.onnx`, or stdout). `onnx-qdq`, `onnx-qcdq` and `onnx-qop` take
+`runtime=onnxruntime` (`-t 'onnx-qop{runtime=onnxruntime}'`): the model rewritten exactly for
+onnxruntime's kernels (`onnxruntime_form`)."""
 
 from dataclasses import dataclass
 from typing import IO, ClassVar
@@ -12,6 +14,7 @@ from xdsl.utils.target import Target
 from bitfold.backends.onnx import export_model
 from bitfold.backends.onnx.errors import ExportError
 from bitfold.backends.onnx.graph import QuantForm
+from bitfold.backends.onnx.onnxruntime_form import RUNTIMES, for_onnxruntime
 from bitfold.backends.onnx.qcdq import QcdqForm
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.qonnx import QonnxForm
@@ -42,13 +45,29 @@ class OnnxTarget(Target):
 
 
 @dataclass(frozen=True)
-class OnnxQdqTarget(OnnxTarget):
+class RuntimeOnnxTarget(OnnxTarget):
+    """An ONNX target with `runtime`: "reference" (the form as written), or "onnxruntime" (the
+    model rewritten by `for_onnxruntime`, exact, for onnxruntime's integer kernels)."""
+
+    runtime: str = "reference"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        if self.runtime not in RUNTIMES:
+            raise ExportError(f"{self.name}: runtime '{self.runtime}' is not one of {', '.join(RUNTIMES)}")
+        model = export_model(module, self.FORM())
+        if self.runtime == "onnxruntime":
+            model = for_onnxruntime(model)
+        write_binary(model.SerializeToString(), output)
+
+
+@dataclass(frozen=True)
+class OnnxQdqTarget(RuntimeOnnxTarget):
     name = "onnx-qdq"
     FORM = QdqForm
 
 
 @dataclass(frozen=True)
-class OnnxQcdqTarget(OnnxTarget):
+class OnnxQcdqTarget(RuntimeOnnxTarget):
     name = "onnx-qcdq"
     FORM = QcdqForm
 
@@ -60,6 +79,6 @@ class OnnxQonnxTarget(OnnxTarget):
 
 
 @dataclass(frozen=True)
-class OnnxQopTarget(OnnxTarget):
+class OnnxQopTarget(RuntimeOnnxTarget):
     name = "onnx-qop"
     FORM = QopForm

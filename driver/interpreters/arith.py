@@ -91,6 +91,8 @@ _FLOAT_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarr
     arith.DivfOp: np.divide,
     arith.MaximumfOp: np.maximum,  # NaN-propagating, -0.0 < +0.0
     arith.MinimumfOp: np.minimum,
+    arith.MaxnumfOp: np.fmax,  # NaN dropped for the other operand (LLVM's maxnum)
+    arith.MinnumfOp: np.fmin,
 }
 
 
@@ -161,7 +163,8 @@ def _extended_product(reading: str):
 
 def _float_binary(function):
     def run(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
-        return (np.asarray(function(*args)).astype(numpy_dtype_of(op.result_types[0])),)
+        with np.errstate(all="ignore"):  # IEEE overflow and NaN are the semantics, not warnings
+            return (np.asarray(function(*args)).astype(numpy_dtype_of(op.result_types[0])),)
 
     return run
 

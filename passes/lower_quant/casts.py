@@ -8,9 +8,11 @@ qcast, x of float type F (uniform):
     ONNX order:        r = clamp_F(R(v), L - zp, H - zp); i = fptosi_W(r) + zp
     zero_point_first:  r = R(clamp_F(v + zp, L, H));      i = fptosi_W(r)
     q = trunci_N(clamp(i, L, H))
-  [L, H] is the storage range. The float clamp (maximumf / minimumf with the bounds rounded
-  to F) keeps fptosi defined; the integer clamp (maxsi / minsi) is emitted only when a bound
-  is not exact in F (i32 storage in f32), and then makes the result exact.
+  [L, H] is the storage range. The float clamp (maxnumf / minnumf with the bounds rounded
+  to F) keeps fptosi defined: +-inf clamp to the bounds, and NaN, which maxnumf drops for the
+  other operand, becomes the lower bound, so q = L (onnxruntime's QuantizeLinear on x86 gives
+  L for NaN too; `quant_semantics.quantize`). The integer clamp (maxsi / minsi) is emitted only
+  when a bound is not exact in F (i32 storage in f32), and then makes the result exact.
 qcast to bipolar: q = (x >= 0) as an i1 (cmpf oge: NaN gives 0, which stands for -1).
 dcast: x = sitofp_F(ext_W(q) - zp) * s (extsi for signed storage, extui for unsigned);
   bipolar: x = select(q, s, -s).
@@ -105,10 +107,10 @@ class LowerQuantizeCast(RewritePattern):
             if first and "zero_point" in body.values:
                 v = body.emit(arith.AddfOp(v, body.values["zero_point"]))
             if first:
-                v = _emit_clamp(body, v, body.values["low_f"], body.values["high_f"], arith.MaximumfOp, arith.MinimumfOp)
+                v = _emit_clamp(body, v, body.values["low_f"], body.values["high_f"], arith.MaxnumfOp, arith.MinnumfOp)
             v = emit_float_rounding(body, v, rounding)
             if not first:
-                v = _emit_clamp(body, v, body.values["low_f"], body.values["high_f"], arith.MaximumfOp, arith.MinimumfOp)
+                v = _emit_clamp(body, v, body.values["low_f"], body.values["high_f"], arith.MaxnumfOp, arith.MinnumfOp)
             i = body.emit(arith.FPToSIOp(v, wide))
             if not first and "zero_point" in body.values:
                 i = body.emit(arith.AddiOp(i, body.values["zero_point"]))

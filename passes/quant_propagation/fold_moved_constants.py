@@ -14,6 +14,7 @@ from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
 from bitfold.dialects.quant import QuantizedType, element_type
 from bitfold.dialects.quantized_constants import constant_stored_values, quantized_constant
+from bitfold.dialects.tensor_limits import check_type
 
 MOVING_OPS = (*shape.OPS, *replication.OPS)
 """The ops that only move, copy or select elements (dialects/onnx/shape.py, replication.py)."""
@@ -34,6 +35,7 @@ class FoldMovedQuantizedConstant(RewritePattern):
             if stored is None:
                 return
             arrays.append(stored)
+        check_type(op.results[0].type, f"the constant folded from '{op.name}'")
         moved = op.evaluate(arrays)[0]
         integers, cast = quantized_constant(moved, op.results[0].type)
         sources = list(op.operands)

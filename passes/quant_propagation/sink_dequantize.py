@@ -43,6 +43,7 @@ from bitfold.dialects.onnx.shape import (
     UnsqueezeOp,
 )
 from bitfold.dialects.quant_semantics import dequantize
+from bitfold.dialects.tensor_limits import check_tensor
 from bitfold.passes.quant_propagation.casts import constant_array, dequantize_source, static_shape
 
 
@@ -197,6 +198,7 @@ def representing_value(quantized: quant.QuantizedType, value: float, shape: Sequ
     low, high = quantized.value_range()
     if not low <= stored <= high:
         return None
+    check_tensor(shape, 8, "the tensor a Pad's fill value is checked on")
     dequantized = dequantize(np.full(shape, stored), quantized)
     expected = np.full(shape, value, dtype=dequantized.dtype)
     return stored if np.array_equal(dequantized.view(np.uint8), expected.view(np.uint8)) else None

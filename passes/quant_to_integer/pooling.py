@@ -24,6 +24,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from bitfold.dialects.onnx.nn import AveragePoolOp, GlobalAveragePoolOp, MaxPoolOp, SlidingWindow
 from bitfold.dialects.quant import BipolarQuantizedType, QuantizedType, element_type
+from bitfold.dialects.tensor_limits import check_type
 from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
 from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
@@ -136,6 +137,7 @@ class AveragePoolToInteger(RewritePattern):
             upper = [size + e for size, e in zip(spatial, window.pads_end)]
         else:
             lower, upper = [0] * len(spatial), list(spatial)
+        check_type(op.results[0].type, f"the window counts of '{op.name}'")  # the counts span the output
         _average(rewriter, op, op.x, window, window.taps_inside(lower, upper))
 
 

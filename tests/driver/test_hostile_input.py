@@ -129,5 +129,47 @@ def test_the_cap_is_an_option(tmp_path, capsys):
     with pytest.raises(SystemExit):
         run_main([str(path), "--input", f"a={tmp_path / 'a.npy'}", "--max-tensor-bytes", "255"])
     assert capsys.readouterr().err.splitlines() == [
-        ("error: a value of 'func.func' (tensor<64xf32>) has 64 elements (256 bytes), over the cap of "
+        (f"error: {tmp_path / 'a.npy'} has 64 elements (256 bytes), over the cap of "
          "268,435,456 elements / 255 bytes (raise it with --max-tensor-bytes or BITFOLD_MAX_TENSOR_BYTES)")]
+
+
+HUGE = "tensor<1000000000000x1000000000000xf32>"
+HUGE_IDENTITY = f"func.func @f(%a: {HUGE}) -> {HUGE} {{\n  func.return %a : {HUGE}\n}}\n"
+
+
+def test_a_huge_type_allocates_nothing_so_it_is_no_error(tmp_path, capsys, mlir_opt, bitfold_opt):
+    """The cap is on data, not types: bitfold-opt prints a function taking a 10^24-element tensor
+    as mlir-opt-22 does (same module once mlir-opt-22 reads both); bitfold-run, which would make
+    the array, refuses it in one line naming the value."""
+    printed = bitfold_opt(HUGE_IDENTITY)
+    assert (printed.returncode, printed.stderr) == (0, "")
+    assert mlir_opt(printed.stdout) == mlir_opt(HUGE_IDENTITY)
+    path = tmp_path / "huge.mlir"
+    path.write_text(HUGE_IDENTITY)
+    line = one_error_line("bitfold-run", path, capsys)
+    assert line.startswith(f"error: a value of 'func.func' ({HUGE}) has 1,000,000,000,000,000,000,000,000 elements")
+
+
+HUGE_PAD = """func.func @g(%x: tensor<1000000000000xf32>) -> tensor<1000000000000xf32> {
+  %pads = "onnx.Constant"() {value = dense<[0, 999999999996]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %w = "onnx.Constant"() {value = dense<[1, 2, 3, 4]> : tensor<4xi8>} : () -> tensor<4xi8>
+  %q = quant.scast %w : tensor<4xi8> to tensor<4x!quant.uniform<i8:f32, 5.000000e-01>>
+  %d = quant.dcast %q : tensor<4x!quant.uniform<i8:f32, 5.000000e-01>> to tensor<4xf32>
+  %e = "onnx.Pad"(%d, %pads) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>}> {mode = "constant"} : (tensor<4xf32>, tensor<2xi64>) -> tensor<1000000000000xf32>
+  %y = "onnx.Add"(%x, %e) : (tensor<1000000000000xf32>, tensor<1000000000000xf32>) -> tensor<1000000000000xf32>
+  func.return %y : tensor<1000000000000xf32>
+}
+"""
+
+
+def test_a_pass_that_would_fold_a_huge_constant_is_one_line(tmp_path, capsys):
+    """The cap where a pass makes data: canonicalize-quant folds Pad of a quantized constant into a
+    constant of the result's type, here 10^12 elements; it stops before allocating."""
+    path = tmp_path / "pad.mlir"
+    path.write_text(HUGE_PAD)
+    with pytest.raises(SystemExit) as exit_status:
+        opt_main([str(path), "-p", "canonicalize-quant"])
+    assert exit_status.value.code == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: the constant folded from 'onnx.Pad' (tensor<1000000000000x!quant.uniform<i8:f32, "
+                           "5.000000e-01>>) has 1,000,000,000,000 elements")

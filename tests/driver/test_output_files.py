@@ -15,7 +15,11 @@ from onnx import TensorProto, helper
 from bitfold.compile_main import main as compile_main
 from bitfold.opt_main import main as opt_main
 from bitfold.output_files import OutputNameError, PendingTextOutput, safe_file_name, write_files
+from bitfold.riscv import MAX_SYMBOL_CHARS, SYMBOL_DIGEST_CHARS, c_symbol
 from bitfold.run_main import main as run_main
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cnn_depthwise_qdq.onnx"
 
 
 def tree(directory: Path) -> set[str]:
@@ -121,3 +125,26 @@ def test_compile_symbol_must_be_a_c_identifier(tmp_path, capsys, symbol):
     assert exit_status.value.code == 1
     assert capsys.readouterr().err.splitlines() == [f"error: --symbol '{symbol}' is not a C identifier"]
     assert tree(tmp_path) == {"m.onnx"}
+
+
+def test_compile_bounds_the_symbol_a_long_graph_name_gives(tmp_path, capsys):
+    """A graph name far over a file name's 255 bytes becomes a symbol of at most MAX_SYMBOL_CHARS
+    (its start, then a digest of the whole name), which names the files; an explicit --symbol
+    over MAX_NAME_BYTES is refused."""
+    proto = onnx.load(EXAMPLE)
+    proto.graph.name = "g" * 300
+    model = tmp_path / "m.onnx"
+    onnx.save(proto, model)
+    compile_main([str(model), "--target", "rv32im", "-o", str(tmp_path / "out")])
+    symbol = c_symbol("g" * 300)
+    assert len(symbol) == MAX_SYMBOL_CHARS
+    assert symbol.startswith("g" * (MAX_SYMBOL_CHARS - SYMBOL_DIGEST_CHARS - 1) + "_")
+    assert symbol != c_symbol("g" * 299 + "h")
+    assert c_symbol("g" * MAX_SYMBOL_CHARS) == "g" * MAX_SYMBOL_CHARS
+    assert tree(tmp_path / "out") == {f"{symbol}.S", f"{symbol}.h"}
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_status:
+        compile_main([str(model), "--target", "rv32im", "-o", str(tmp_path / "out"), "--symbol", "s" * 201])
+    assert exit_status.value.code == 1
+    assert capsys.readouterr().err.splitlines() == [f"error: --symbol '{'s' * 40}...' is longer than 200 characters "
+                                                    "(it names the output files)"]

@@ -169,3 +169,30 @@ def test_cli_bad_calibration_is_one_line(model_catalogue, tmp_path, capsys):
     assert exit_.value.code == 1
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and error.startswith("error: ") and "lacks inputs" in error
+
+
+@pytest.mark.parametrize("form", ["qdq", "qop"])
+def test_cli_runtime_onnxruntime_writes_an_exactly_equivalent_int8_model(model_catalogue, tmp_path, form):
+    """`--runtime onnxruntime` (backends/onnx/onnxruntime_form.py): no uint8 tensor is left, and
+    onnx's reference evaluator (the same float arithmetic on every CPU; it implements
+    DequantizeLinear from opset 19, so both models are converted to 21) gives the written model the
+    plain form's outputs bit for bit: the rewrite changes no dequantized value."""
+    import onnx.version_converter
+    from onnx.reference import ReferenceEvaluator
+
+    name = "cnn_depthwise-float"
+    model = model_catalogue.load(name)
+    samples = _samples(model, 4)
+    data = tmp_path / "data.npz"
+    np.savez(data, **{k: np.concatenate([s[k] for s in samples]) for k in samples[0]})
+    for runtime in ("reference", "onnxruntime"):
+        main([str(model_catalogue.path(name)), "--calibration", str(data), "-o", str(tmp_path / f"{runtime}.onnx"),
+              "--form", form, "--runtime", runtime])
+    plain, rewritten = (onnx.load(tmp_path / f"{runtime}.onnx") for runtime in ("reference", "onnxruntime"))
+    assert onnx.TensorProto.UINT8 in {t.data_type for t in plain.graph.initializer}
+    assert onnx.TensorProto.UINT8 not in {t.data_type for t in rewritten.graph.initializer}
+    inputs = random_inputs(model, 100)
+    plain, rewritten = (onnx.version_converter.convert_version(m, 21) for m in (plain, rewritten))
+    for got, want in zip(ReferenceEvaluator(rewritten).run(None, inputs), ReferenceEvaluator(plain).run(None, inputs),
+                         strict=True):
+        np.testing.assert_array_equal(got, want)

@@ -12,7 +12,7 @@ taken from Debian's qemu source package, the version of the installed qemu-user 
 (`apt-get source --download-only qemu=VERSION`, which needs deb-src entries: scripts/setup.sh adds
 them), its upstream tarball read for that one file and then deleted. The plugin is named by a digest
 of its source and the header, so an edited source builds anew. Concurrent first uses wait on a lock.
-`python -m bitfold.backends.riscv.harness.counter_plugin` builds it and prints its path.
+`python -m bitfold.backends.riscv.harness` (the package's `__main__`) builds it and prints its path.
 """
 
 import fcntl
@@ -126,6 +126,3 @@ def plugin_path() -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         return build(cache)
 
-
-if __name__ == "__main__":
-    print(plugin_path())

@@ -4,6 +4,8 @@ the counter cannot be built these tests skip, except under CI (which installs wh
 where they fail."""
 
 import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -104,3 +106,14 @@ def test_the_source_is_package_data():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert counter_plugin.SOURCE.name in config["package-data"]["bitfold.backends.riscv.harness"]
     assert counter_plugin.SOURCE.is_file()
+
+
+def test_building_from_the_command_line_warns_nothing(counter):
+    """`python -m bitfold.backends.riscv.harness` (what scripts/setup.sh runs) prints the plugin's
+    path and nothing on stderr: runpy warned when the `-m` module was one the package's `__init__`
+    had already imported (`counter_plugin`)."""
+    command = [sys.executable, "-W", "error", "-m", "bitfold.backends.riscv.harness"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert Path(done.stdout.strip()) == counter
+    assert "-m bitfold.backends.riscv.harness " in (ROOT / "scripts" / "setup.sh").read_text()

@@ -16,8 +16,8 @@ func.func @qcast(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:-3>> 
 // CHECK-NEXT:     %6 = arith.constant -3 : i32
 // CHECK-NEXT:     %7 = arith.divf %1, %3 : f32
 // CHECK-NEXT:     %8 = math.roundeven %7 : f32
-// CHECK-NEXT:     %9 = arith.maximumf %8, %4 : f32
-// CHECK-NEXT:     %10 = arith.minimumf %9, %5 : f32
+// CHECK-NEXT:     %9 = arith.maxnumf %8, %4 : f32
+// CHECK-NEXT:     %10 = arith.minnumf %9, %5 : f32
 // CHECK-NEXT:     %11 = arith.fptosi %10 : f32 to i32
 // CHECK-NEXT:     %12 = arith.addi %11, %6 : i32
 // CHECK-NEXT:     %13 = arith.trunci %12 : i32 to i8
