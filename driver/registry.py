@@ -54,6 +54,8 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "onnx-to-quant-form": _lazy("passes.pipelines", "OnnxToQuantFormPipeline"),
         "onnx-to-integer": _lazy("passes.pipelines", "OnnxToIntegerPipeline"),
         "onnx-to-backend-input": _lazy("passes.pipelines", "OnnxToBackendInputPipeline"),
+        "onnx-float-to-linalg": _lazy("passes.onnx_float_to_linalg", "OnnxFloatToLinalgPass"),
+        "expand-float-math": _lazy("passes.expand_float_math", "ExpandFloatMathPass"),
         "onnx-data-movement-to-linalg": _lazy("passes.onnx_data_movement_to_linalg", "OnnxDataMovementToLinalgPass"),
         "bufferize": _lazy("passes.bufferize", "BufferizePass"),
         "bitfold-vector-contraction": _lazy("backends.llvm.vector_contraction", "VectorContractionPass"),

@@ -160,8 +160,12 @@ def _extended_product(reading: str):
 
 
 def _float_binary(function):
+    """The operation on operands held in the result's float type (numpy float32 for f32: one
+    IEEE binary32 rounding to nearest even, never a float64 intermediate)."""
+
     def run(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
-        return (np.asarray(function(*args)).astype(numpy_dtype_of(op.result_types[0])),)
+        dtype = numpy_dtype_of(op.result_types[0])
+        return (np.asarray(function(*(np.asarray(a, dtype=dtype) for a in args))).astype(dtype),)
 
     return run
 
@@ -227,6 +231,12 @@ class _ArithBase(InterpreterFunctions):
     @impl(arith.NegfOp)
     def run_negf(self, interpreter: Interpreter, op: arith.NegfOp, args: tuple[Any, ...]):
         return (np.negative(args[0]),)
+
+    @impl(arith.BitcastOp)
+    def run_bitcast(self, interpreter: Interpreter, op: arith.BitcastOp, args: tuple[Any, ...]):
+        """The same bits read as the result type (i32 <-> f32, ...)."""
+        source = np.asarray(args[0]).astype(numpy_dtype_of(op.input.type))
+        return (source.view(numpy_dtype_of(op.result.type)),)
 
     @impl(arith.ExtFOp)
     def run_extf(self, interpreter: Interpreter, op: arith.ExtFOp, args: tuple[Any, ...]):
