@@ -59,6 +59,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "onnx-data-movement-to-linalg": _lazy("passes.onnx_data_movement_to_linalg", "OnnxDataMovementToLinalgPass"),
         "bufferize": _lazy("passes.bufferize", "BufferizePass"),
         "bitfold-vector-contraction": _lazy("backends.llvm.vector_contraction", "VectorContractionPass"),
+        "bitfold-fptosi-by-bits": _lazy("backends.llvm.truncation_by_bits", "FptosiByBitsPass"),
         "bitfold-register-tiled-loops": _lazy("backends.riscv.register_tiled_loops", "BitfoldRegisterTiledLoopsPass"),
         "bitfold-linalg-to-loops": _lazy("backends.riscv.linalg_to_loops", "BitfoldLinalgToLoopsPass"),
         "bitfold-riscv-copy-loop-values": _lazy("backends.riscv.loop_value_copies", "CopyLoopValuesPass"),

@@ -6,10 +6,14 @@ exp(x) (Cephes' expf: range reduction by ln 2 in two parts, a degree-6 polynomia
 building the exponent field):
 
     x  = minimumf(maximumf(x, EXP_LOW), EXP_HIGH)
-    f  = x * log2(e) + 0.5;  t = sitofp(fptosi(f));  n = t > f ? t - 1 : t      (floor)
+    f  = x * log2(e) + 0.5;  t = (f + M) - M;  n = t > f ? t - 1 : t     (floor, M = 1.5 * 2^23)
     r  = (x - n * C1) - n * C2                       C1 + C2 = ln 2, C1 exact in 9 bits
     p  = ((((((P0 r + P1) r + P2) r + P3) r + P4) r + P5) r * r + r) + 1
-    exp = p * bitcast<f32>((fptosi(n) + 127) << 23)
+    exp = p * bitcast<f32>((bitcast<i32>(n + (M + 127)) - bits(M)) << 23)
+
+    t is f rounded to an integer by the addition's own rounding (|f| < 2^22: f + M lies in
+    [2^23, 2^24), where f32 steps are 1); n + M + 127 is exact and its bits are bits(M) + n + 127,
+    the biased exponent of 2^n. No float-integer conversion is needed.
 
     |exp - e^x| / e^x < 2 ulp (Cephes' bound) for x in [EXP_LOW, EXP_HIGH]; below, the clamp
     gives e^EXP_LOW (1.2e-38) instead of a smaller value, above e^EXP_HIGH (1.65e38), never inf.
@@ -25,7 +29,7 @@ roundeven(x) (ties to even; lower-quant's qcast rounds with it), exact: with a =
 (a + 2^23) - 2^23 rounds a to an integer by the addition's own rounding (to nearest even) for
 a < 2^23; a >= 2^23 is an integer already; the sign is put back (-0.0 for x in (-0.5, 0]).
 
-Integer ops used: `fptosi`, `addi`, `shli` on i32.
+Integer ops used: `subi`, `shli` on i32 (and `bitcast` i32 <-> f32).
 """
 
 from dataclasses import dataclass
@@ -47,6 +51,8 @@ EXP_POLYNOMIAL = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.166579589
 TANH_SMALL = 0.625
 TANH_POLYNOMIAL = (-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1)
 F32_EXPONENT_BIAS = 127
+ROUNDING_MAGIC = 12582912.0  # 1.5 * 2^23: x + M - M rounds |x| < 2^22 to an integer (to nearest even)
+ROUNDING_MAGIC_BITS = 0x4B400000  # the f32 bits of ROUNDING_MAGIC
 F32_MANTISSA_BITS = 23
 
 
@@ -78,12 +84,14 @@ def emit_exp(e: Emitter, x: SSAValue) -> SSAValue:
     """exp(x) in f32 (module docstring)."""
     x = e(arith.MinimumfOp(e(arith.MaximumfOp(x, e.f32(EXP_LOW))), e.f32(EXP_HIGH)))
     f = e(arith.AddfOp(e(arith.MulfOp(x, e.f32(LOG2E))), e.f32(0.5)))
-    t = e(arith.SIToFPOp(e(arith.FPToSIOp(f, i32)), F32))
+    magic = e.f32(ROUNDING_MAGIC)
+    t = e(arith.SubfOp(e(arith.AddfOp(f, magic)), magic))
     n = e(arith.SelectOp(e(arith.CmpfOp(t, f, "ogt")), e(arith.SubfOp(t, e.f32(1.0))), t))
     r = e(arith.SubfOp(e(arith.SubfOp(x, e(arith.MulfOp(n, e.f32(EXP_C1))))), e(arith.MulfOp(n, e.f32(EXP_C2)))))
     p = e(arith.MulfOp(e.horner(EXP_POLYNOMIAL, r), e(arith.MulfOp(r, r))))
     p = e(arith.AddfOp(e(arith.AddfOp(p, r)), e.f32(1.0)))
-    biased = e(arith.AddiOp(e(arith.FPToSIOp(n, i32)), e.i32(F32_EXPONENT_BIAS)))
+    field = e(arith.BitcastOp(e(arith.AddfOp(n, e.f32(ROUNDING_MAGIC + F32_EXPONENT_BIAS))), i32))
+    biased = e(arith.SubiOp(field, e.i32(ROUNDING_MAGIC_BITS)))
     power = e(arith.BitcastOp(e(arith.ShLIOp(biased, e.i32(F32_MANTISSA_BITS))), F32))
     return e(arith.MulfOp(p, power))
 

@@ -26,8 +26,8 @@ quant passes become the tensor and linalg ops the backend consumes (docs/integer
   input the element belongs to. (A generic per input writing at an offset cannot express the
   first input: MLIR requires a plain dim result to span its operand exactly.)
 
-Only ops whose data element type is an integer are lowered; on floats (and quantized types)
-they stay. Shapes must be static and the shape / axes / pads / value operands constants
+Only ops whose data element type is an integer or f32 (a float island's data,
+docs/float-islands.md) are lowered; on other floats (and quantized types) they stay. Shapes must be static and the shape / axes / pads / value operands constants
 (`onnx.Constant` or `arith.constant`); constants left without users are erased. Anything
 else fails the pass with one line naming the node."""
 
@@ -42,6 +42,8 @@ from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
+    Float32Type,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -86,10 +88,10 @@ def fail(op: OnnxOp, message: str) -> NoReturn:
     raise PassFailedException(f"{PASS_NAME}: '{op.name}'{node}: {message}")
 
 
-def integer_tensor(value: SSAValue) -> TensorType | None:
-    """The value's tensor type if its elements are integers, else None (left alone)."""
+def data_tensor(value: SSAValue) -> TensorType | None:
+    """The value's tensor type if its elements are integers or f32, else None (left alone)."""
     value_type = value.type
-    if isinstance(value_type, TensorType) and isinstance(value_type.element_type, IntegerType):
+    if isinstance(value_type, TensorType) and isinstance(value_type.element_type, IntegerType | Float32Type):
         return value_type
     return None
 
@@ -217,7 +219,7 @@ class LowerReshapes(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: FlattenOp | ReshapeOp | SqueezeOp | UnsqueezeOp, rewriter: PatternRewriter):
         source, result = op.operands[0], op.results[0]
-        if (source_type := integer_tensor(source)) is None:
+        if (source_type := data_tensor(source)) is None:
             return
         result_type = checked_result(op, source_type)
         source_shape = static_shape(op, source_type, "input")
@@ -247,7 +249,7 @@ class LowerTranspose(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter):
-        if (source_type := integer_tensor(op.data)) is None:
+        if (source_type := data_tensor(op.data)) is None:
             return
         result_type = checked_result(op, source_type)
         shape = static_shape(op, source_type, "input")
@@ -275,8 +277,10 @@ class AxisPad:
     end: int
 
 
-def pad_value_attr(op: OnnxOp, element: IntegerType, value: np.ndarray | None) -> IntegerAttr:
+def pad_value_attr(op: OnnxOp, element: IntegerType | Float32Type, value: np.ndarray | None) -> IntegerAttr | FloatAttr:
     """The pad value as an attribute of the data's element type (the same bits)."""
+    if isinstance(element, Float32Type):
+        return FloatAttr(0.0 if value is None else float(np.asarray(value, dtype=np.float32).reshape(())), element)
     if value is None:
         return IntegerAttr(0, element)
     if value.size != 1:
@@ -288,7 +292,7 @@ def pad_value_attr(op: OnnxOp, element: IntegerType, value: np.ndarray | None) -
 
 
 def fill_and_insert(
-    source: SSAValue, result_type: TensorType, fill: IntegerAttr, begins: Sequence[int]
+    source: SSAValue, result_type: TensorType, fill: IntegerAttr | FloatAttr, begins: Sequence[int]
 ) -> tuple[list[Operation], SSAValue]:
     """Constant padding as two generics: one filling the padded shape with the pad value, one
     over the source's shape writing each element at its index + begin (an output map with
@@ -308,7 +312,7 @@ class LowerPad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PadOp, rewriter: PatternRewriter):
-        if (source_type := integer_tensor(op.data)) is None:
+        if (source_type := data_tensor(op.data)) is None:
             return
         result_type = checked_result(op, source_type)
         shape = static_shape(op, source_type, "input")
@@ -334,7 +338,7 @@ class LowerPad(RewritePattern):
         value = None if op.constant_value is None else constant_array(op, op.constant_value, "constant_value")
         fill = pad_value_attr(op, element, value)
         pads_anything = any(p.begin > 0 or p.end > 0 for p in per_axis)
-        if mode == "constant" and pads_anything and element.signedness.data != Signedness.SIGNLESS:
+        if mode == "constant" and pads_anything and isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
             fail(op, f"padding {element} elements: arith constants must be signless")
         if all(p.begin == 0 and p.end == 0 for p in per_axis):
             replace_and_erase_constants(rewriter, op, [], op.data)
@@ -370,7 +374,7 @@ class LowerConcat(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ConcatOp, rewriter: PatternRewriter):
-        types = [integer_tensor(value) for value in op.inputs]
+        types = [data_tensor(value) for value in op.inputs]
         if not types or any(t is None for t in types):
             return
         result_type = checked_result(op, types[0])

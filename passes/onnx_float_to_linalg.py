@@ -76,6 +76,7 @@ from bitfold.dialects.onnx.shape import (
 )
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
+from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.quant_to_integer.contraction import conv_loops
 from bitfold.passes.quant_to_integer.elementwise import broadcast_map
 from bitfold.passes.quant_to_integer.generic import affine_map, build_generic, empty, filled, integer_constant
@@ -440,7 +441,7 @@ class OnnxFloatToLinalgPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
-                    LowerReduceMinMax(), LowerSoftmax()]  # fmt: skip
+                    LowerReduceMinMax(), LowerSoftmax(), EraseUnusedOnnxOp()]  # fmt: skip
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)
         check_lowered(op)
