@@ -192,6 +192,15 @@ def _is_f32(value: SSAValue | None) -> bool:
     return value is not None and isinstance(value.type, TensorType) and value.type.element_type == F32
 
 
+def broadcast_fill(rewriter: PatternRewriter, values: np.ndarray, shape: Sequence[int]) -> SSAValue:
+    """A tensor of `shape` filled with `values` (rounded to f32 once) broadcast as ONNX does;
+    the constant holds only the dims `values` does not broadcast."""
+    offset = len(shape) - values.ndim
+    dims = [offset + i for i, n in enumerate(values.shape) if n != 1]
+    table = values.reshape([n for n in values.shape if n != 1]).astype(np.float32)
+    return filled(rewriter, table, dims, shape, F32)
+
+
 def contraction(
     rewriter: PatternRewriter,
     inputs: Sequence[tuple[SSAValue, list]],
@@ -203,8 +212,7 @@ def contraction(
     """out[o] = init[o] + sum_r in0[.] * in1[.] (mulf, then addf onto the running sum, r
     ascending); `init` an f32 array broadcasting to `out_shape`."""
     out_dims = [AffineDimExpr(d) for d in range(rank) if d not in reduction]
-    table = np.broadcast_to(np.asarray(init, dtype=np.float32), out_shape)
-    initialized = filled(rewriter, np.ascontiguousarray(table), list(range(len(out_shape))), out_shape, F32)
+    initialized = broadcast_fill(rewriter, np.asarray(init), out_shape)
 
     def multiply_accumulate(body: Body) -> SSAValue:
         product = body.emit(arith.MulfOp(body.values["in0"], body.values["in1"]))
