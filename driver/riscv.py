@@ -195,14 +195,17 @@ class CompiledModel:
         return kernel(list(stored), self.layouts)
 
 
-def compile_model(module: ModuleOp, target: str, symbol: str | None = None, backend: str = "xdsl") -> CompiledModel:
+def compile_model(
+    module: ModuleOp, target: str, symbol: str | None = None, backend: str = "xdsl", integer_only: bool = False
+) -> CompiledModel:
     """Lower `module` (ONNX-imported or quant-form IR) to the backend's input with integer
     inputs and outputs, then to assembly and a header for `target`: with `backend` "xdsl" (bitfold's
     own code generator) "rv32im", "rv64im", or either with compressed instructions, "rv32imc",
     "rv64imc"; with "llvm" (upstream MLIR 22 and LLVM 22, `backends.llvm`) those and "rv32imv",
-    "rv64imv", "rv64gcv" (RVV 1.0) and "host" (x86-64). The LLVM-only targets imply "llvm"."""
+    "rv64imv", "rv64gcv" (RVV 1.0) and "host" (x86-64). The LLVM-only targets imply "llvm".
+    `integer_only`: refuse float islands (docs/float-islands.md) instead of compiling them."""
     source_type = entry_function(module).function_type
-    lower_to_backend_input(full_context(), module)
+    lower_to_backend_input(full_context(), module, integer_only=integer_only)
     function = entry_function(module)
     symbol = symbol or c_symbol(function.sym_name.data)
     inputs = _ports(input_names(function), function.function_type.inputs, function.arg_attrs, source_type.inputs)
