@@ -1,0 +1,64 @@
+"""The interpreter computes f32 arith as IEEE binary32, one rounding to nearest even per op (never a
+float64 intermediate), as the generated code does (docs/float-islands.md): a generic body chaining
+every op of a float island against the same chain in numpy float32 scalars."""
+
+import numpy as np
+from xdsl.parser import Parser
+
+import bitfold
+from bitfold.load import full_context
+
+N = 4096
+BODY = """
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %p, %c : f32
+    %d = arith.divf %s, %b : f32
+    %t = arith.subf %d, %c : f32
+    %n = arith.negf %t : f32
+    %mx = arith.maximumf %n, %a : f32
+    %mn = arith.minimumf %mx, %c : f32
+    %lt = arith.cmpf olt, %mn, %a : f32
+    %sel = arith.select %lt, %mn, %s : f32
+    %bits = arith.bitcast %sel : f32 to i32
+    %one = arith.constant 1 : i32
+    %next = arith.addi %bits, %one : i32
+    %up = arith.bitcast %next : i32 to f32
+    %i = arith.fptosi %p : f32 to i32
+    %back = arith.sitofp %i : i32 to f32
+    %out = arith.addf %up, %back : f32
+"""
+
+
+def _module():
+    shape = f"tensor<{N}xf32>"
+    text = f"""func.func @chain(%x: {shape}, %y: {shape}, %z: {shape}) -> {shape} {{
+  %e = tensor.empty() : {shape}
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%x, %y, %z : {shape}, {shape}, {shape}) outs(%e : {shape}) {{
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):{BODY}    linalg.yield %out : f32
+  }} -> {shape}
+  func.return %r : {shape}
+}}"""
+    return Parser(full_context(), text).parse_module()
+
+
+def _numpy_chain(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    p = a * b
+    s = p + c
+    d = s / b
+    t = d - c
+    mn = np.minimum(np.maximum(-t, a), c)
+    sel = np.where(mn < a, mn, s).astype(np.float32)
+    up = (sel.view(np.int32) + np.int32(1)).view(np.float32)
+    back = np.trunc(p).astype(np.int32).astype(np.float32)
+    return up + back
+
+
+def test_every_f32_op_rounds_once_in_binary32():
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.normal(0, 100, N).astype(np.float32) for _ in range(3))
+    (got,) = bitfold.run(_module(), [a, b, c]).values()
+    want = _numpy_chain(a, b, c)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(got).view(np.int32), want.view(np.int32))
+    fused = ((a.astype(np.float64) * b + c).astype(np.float32) != a * b + c).sum()
+    assert fused > 0  # the inputs do tell a float64 intermediate from binary32 steps
