@@ -419,7 +419,7 @@ class LowerConcat(RewritePattern):
 @dataclass(frozen=True)
 class OnnxDataMovementToLinalgPass(ModulePass):
     """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat on integer
-    tensors to `tensor.collapse_shape` / `tensor.expand_shape` and `linalg.generic`s (bodies of
+    and f32 tensors to `tensor.collapse_shape` / `tensor.expand_shape` and `linalg.generic`s (bodies of
     arith, `linalg.index`, `tensor.extract`), moving every element exactly as the op's `evaluate`
     does. Float ops stay; dynamic shapes or operands, and Pad modes reflect and wrap, fail the
     pass with one line naming the node."""

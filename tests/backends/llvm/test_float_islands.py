@@ -4,7 +4,8 @@ Reduce/Sub/Div computation with Tanh, a float Gemm and Softmax between quantizer
 
 - the integer IR run by bitfold's interpreter against onnxruntime: within one output step
   (FLOAT_ISLAND_BOUND_STEPS) on 20 random inputs each;
-- the integer IR against the host code (`--target host`, called through ctypes): bit-exact;
+- the integer IR against the host code (`--target host`, called through ctypes, and
+  `bitfold-run --native`): bit-exact;
 - rv64imv under qemu: bit-exact (slow);
 - `integer-only` refuses each with one line naming the first float op."""
 
@@ -73,6 +74,26 @@ def test_a_float_input_is_a_float_port_in_the_header(host_compiled):
     compiled = host_compiled["float_first_conv"]
     assert compiled.inputs[0].qtype is None and compiled.inputs[0].dtype == np.float32
     assert "const float *input" in compiled.header and "float input[1][3][8][8] (IEEE binary32" in compiled.header
+
+
+def test_bitfold_run_native_equals_the_integer_ir_stage(island_models, tmp_path):
+    """`bitfold-run --native` against `bitfold-run` on `bitfold-opt -p onnx-to-integer`'s IR."""
+    require_tools(*LLVM_TOOLS)
+    model = island_models["accumulator_sigmoid"]
+    np.save(tmp_path / "x.npy", _inputs(model, 1)["input"])
+    commands = [
+        ["bitfold-opt", model, "-p", "onnx-to-integer", "-o", str(tmp_path / "integer.mlir")],
+        ["bitfold-run", str(tmp_path / "integer.mlir"), "--input", f"input={tmp_path / 'x.npy'}", "--output-dir",
+         str(tmp_path / "interpreted")],
+        ["bitfold-run", model, "--native", "--input", f"input={tmp_path / 'x.npy'}", "--output-dir",
+         str(tmp_path / "native")],
+    ]  # fmt: skip
+    for command in commands:
+        done = subprocess.run(command, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    interpreted, native = (np.load(tmp_path / d / "output.npy") for d in ("interpreted", "native"))
+    assert native.dtype == interpreted.dtype == np.float32
+    np.testing.assert_array_equal(native, interpreted)
 
 
 @pytest.mark.slow
