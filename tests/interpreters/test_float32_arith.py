@@ -62,3 +62,29 @@ def test_every_f32_op_rounds_once_in_binary32():
     np.testing.assert_array_equal(np.asarray(got).view(np.int32), want.view(np.int32))
     fused = ((a.astype(np.float64) * b + c).astype(np.float32) != a * b + c).sum()
     assert fused > 0  # the inputs do tell a float64 intermediate from binary32 steps
+
+
+def test_math_exp_and_tanh_run_as_their_expansion():
+    """math.exp / math.tanh on f32 compute the bits of expand-float-math's sequences."""
+    from bitfold.passes.expand_float_math import ExpandFloatMathPass
+
+    text = f"""func.func @f(%x: tensor<{N}xf32>) -> tensor<{N}xf32> {{
+  %e = tensor.empty() : tensor<{N}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%x : tensor<{N}xf32>) outs(%e : tensor<{N}xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %t = math.tanh %a : f32
+    %y = math.exp %t : f32
+    %z = math.exp %a : f32
+    %s = arith.addf %y, %z : f32
+    linalg.yield %s : f32
+  }} -> tensor<{N}xf32>
+  func.return %r : tensor<{N}xf32>
+}}"""
+    ctx = full_context()
+    module = Parser(ctx, text).parse_module()
+    x = np.random.default_rng(5).normal(0, 20, N).astype(np.float32)
+    (before,) = bitfold.run(module, [x]).values()
+    ExpandFloatMathPass().apply(ctx, module)
+    assert "math." not in str(module)
+    (after,) = bitfold.run(module, [x]).values()
+    np.testing.assert_array_equal(np.asarray(before).view(np.int32), np.asarray(after).view(np.int32))
