@@ -84,13 +84,20 @@ _CMPF: dict[str, IntegerFunction] = {
     "true": lambda a, b: np.ones(np.broadcast(a, b).shape, bool),
 }  # fmt: skip
 
+def _signed_zero_order(result: np.ndarray, a: np.ndarray, b: np.ndarray, larger: bool) -> np.ndarray:
+    """numpy's maximum / minimum (NaN-propagating) with MLIR's order -0.0 < +0.0 where a == b
+    (numpy returns its second operand there)."""
+    a_first = np.signbit(a) != larger  # maximum: a unless a is -0.0; minimum: a if a is -0.0
+    return np.where(a == b, np.where(a_first, a, b), result)
+
+
 _FLOAT_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     arith.AddfOp: np.add,
     arith.SubfOp: np.subtract,
     arith.MulfOp: np.multiply,
     arith.DivfOp: np.divide,
-    arith.MaximumfOp: np.maximum,  # NaN-propagating, -0.0 < +0.0
-    arith.MinimumfOp: np.minimum,
+    arith.MaximumfOp: lambda a, b: _signed_zero_order(np.maximum(a, b), a, b, larger=True),
+    arith.MinimumfOp: lambda a, b: _signed_zero_order(np.minimum(a, b), a, b, larger=False),
 }
 
 
@@ -165,7 +172,8 @@ def _float_binary(function):
 
     def run(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
         dtype = numpy_dtype_of(op.result_types[0])
-        return (np.asarray(function(*(np.asarray(a, dtype=dtype) for a in args))).astype(dtype),)
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):  # IEEE results
+            return (np.asarray(function(*(np.asarray(a, dtype=dtype) for a in args))).astype(dtype),)
 
     return run
 

@@ -89,3 +89,16 @@ def test_a_float_op_without_lowering_is_named(op_models, tmp_path):
     onnx.save(model, tmp_path / "round.onnx")
     with pytest.raises(Exception, match=r"onnx-float-to-linalg: 'onnx.Round' \(round_it\): no float lowering for this op"):
         compile_model(load_module(str(tmp_path / "round.onnx")), "host")
+
+
+@pytest.mark.parametrize("name", ["relu", "clip", "max_pool", "softmax", "tanh"])
+def test_signed_zeros_and_extremes_bit_exact_on_the_host(name, op_models, tmp_path):
+    """-0.0 against +0.0 in maximumf / minimumf (MLIR: -0.0 < +0.0), huge and tiny values through
+    exp and tanh: the interpreter gives the host code's bits."""
+    require_tools(*LLVM_TOOLS)
+    specials = np.array([-0.0, 0.0, -1e-45, 1e-45, -1e30, 1e30, -88.5, 88.5, 0.5, -0.625], np.float32)
+    x = np.resize(specials, OPS[name][1]).astype(np.float32)
+    compiled = compile_model(load_module(op_models[name]), "host")
+    stored = compiled.quantize({"x": x})
+    (reference,), (native,) = compiled.run_reference(stored), compiled.run_native(stored, tmp_path)
+    np.testing.assert_array_equal(native.view(np.int32), reference.view(np.int32))
