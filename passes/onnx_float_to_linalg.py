@@ -426,6 +426,15 @@ class LowerSoftmax(RewritePattern):
         rewriter.replace(op, [], [result])
 
 
+def check_static(module: ModuleOp) -> None:
+    """Fail on the first ONNX op on f32 tensors of a dynamic shape (the generics need static ones)."""
+    for op in module.walk():
+        values = (*op.operands, *op.results) if isinstance(op, OnnxOp) else ()
+        if any(isinstance(v.type, TensorType) and v.type.element_type == F32 and not v.type.has_static_shape()
+               for v in values):  # fmt: skip
+            raise fail(op, "no float lowering for dynamic shapes (float islands need static ones)")
+
+
 def check_lowered(module: ModuleOp) -> None:
     """Fail on the first ONNX op left on floats that is no data movement, and on any ONNX op
     on a float type other than f32."""
@@ -450,6 +459,7 @@ class OnnxFloatToLinalgPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
                     LowerReduceMinMax(), LowerSoftmax(), EraseUnusedOnnxOp()]  # fmt: skip
+        check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)
         check_lowered(op)

@@ -102,3 +102,18 @@ def test_signed_zeros_and_extremes_bit_exact_on_the_host(name, op_models, tmp_pa
     stored = compiled.quantize({"x": x})
     (reference,), (native,) = compiled.run_reference(stored), compiled.run_native(stored, tmp_path)
     np.testing.assert_array_equal(native.view(np.int32), reference.view(np.int32))
+
+
+DYNAMIC_RELU = """
+func.func @f(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %y = "onnx.Relu"(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32> loc("relu_dynamic")
+  func.return %y : tensor<?x4xf32>
+}
+"""
+
+
+def test_dynamic_shapes_are_one_line(bitfold_opt):
+    done = bitfold_opt(DYNAMIC_RELU, "-p", "onnx-float-to-linalg")
+    assert done.returncode == 1 and done.stderr.strip().splitlines() == [
+        "error: onnx-float-to-linalg: 'onnx.Relu' (relu_dynamic): no float lowering for dynamic shapes "
+        "(float islands need static ones)"]
