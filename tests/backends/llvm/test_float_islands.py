@@ -6,7 +6,7 @@ Reduce/Sub/Div computation with Tanh, a float Gemm and Softmax between quantizer
   (FLOAT_ISLAND_BOUND_STEPS) on 20 random inputs each;
 - the integer IR against the host code (`--target host`, called through ctypes, and
   `bitfold-run --native`): bit-exact;
-- rv64imv under qemu: bit-exact (slow);
+- rv64imv and rv32imv under qemu: bit-exact (slow);
 - `integer-only` refuses each with one line naming the first float op."""
 
 import subprocess
@@ -22,7 +22,7 @@ from bitfold.load import load_module
 from bitfold.riscv import compile_model
 
 LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")
-QEMU_TOOLS = ("qemu-riscv64", "riscv64-unknown-elf-gcc")
+QEMU_TOOLS = ("qemu-riscv32", "qemu-riscv64", "riscv64-unknown-elf-gcc")
 SEEDS = range(20)
 FLOAT_ISLAND_BOUND_STEPS = 1
 """|bitfold - onnxruntime| in output steps on these models (docs/float-islands.md)"""
@@ -97,13 +97,14 @@ def test_bitfold_run_native_equals_the_integer_ir_stage(island_models, tmp_path)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("target", ["rv64imv", "rv32imv"])
 @pytest.mark.parametrize("name", FLOAT_ISLAND_MODELS)
-def test_rv64imv_under_qemu_is_bit_exact_to_the_integer_ir(name, island_models, tmp_path):
+def test_vector_code_under_qemu_is_bit_exact_to_the_integer_ir(name, target, island_models, tmp_path):
     require_tools(*LLVM_TOOLS, *QEMU_TOOLS)
-    compiled = compile_model(load_module(island_models[name]), "rv64imv")
+    compiled = compile_model(load_module(island_models[name]), target)
     stored = compiled.quantize(_inputs(island_models[name], 0))
     for got, want in zip(compiled.run_qemu(stored, tmp_path), compiled.run_reference(stored), strict=True):
-        np.testing.assert_array_equal(got, want, err_msg=name)
+        np.testing.assert_array_equal(got, want, err_msg=f"{name} {target}")
 
 
 FIRST_FLOAT_OP = {
