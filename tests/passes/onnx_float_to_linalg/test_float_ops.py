@@ -15,6 +15,8 @@ from bitfold.load import load_module
 from bitfold.riscv import compile_model
 
 LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")
+OPSET = 14
+"""HardSwish's first opset"""
 RNG = np.random.default_rng(7)
 W = numpy_helper.from_array(RNG.normal(0, 1, (16, 5)).astype(np.float32), "w")
 B = numpy_helper.from_array(RNG.normal(0, 1, (5,)).astype(np.float32), "b")
@@ -32,6 +34,7 @@ OPS = {
     "clip": (helper.make_node("Clip", ["x", "low", "high"], ["y"]), [4, 9], [4, 9], [LOW, HIGH]),
     "leaky_relu": (helper.make_node("LeakyRelu", ["x"], ["y"], alpha=0.1), [4, 9], [4, 9], []),
     "hard_sigmoid": (helper.make_node("HardSigmoid", ["x"], ["y"], alpha=0.3, beta=0.4), [4, 9], [4, 9], []),
+    "hard_swish": (helper.make_node("HardSwish", ["x"], ["y"]), [4, 9], [4, 9], []),
     "exp": (helper.make_node("Exp", ["x"], ["y"]), [8, 64], [8, 64], []),
     "tanh": (helper.make_node("Tanh", ["x"], ["y"]), [8, 64], [8, 64], []),
     "sigmoid": (helper.make_node("Sigmoid", ["x"], ["y"]), [8, 64], [8, 64], []),
@@ -57,7 +60,7 @@ def op_models(tmp_path_factory) -> dict[str, str]:
     for name, (node, shape, out_shape, initializers) in OPS.items():
         graph = helper.make_graph([node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], initializers)  # fmt: skip
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
         model.ir_version = IR_VERSION
         paths[name] = str(directory / f"{name}.onnx")
         onnx.save(model, paths[name])
