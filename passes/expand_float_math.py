@@ -27,9 +27,9 @@ both computed, one selected (`arith.select`).
 
 roundeven(x) (ties to even; lower-quant's qcast rounds with it), exact: with a = maximumf(x, -x),
 (a + 2^23) - 2^23 rounds a to an integer by the addition's own rounding (to nearest even) for
-a < 2^23; a >= 2^23 is an integer already; the sign is put back (-0.0 for x in (-0.5, 0]).
+a < 2^23; a >= 2^23 is an integer already; x's sign bit is put back (-0.0 for x in [-0.5, -0.0]).
 
-Integer ops used: `subi`, `shli` on i32 (and `bitcast` i32 <-> f32).
+Integer ops used: `subi`, `shli`, `cmpi slt` on i32 (and `bitcast` i32 <-> f32).
 """
 
 from dataclasses import dataclass
@@ -117,7 +117,8 @@ def emit_roundeven(e: Emitter, x: SSAValue) -> SSAValue:
     shift = e.f32(ROUNDING_MAGNITUDE)
     rounded = e(arith.SubfOp(e(arith.AddfOp(a, shift)), shift))
     magnitude = e(arith.SelectOp(e(arith.CmpfOp(a, shift, "oge")), a, rounded))
-    return e(arith.SelectOp(e(arith.CmpfOp(x, e.f32(0.0), "olt")), e(arith.NegfOp(magnitude)), magnitude))
+    negative = e(arith.CmpiOp(e(arith.BitcastOp(x, i32)), e.i32(0), "slt"))  # the sign bit: -0.0 too
+    return e(arith.SelectOp(negative, e(arith.NegfOp(magnitude)), magnitude))
 
 
 EXPANSIONS = {math.ExpOp: emit_exp, math.TanhOp: emit_tanh, math.RoundEvenOp: emit_roundeven}

@@ -88,3 +88,27 @@ def test_math_exp_and_tanh_run_as_their_expansion():
     assert "math." not in str(module)
     (after,) = bitfold.run(module, [x]).values()
     np.testing.assert_array_equal(np.asarray(before).view(np.int32), np.asarray(after).view(np.int32))
+
+
+def test_expanded_roundeven_is_numpy_rint_bit_for_bit():
+    """expand-float-math's roundeven against numpy's rint (ties to even), signed zeros included."""
+    from bitfold.passes.expand_float_math import ExpandFloatMathPass
+
+    x = np.concatenate([np.arange(-600, 600) * np.float32(0.25), [-0.0, 0.0, -0.5, 0.5, 2.0**23 + 1, -(2.0**24), 1e30],
+                        np.random.default_rng(9).normal(0, 1e5, 2000)]).astype(np.float32)  # fmt: skip
+    n = x.size
+    text = f"""func.func @f(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{
+  %e = tensor.empty() : tensor<{n}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%x : tensor<{n}xf32>) outs(%e : tensor<{n}xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %y = math.roundeven %a : f32
+    linalg.yield %y : f32
+  }} -> tensor<{n}xf32>
+  func.return %r : tensor<{n}xf32>
+}}"""
+    ctx = full_context()
+    module = Parser(ctx, text).parse_module()
+    ExpandFloatMathPass().apply(ctx, module)
+    assert "math." not in str(module)
+    (y,) = bitfold.run(module, [x]).values()
+    np.testing.assert_array_equal(np.asarray(y).view(np.int32), np.rint(x).view(np.int32))

@@ -1,7 +1,7 @@
 // RUN: bitfold-opt %s -p expand-float-math | filecheck %s
 
 // tanh: |x| by maximumf(x, -x), the odd polynomial below 0.625, 1 - 2 / (exp(2|x|) + 1) with the
-// sign put back above, one select; roundeven: (|x| + 2^23) - 2^23 below 2^23, the sign back.
+// sign put back above, one select; roundeven: (|x| + 2^23) - 2^23 below 2^23, the sign bit back.
 // f64 math ops are left alone.
 
 func.func @tanh(%x: f32) -> f32 {
@@ -37,8 +37,9 @@ func.func @roundeven(%x: f32) -> f32 {
 // CHECK-NEXT: %[[R:.*]] = arith.subf %[[AM]], %[[M]] : f32
 // CHECK-NEXT: %[[BIG:.*]] = arith.cmpf oge, %[[A]], %[[M]] : f32
 // CHECK-NEXT: %[[MAG:.*]] = arith.select %[[BIG]], %[[A]], %[[R]] : f32
-// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: %[[NEG:.*]] = arith.cmpf olt, %x, %[[ZERO]] : f32
+// CHECK-NEXT: %[[BITS:.*]] = arith.bitcast %x : f32 to i32
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[NEG:.*]] = arith.cmpi slt, %[[BITS]], %[[ZERO]] : i32
 // CHECK-NEXT: %[[NMAG:.*]] = arith.negf %[[MAG]] : f32
 // CHECK-NEXT: %[[Y:.*]] = arith.select %[[NEG]], %[[NMAG]], %[[MAG]] : f32
 // CHECK-NEXT: func.return %[[Y]] : f32
