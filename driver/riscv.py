@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import Float32Type, IntegerType, ModuleOp
+from xdsl.dialects.builtin import DictionaryAttr, Float32Type, IntegerType, ModuleOp
 
 from bitfold.backend_input import lower_to_backend_input
 from bitfold.backends.llvm import DEFAULT_VLEN, NativeKernel, harness_target
@@ -117,7 +117,8 @@ class Port:
 
 def _ports(names: Sequence[str], types, attrs, source_types) -> list[Port]:
     ports = []
-    for name, value_type, entry, source_type in zip(names, types, attrs, source_types, strict=True):
+    entries = attrs if attrs is not None else [DictionaryAttr({})] * len(types)  # no attributes: float ports
+    for name, value_type, entry, source_type in zip(names, types, entries, source_types, strict=True):
         qtype = recorded_quant_type(entry)
         assert qtype is not None or value_type.element_type == Float32Type()
         integers = isinstance(getattr(source_type, "element_type", source_type), IntegerType)
