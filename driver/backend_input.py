@@ -16,7 +16,9 @@ def _verify(_before: ModulePass | None, module: ModuleOp, _after: ModulePass | N
     module.verify()
 
 
-def lower_to_backend_input(ctx: Context, module: ModuleOp, integer_io: bool = True) -> None:
+def lower_to_backend_input(ctx: Context, module: ModuleOp, integer_io: bool = True, integer_only: bool = False) -> None:
     """Rewrite `module` (ONNX-imported or quant-form IR) in place into the backend's input,
-    `onnx-to-backend-input{integer-io}`; raises `VerifyException` on IR bitfold-opt would reject."""
-    PassPipeline((OnnxToBackendInputPipeline(integer_io=integer_io),), _verify).apply(ctx, module)
+    `onnx-to-backend-input{integer-io integer-only}`; raises `VerifyException` on IR bitfold-opt
+    would reject."""
+    pipeline = OnnxToBackendInputPipeline(integer_io=integer_io, integer_only=integer_only)
+    PassPipeline((pipeline,), _verify).apply(ctx, module)

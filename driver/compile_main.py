@@ -49,6 +49,9 @@ def _arguments() -> argparse.ArgumentParser:
                                          "64 characters, a long name cut and ended by a hash of it)")
     parser.add_argument("--run", action="append", default=[], metavar="[NAME=]FILE.npy",
                         help="run under qemu on these float inputs (NAME= may be left out for one input)")
+    parser.add_argument("--integer-only", action="store_true",
+                        help="refuse a model that would keep float computation (float islands, docs/float-islands.md): "
+                             "one error line naming the first float op")
     parser.add_argument("--count", action="store_true",
                         help="with --run: print the instructions one call executes and the code and data bytes")
     add_tensor_cap_argument(parser)
@@ -109,7 +112,8 @@ def main(args: Sequence[str] | None = None) -> None:
         parser.error("--count counts instructions under qemu: not for --target host")
     with one_line_errors(InterpretationInputError, CodegenError, HarnessError, LlvmInputError), tensor_limits(max_bytes=options.max_tensor_bytes):
         source_module = load_module(options.model)
-        compiled = compile_model(source_module.clone(), options.target, options.symbol, options.backend)
+        compiled = compile_model(source_module.clone(), options.target, options.symbol, options.backend,
+                                 integer_only=options.integer_only)
         directory = Path(options.output_dir)
         write_files(directory, {f"{compiled.symbol}.S": compiled.assembly.encode(), f"{compiled.symbol}.h": compiled.header.encode()})
         print(f"{directory / compiled.symbol}.S and .h: {compiled.symbol} takes a workspace of "

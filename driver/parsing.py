@@ -20,7 +20,6 @@ import re
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import ParseError
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from bitfold.dialects.evaluation import numpy_dtype

@@ -61,12 +61,15 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "onnx-to-quant-form": _lazy("passes.pipelines", "OnnxToQuantFormPipeline"),
         "onnx-to-integer": _lazy("passes.pipelines", "OnnxToIntegerPipeline"),
         "onnx-to-backend-input": _lazy("passes.pipelines", "OnnxToBackendInputPipeline"),
+        "onnx-float-to-linalg": _lazy("passes.onnx_float_to_linalg", "OnnxFloatToLinalgPass"),
+        "expand-float-math": _lazy("passes.expand_float_math", "ExpandFloatMathPass"),
         "onnx-data-movement-to-linalg": _lazy("passes.onnx_data_movement_to_linalg", "OnnxDataMovementToLinalgPass"),
         "bufferize": _lazy("passes.bufferize", "BufferizePass"),
         "widen-sub-byte-outputs": _lazy("passes.sub_byte_outputs", "WidenSubByteOutputsPass"),
         "bitfold-llvm-vector-contraction": _lazy(
             "backends.llvm.vector_contraction", "BitfoldLlvmVectorContractionPass"
         ),
+        "bitfold-llvm-fptosi-by-bits": _lazy("backends.llvm.truncation_by_bits", "BitfoldLlvmFptosiByBitsPass"),
         "bitfold-riscv-expand-ctpop": _lazy("backends.riscv.population_count", "BitfoldRiscvExpandCtpopPass"),
         "bitfold-riscv-register-tiled-loops": _lazy(
             "backends.riscv.register_tiled_loops", "BitfoldRiscvRegisterTiledLoopsPass"

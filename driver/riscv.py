@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.dialects.builtin import DictionaryAttr, Float32Type, IntegerType, ModuleOp
 
 from bitfold.backend_input import lower_to_backend_input
 from bitfold.backends.llvm import DEFAULT_VLEN, NativeKernel, harness_target
@@ -27,7 +27,7 @@ from bitfold.backends.llvm import compile_kernel as compile_llvm_kernel
 from bitfold.backends.riscv import ARCHITECTURES, compile_kernel
 from bitfold.backends.riscv.harness import Counted, count_assembly, run_assembly
 from bitfold.backends.riscv.harness.main_program import c_type as element_c_type
-from bitfold.backends.riscv.header import Buffer, Quantization, c_header
+from bitfold.backends.riscv.header import C_FLOAT, Buffer, Quantization, c_header
 from bitfold.dialects.evaluation import read_unsigned, storage_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, Granularity, QuantizedType
 from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize, to_storage
@@ -38,7 +38,10 @@ from bitfold.passes.quant_to_integer.integer_io import recorded_quant_type
 
 def _buffer_values(q: np.ndarray, port: "Port") -> np.ndarray:
     """Quantized values `q` as the function's buffer holds them: a bipolar value as its bit
-    b = (q + 1) / 2 (`quant.scast`'s storage), any other as the stored integer."""
+    b = (q + 1) / 2 (`quant.scast`'s storage), any other as the stored integer (a float port's
+    values as float32)."""
+    if port.qtype is None:
+        return np.asarray(q, dtype=np.float32)
     if isinstance(port.qtype, BipolarQuantizedType):
         q = to_storage(q, port.qtype)
     return q.astype(port.dtype)
@@ -47,6 +50,8 @@ def _buffer_values(q: np.ndarray, port: "Port") -> np.ndarray:
 def _buffer_bytes(values: np.ndarray, port: "Port") -> np.ndarray:
     """The interpreter's signless storage integers of `port` as the buffer holds them: an unsigned
     sub-byte value zero-extended in its byte (docs/riscv-abi.md), others as they are."""
+    if port.qtype is None:
+        return values.astype(np.float32)
     width = port.qtype.storage_integer_type().width.data
     if not port.signed and width < 8:
         values = read_unsigned(values, width)
@@ -58,24 +63,37 @@ def _quantized_values(buffer: np.ndarray, port: "Port") -> np.ndarray:
     return from_storage(buffer, port.qtype) if isinstance(port.qtype, BipolarQuantizedType) else buffer
 
 
+def _quantized(values: np.ndarray, port: "Port") -> np.ndarray:
+    """A model input quantized by the port's type (a float port's values as they are)."""
+    return values if port.qtype is None else quantize(values, port.qtype)
+
+
+def _dequantized(values: np.ndarray, port: "Port") -> np.ndarray:
+    """A function output as the model's real values (a float port's as they are)."""
+    return values if port.qtype is None else dequantize(_quantized_values(values, port), port.qtype)
+
+
 @dataclass(frozen=True)
 class Port:
-    """One argument or result of the compiled function: its name, shape and quantized type;
-    `model_integers` when the source model itself takes or returns these storage integers (an
-    ONNX uint8 / int8 graph input or output), not floats."""
+    """One argument or result of the compiled function: its name, shape and quantized type
+    (None: an f32 buffer of a float island, docs/float-islands.md); `model_integers` when the
+    source model itself takes or returns these storage integers (an ONNX uint8 / int8 graph
+    input or output), not floats."""
 
     name: str
     shape: tuple[int, ...]
-    qtype: QuantizedType
+    qtype: QuantizedType | None
     model_integers: bool = False
 
     @property
     def signed(self) -> bool:
-        return not isinstance(self.qtype, BipolarQuantizedType) and self.qtype.is_signed
+        return self.qtype is not None and not isinstance(self.qtype, BipolarQuantizedType) and self.qtype.is_signed
 
     @property
     def dtype(self) -> np.dtype:
-        """The buffer's element: the storage integer, sub-byte values one per byte."""
+        """The buffer's element: the storage integer, sub-byte values one per byte; float32."""
+        if self.qtype is None:
+            return np.dtype(np.float32)
         return storage_dtype(self.qtype.storage_integer_type().width.data, self.signed)
 
     @property
@@ -84,6 +102,8 @@ class Port:
 
     def buffer(self) -> Buffer:
         qtype = self.qtype
+        if qtype is None:
+            return Buffer(self.name, self.shape, C_FLOAT)
         if isinstance(qtype, BipolarQuantizedType):
             return Buffer(self.name, self.shape, self.c_type, None, (0, 1))
         scales, zero_points = qtype.scale_values(), qtype.zero_point_values()
@@ -98,9 +118,10 @@ class Port:
 
 def _ports(names: Sequence[str], types, attrs, source_types) -> list[Port]:
     ports = []
-    for name, value_type, entry, source_type in zip(names, types, attrs, source_types, strict=True):
+    entries = attrs if attrs is not None else [DictionaryAttr({})] * len(types)  # no attributes: float ports
+    for name, value_type, entry, source_type in zip(names, types, entries, source_types, strict=True):
         qtype = recorded_quant_type(entry)
-        assert qtype is not None
+        assert qtype is not None or value_type.element_type == Float32Type()
         integers = isinstance(getattr(source_type, "element_type", source_type), IntegerType)
         ports.append(Port(name, tuple(value_type.get_shape()), qtype, integers))
     return ports
@@ -156,13 +177,12 @@ class CompiledModel:
         quantized by the model's input quantizer, integer inputs as they are."""
         return [
             _stored_input(p, np.asarray(inputs[p.name])) if p.model_integers
-            else _buffer_values(quantize(np.asarray(inputs[p.name]), p.qtype), p)
+            else _buffer_values(_quantized(np.asarray(inputs[p.name]), p), p)
             for p in self.inputs
         ]
 
     def dequantize(self, outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return [dequantize(_quantized_values(np.asarray(o), p), p.qtype)
-                for o, p in zip(outputs, self.outputs, strict=True)]
+        return [_dequantized(np.asarray(o), p) for o, p in zip(outputs, self.outputs, strict=True)]
 
     def run_reference(self, stored: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The integer IR the assembly was made from, run by bitfold's interpreter."""
@@ -191,14 +211,17 @@ class CompiledModel:
         return kernel(list(stored), self.layouts)
 
 
-def compile_model(module: ModuleOp, target: str, symbol: str | None = None, backend: str = "xdsl") -> CompiledModel:
+def compile_model(
+    module: ModuleOp, target: str, symbol: str | None = None, backend: str = "xdsl", integer_only: bool = False
+) -> CompiledModel:
     """Lower `module` (ONNX-imported or quant-form IR) to the backend's input with integer
     inputs and outputs, then to assembly and a header for `target`: with `backend` "xdsl" (bitfold's
     own code generator) "rv32im", "rv64im", or either with compressed instructions, "rv32imc",
     "rv64imc"; with "llvm" (upstream MLIR 22 and LLVM 22, `backends.llvm`) those and "rv32imv",
-    "rv64imv", "rv64gcv" (RVV 1.0) and "host" (x86-64). The LLVM-only targets imply "llvm"."""
+    "rv64imv", "rv64gcv" (RVV 1.0) and "host" (x86-64). The LLVM-only targets imply "llvm".
+    `integer_only`: refuse float islands (docs/float-islands.md) instead of compiling them."""
     source_type = entry_function(module).function_type
-    lower_to_backend_input(full_context(), module)
+    lower_to_backend_input(full_context(), module, integer_only=integer_only)
     function = entry_function(module)
     symbol = symbol or c_symbol(function.sym_name.data)
     inputs = _ports(input_names(function), function.function_type.inputs, function.arg_attrs, source_type.inputs)

@@ -51,6 +51,7 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     IntegerAttr,
+    Float32Type,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -87,8 +88,10 @@ def memref_type_of(tensor_type: Attribute) -> MemRefType:
 
 def element_bytes(element_type: Attribute) -> int:
     """Bytes of one element in memory, for buffers, views and globals alike: ceil(bits / 8), so
-    i1..i8 one (sub-byte values one a byte), i16 two, i32 four (packed sub-byte constants are
-    the RISC-V backend's `bitfold-riscv-memref-to-addresses`)."""
+    i1..i8 one (sub-byte values one a byte), i16 two, i32 and f32 (a float island's) four (packed
+    sub-byte constants are the RISC-V backend's `bitfold-riscv-memref-to-addresses`)."""
+    if element_type == Float32Type():
+        return 4
     if not isinstance(element_type, IntegerType):
         raise PassFailedException(f"bufferize: buffers of {element_type} are not supported")
     return max(1, -(-element_type.width.data // BITS_PER_BYTE))

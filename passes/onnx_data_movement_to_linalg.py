@@ -33,8 +33,8 @@ quant passes become the tensor and linalg ops the backend consumes (docs/integer
   (as i8 0 / 1), X and Y through broadcast maps, yielding `select(c != 0, x, y)`; constant X
   or Y (a masked_fill value) become `arith.constant`s of the data's element type.
 
-Only ops whose data element type is an integer are lowered; on floats (and quantized types)
-they stay. Shapes must be static and the shape / axes / pads / value operands constants
+Only ops whose data element type is an integer or f32 (a float island's data,
+docs/float-islands.md) are lowered; on other floats (and quantized types) they stay. Shapes must be static and the shape / axes / pads / value operands constants
 (`onnx.Constant` or `arith.constant`); constants left without users are erased. Anything
 else fails the pass with one line naming the node."""
 
@@ -48,6 +48,8 @@ from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    Float32Type,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -94,10 +96,10 @@ fail = partial(pass_failure.fail, PASS_NAME)
 """`fail(op, message)`: stop the pass with one line naming the op and its node."""
 
 
-def integer_tensor(value: SSAValue) -> TensorType | None:
-    """The value's tensor type if its elements are integers, else None (left alone)."""
+def data_tensor(value: SSAValue) -> TensorType | None:
+    """The value's tensor type if its elements are integers or f32, else None (left alone)."""
     value_type = value.type
-    if isinstance(value_type, TensorType) and isinstance(value_type.element_type, IntegerType):
+    if isinstance(value_type, TensorType) and isinstance(value_type.element_type, IntegerType | Float32Type):
         return value_type
     return None
 
@@ -222,7 +224,7 @@ class LowerReshapes(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: FlattenOp | ReshapeOp | SqueezeOp | UnsqueezeOp, rewriter: PatternRewriter):
         source, result = op.operands[0], op.results[0]
-        if (source_type := integer_tensor(source)) is None:
+        if (source_type := data_tensor(source)) is None:
             return
         result_type = checked_result(op, source_type)
         source_shape = checked_shape(op, source_type, "input")
@@ -252,7 +254,7 @@ class LowerTranspose(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter):
-        if (source_type := integer_tensor(op.data)) is None:
+        if (source_type := data_tensor(op.data)) is None:
             return
         result_type = checked_result(op, source_type)
         shape = checked_shape(op, source_type, "input")
@@ -280,8 +282,10 @@ class AxisPad:
     end: int
 
 
-def pad_value_attr(op: OnnxOp, element: IntegerType, value: np.ndarray | None) -> IntegerAttr:
+def pad_value_attr(op: OnnxOp, element: IntegerType | Float32Type, value: np.ndarray | None) -> IntegerAttr | FloatAttr:
     """The pad value as an attribute of the data's element type (the same bits)."""
+    if isinstance(element, Float32Type):
+        return FloatAttr(0.0 if value is None else float(np.asarray(value, dtype=np.float32).reshape(())), element)
     if value is None:
         return IntegerAttr(0, element)
     if value.size != 1:
@@ -293,7 +297,7 @@ def pad_value_attr(op: OnnxOp, element: IntegerType, value: np.ndarray | None) -
 
 
 def fill_and_insert(
-    source: SSAValue, result_type: TensorType, fill: IntegerAttr, begins: Sequence[int]
+    source: SSAValue, result_type: TensorType, fill: IntegerAttr | FloatAttr, begins: Sequence[int]
 ) -> tuple[list[Operation], SSAValue]:
     """Constant padding as two generics: one filling the padded shape with the pad value, one
     over the source's shape writing each element at its index + begin (an output map with
@@ -313,7 +317,7 @@ class LowerPad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PadOp, rewriter: PatternRewriter):
-        if (source_type := integer_tensor(op.data)) is None:
+        if (source_type := data_tensor(op.data)) is None:
             return
         result_type = checked_result(op, source_type)
         shape = checked_shape(op, source_type, "input")
@@ -339,7 +343,7 @@ class LowerPad(RewritePattern):
         value = None if op.constant_value is None else required_constant(op, op.constant_value, "constant_value")
         fill = pad_value_attr(op, element, value)
         pads_anything = any(p.begin > 0 or p.end > 0 for p in per_axis)
-        if mode == "constant" and pads_anything and element.signedness.data != Signedness.SIGNLESS:
+        if mode == "constant" and pads_anything and isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
             fail(op, f"padding {element} elements: arith constants must be signless")
         if all(p.begin == 0 and p.end == 0 for p in per_axis):
             replace_and_erase_constants(rewriter, op, [], op.data)
@@ -375,7 +379,7 @@ class LowerConcat(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ConcatOp, rewriter: PatternRewriter):
-        types = [integer_tensor(value) for value in op.inputs]
+        types = [data_tensor(value) for value in op.inputs]
         if not types or any(t is None for t in types):
             return
         result_type = checked_result(op, types[0])
@@ -436,7 +440,7 @@ class LowerExpand(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ExpandOp, rewriter: PatternRewriter):
-        if (source_type := integer_tensor(op.input)) is None:
+        if (source_type := data_tensor(op.input)) is None:
             return
         result_type = _checked_replication(op, source_type, op.shape, "shape")
         read = broadcast_map(tuple(source_type.get_shape()), len(result_type.get_shape()))
@@ -450,7 +454,7 @@ class LowerTile(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TileOp, rewriter: PatternRewriter):
-        if (source_type := integer_tensor(op.input)) is None:
+        if (source_type := data_tensor(op.input)) is None:
             return
         result_type = _checked_replication(op, source_type, op.repeats, "repeats")
         shape, element = tuple(source_type.get_shape()), source_type.element_type
@@ -471,7 +475,7 @@ class LowerWhere(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: WhereOp, rewriter: PatternRewriter):
-        if (source_type := integer_tensor(op.x)) is None or integer_tensor(op.y) is None:
+        if (source_type := data_tensor(op.x)) is None or data_tensor(op.y) is None:
             return
         result_type = checked_result(op, source_type)
         condition = required_constant(op, op.condition, "condition")
@@ -501,10 +505,9 @@ class LowerWhere(RewritePattern):
 
 @dataclass(frozen=True)
 class OnnxDataMovementToLinalgPass(ModulePass):
-    """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat / Expand /
-    Tile / Where (constant condition) on integer tensors to `tensor.collapse_shape` /
-    `tensor.expand_shape` and `linalg.generic`s (bodies of arith, `linalg.index`,
-    `tensor.extract`), moving every element exactly as the op's `evaluate`
+    """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat on integer
+    and f32 tensors to `tensor.collapse_shape` / `tensor.expand_shape` and `linalg.generic`s (bodies of
+    arith, `linalg.index`, `tensor.extract`), moving every element exactly as the op's `evaluate`
     does. Float ops stay; dynamic shapes or operands, and Pad modes reflect and wrap, fail the
     pass with one line naming the node."""
 

@@ -1,11 +1,12 @@
 """Named pipelines: the main paths through bitfold's passes, each one pass name for `-p`.
 
     onnx-to-quant-form    onnx-to-quant, canonicalize-quant          (the canonical quant form)
-    onnx-to-integer       ... then quant-to-integer, lower-quant     (integer arith + linalg)
+    onnx-to-integer       ... then quant-to-integer, lower-quant,     (integer arith + linalg, and
+                          onnx-float-to-linalg, expand-float-math    f32 arith in float islands)
     onnx-to-backend-input   ... then onnx-data-movement-to-linalg      (what the RISC-V backend reads)
 
-`integer-io` (on the last two) passes through to `quant-to-integer`: the function then takes
-and returns storage integers. Each is a `ModulePass` running its stages in order, so
+`integer-io` and `integer-only` (on the last two) pass through to `quant-to-integer`: the
+function then takes and returns storage integers; any float island fails the pipeline. Each is a `ModulePass` running its stages in order, so
 `bitfold-opt model.onnx -p onnx-to-integer{integer-io=true}` equals the spelled-out list."""
 
 from dataclasses import dataclass
@@ -24,14 +25,23 @@ def quant_form_stages() -> list[ModulePass]:
     return [OnnxToQuantPass(), CanonicalizeQuantPass()]
 
 
-def integer_stages(integer_io: bool) -> list[ModulePass]:
-    return [*quant_form_stages(), QuantToIntegerPass(integer_io=integer_io), LowerQuantPass()]
+def integer_stages(integer_io: bool, integer_only: bool = False) -> list[ModulePass]:
+    from bitfold.passes.expand_float_math import ExpandFloatMathPass
+    from bitfold.passes.onnx_float_to_linalg import OnnxFloatToLinalgPass
+
+    return [
+        *quant_form_stages(),
+        QuantToIntegerPass(integer_io=integer_io, integer_only=integer_only),
+        LowerQuantPass(),
+        OnnxFloatToLinalgPass(),
+        ExpandFloatMathPass(),
+    ]
 
 
-def backend_input_stages(integer_io: bool) -> list[ModulePass]:
+def backend_input_stages(integer_io: bool, integer_only: bool = False) -> list[ModulePass]:
     from bitfold.passes.onnx_data_movement_to_linalg import OnnxDataMovementToLinalgPass
 
-    return [*integer_stages(integer_io), OnnxDataMovementToLinalgPass()]
+    return [*integer_stages(integer_io, integer_only), OnnxDataMovementToLinalgPass()]
 
 
 def _run(stages: list[ModulePass], ctx: Context, op: ModuleOp) -> None:
@@ -51,23 +61,26 @@ class OnnxToQuantFormPipeline(ModulePass):
 
 @dataclass(frozen=True)
 class OnnxToIntegerPipeline(ModulePass):
-    """onnx-to-quant, canonicalize-quant, quant-to-integer{integer-io}, lower-quant."""
+    """onnx-to-quant, canonicalize-quant, quant-to-integer{integer-io integer-only},
+    lower-quant, onnx-float-to-linalg, expand-float-math."""
 
     name = "onnx-to-integer"
 
     integer_io: bool = False
+    integer_only: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        _run(integer_stages(self.integer_io), ctx, op)
+        _run(integer_stages(self.integer_io, self.integer_only), ctx, op)
 
 
 @dataclass(frozen=True)
 class OnnxToBackendInputPipeline(ModulePass):
-    """onnx-to-integer{integer-io}, then onnx-data-movement-to-linalg."""
+    """onnx-to-integer{integer-io integer-only}, then onnx-data-movement-to-linalg."""
 
     name = "onnx-to-backend-input"
 
     integer_io: bool = True
+    integer_only: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        _run(backend_input_stages(self.integer_io), ctx, op)
+        _run(backend_input_stages(self.integer_io, self.integer_only), ctx, op)

@@ -89,7 +89,7 @@ def test_opt_help_names_bitfold_and_describes_its_passes_and_options():
     for name in bitfold.get_all_passes():
         described = [line for line in lines if line.startswith(f"  {name}:") or line.startswith(f"  {name}{{")]
         assert len(described) == 1 and len(described[0].split(": ", 1)[1]) > 10, name
-    assert "  quant-to-integer{integer-io=false}: " in done.stdout
+    assert "  quant-to-integer{integer-io=false, integer-only=false}: " in done.stdout
     assert "  bitfold-riscv-allocate-registers{xlen=64, registers=27, spill=true}: " in done.stdout
 
 

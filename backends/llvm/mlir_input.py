@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAtt
 from xdsl.printer import Printer
 
 from bitfold.backends.llvm.input_error import LlvmInputError
+from bitfold.backends.llvm.truncation_by_bits import BitfoldLlvmFptosiByBitsPass
 from bitfold.backends.llvm.vector_contraction import BitfoldLlvmVectorContractionPass
 from bitfold.passes.bufferize import BufferizePass, workspace_size
 from bitfold.passes.sub_byte_outputs import widen_sub_byte_outputs
@@ -34,7 +35,8 @@ def public_function(module: ModuleOp) -> func.FuncOp:
 def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool) -> tuple[ModuleOp, int]:
     """A bufferized copy of `module` holding only its public function, named `symbol`, its buffer
     arguments `noalias`, its sub-byte outputs in bytes (`bitfold.passes.sub_byte_outputs`), its reductions in the outer-product form on scalable vectors when `vector`
-    (`vector_contraction.py`); and the workspace bytes the function takes."""
+    (`vector_contraction.py`) and its f32 -> i32 conversions by bits (`truncation_by_bits.py`: qemu 7.2
+aborts on the vector conversion); and the workspace bytes the function takes."""
     module = module.clone()
     function = public_function(module)
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
@@ -43,6 +45,7 @@ def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool)
     widen_sub_byte_outputs(public_function(module))
     if vector:
         BitfoldLlvmVectorContractionPass().apply(ctx, module)
+        BitfoldLlvmFptosiByBitsPass().apply(ctx, module)
     function = public_function(module)
     function.sym_name = StringAttr(symbol)
     attrs = function.arg_attrs.data if function.arg_attrs else [DictionaryAttr({})] * len(function.args)

@@ -34,7 +34,7 @@ LLVM_LOWERING = (
     "convert-cf-to-llvm{{index-bitwidth={index}}}",
     "reconcile-unrealized-casts",
 )
-CLANG_FLAGS = ("-fno-addrsig", "-Wno-override-module", "-mllvm", "-disable-loop-idiom-all")
+CLANG_FLAGS = ("-fno-addrsig", "-Wno-override-module", "-ffp-contract=off", "-fno-fast-math", "-mllvm", "-disable-loop-idiom-all")
 
 
 def pass_pipeline(index_bits: int) -> str:

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+C_FLOAT = "float"
+"""the C type of an f32 buffer (IEEE binary32)"""
 C_INTEGER_TYPES = {
     "int8_t": np.dtype(np.int8),
     "uint8_t": np.dtype(np.uint8),
@@ -73,7 +75,8 @@ class Buffer:
     """The ONNX name; the C identifier is derived from it."""
     shape: Sequence[int]
     c_type: str
-    """The storage type: int8_t, uint8_t, int16_t, uint16_t, int32_t or uint32_t."""
+    """The storage type: int8_t, uint8_t, int16_t, uint16_t, int32_t or uint32_t; or `float`
+    (C_FLOAT) for a float island's input or output."""
     quantization: Quantization | None = None
     value_range: tuple[int, int] | None = None
     """The integers the elements hold (default: the whole range of `c_type`)."""
@@ -159,15 +162,36 @@ def per_channel(buffer: Buffer, shape: list[int], low: int, high: int) -> tuple[
             [check_zero_point(buffer, int(z), low, high) for z in zero_points])
 
 
+def shape_macros(prefix: str, buffer: Buffer, itemsize: int) -> list[str]:
+    """RANK, DIM<i>, SHAPE, ELEMENTS and BYTES of a buffer."""
+    shape = [int(d) for d in buffer.shape]
+    if any(d < 0 for d in shape):
+        raise ValueError(f"{buffer.name}: negative dimension in shape {shape}")
+    macros = [f"#define {prefix}RANK {len(shape)}"]
+    macros += [f"#define {prefix}DIM{position} {c_integer(d)}" for position, d in enumerate(shape)]
+    if shape:
+        macros.append(f"#define {prefix}SHAPE {brace_list([c_integer(d) for d in shape])}")
+    macros.append(f"#define {prefix}ELEMENTS {c_integer(math.prod(shape))}")
+    macros.append(f"#define {prefix}BYTES {c_integer(math.prod(shape) * itemsize)}")
+    return macros
+
+
+def float_buffer_macros(prefix: str, identifier: str, buffer: Buffer, role: str, index: int) -> list[str]:
+    """The #define block of a float buffer (a float island's input or output, not quantized)."""
+    dims = "".join(f"[{int(d)}]" for d in buffer.shape)
+    comment = (f"/* {role} {index}, ONNX name \"{comment_text(buffer.name)}\": float {identifier}{dims}"
+               " (IEEE binary32, not quantized: read or written by float code). */")
+    return [comment, *shape_macros(prefix, buffer, 4)]
+
+
 def buffer_macros(prefix: str, identifier: str, buffer: Buffer, role: str, index: int) -> list[str]:
     """The #define block of one buffer, its doc comment first."""
+    if buffer.c_type == C_FLOAT:
+        return float_buffer_macros(prefix, identifier, buffer, role, index)
     if buffer.c_type not in C_INTEGER_TYPES:
         raise ValueError(f"{buffer.name}: storage type {buffer.c_type!r} is not one of {', '.join(C_INTEGER_TYPES)}")
     dtype = C_INTEGER_TYPES[buffer.c_type]
     shape = [int(d) for d in buffer.shape]
-    if any(d < 0 for d in shape):
-        raise ValueError(f"{buffer.name}: negative dimension in shape {shape}")
-    elements = math.prod(shape)
     info = np.iinfo(dtype)
     low, high = buffer.value_range if buffer.value_range is not None else (int(info.min), int(info.max))
     if not info.min <= low <= high <= info.max:
@@ -177,12 +201,7 @@ def buffer_macros(prefix: str, identifier: str, buffer: Buffer, role: str, index
     dims = "".join(f"[{d}]" for d in shape)
     comment = (f"/* {role} {index}, ONNX name \"{comment_text(buffer.name)}\": {buffer.c_type} {identifier}{dims}"
                f" ({width}elements in [{low}, {high}])")
-    macros = [f"#define {prefix}RANK {len(shape)}"]
-    macros += [f"#define {prefix}DIM{position} {c_integer(d)}" for position, d in enumerate(shape)]
-    if shape:
-        macros.append(f"#define {prefix}SHAPE {brace_list([c_integer(d) for d in shape])}")
-    macros.append(f"#define {prefix}ELEMENTS {c_integer(elements)}")
-    macros.append(f"#define {prefix}BYTES {c_integer(elements * dtype.itemsize)}")
+    macros = shape_macros(prefix, buffer, dtype.itemsize)
     macros.append(f"#define {prefix}MIN {c_integer(low)}")
     macros.append(f"#define {prefix}MAX {c_integer(high)}")
     quantization = buffer.quantization

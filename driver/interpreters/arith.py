@@ -84,13 +84,20 @@ _CMPF: dict[str, IntegerFunction] = {
     "true": lambda a, b: np.ones(np.broadcast(a, b).shape, bool),
 }  # fmt: skip
 
+def _signed_zero_order(result: np.ndarray, a: np.ndarray, b: np.ndarray, larger: bool) -> np.ndarray:
+    """numpy's maximum / minimum (NaN-propagating) with MLIR's order -0.0 < +0.0 where a == b
+    (numpy returns its second operand there)."""
+    a_first = np.signbit(a) != larger  # maximum: a unless a is -0.0; minimum: a if a is -0.0
+    return np.where(a == b, np.where(a_first, a, b), result)
+
+
 _FLOAT_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     arith.AddfOp: np.add,
     arith.SubfOp: np.subtract,
     arith.MulfOp: np.multiply,
     arith.DivfOp: np.divide,
-    arith.MaximumfOp: np.maximum,  # NaN-propagating, -0.0 < +0.0
-    arith.MinimumfOp: np.minimum,
+    arith.MaximumfOp: lambda a, b: _signed_zero_order(np.maximum(a, b), a, b, larger=True),
+    arith.MinimumfOp: lambda a, b: _signed_zero_order(np.minimum(a, b), a, b, larger=False),
     arith.MaxnumfOp: np.fmax,  # NaN dropped for the other operand (LLVM's maxnum)
     arith.MinnumfOp: np.fmin,
 }
@@ -162,9 +169,13 @@ def _extended_product(reading: str):
 
 
 def _float_binary(function):
+    """The operation on operands held in the result's float type (numpy float32 for f32: one
+    IEEE binary32 rounding to nearest even, never a float64 intermediate)."""
+
     def run(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
-        with np.errstate(all="ignore"):  # IEEE overflow and NaN are the semantics, not warnings
-            return (np.asarray(function(*args)).astype(numpy_dtype_of(op.result_types[0])),)
+        dtype = numpy_dtype_of(op.result_types[0])
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):  # IEEE results
+            return (np.asarray(function(*(np.asarray(a, dtype=dtype) for a in args))).astype(dtype),)
 
     return run
 
@@ -230,6 +241,12 @@ class _ArithBase(InterpreterFunctions):
     @impl(arith.NegfOp)
     def run_negf(self, interpreter: Interpreter, op: arith.NegfOp, args: tuple[Any, ...]):
         return (np.negative(args[0]),)
+
+    @impl(arith.BitcastOp)
+    def run_bitcast(self, interpreter: Interpreter, op: arith.BitcastOp, args: tuple[Any, ...]):
+        """The same bits read as the result type (i32 <-> f32, ...)."""
+        source = np.asarray(args[0]).astype(numpy_dtype_of(op.input.type))
+        return (source.view(numpy_dtype_of(op.result.type)),)
 
     @impl(arith.ExtFOp)
     def run_extf(self, interpreter: Interpreter, op: arith.ExtFOp, args: tuple[Any, ...]):

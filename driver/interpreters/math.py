@@ -1,6 +1,9 @@
 """`math` rounding and sign ops on numpy values (xDSL 0.74 has no interpreter for them),
 each exact in its operand's float type: floor, ceil, trunc, roundeven (half to even),
-absf, copysign; and `math.ctpop`, the number of 1 bits of an iN value's N-bit pattern."""
+absf, copysign; `math.ctpop`, the number of 1 bits of an iN value's N-bit pattern; and
+`math.exp` / `math.tanh` on f32 defined as bitfold's expansion (`expand-float-math`,
+docs/float-islands.md): the expanded arith ops run one by one, so IR before and after the
+expansion computes the same bits."""
 
 from typing import Any
 
@@ -9,7 +12,12 @@ from xdsl.dialects import math
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.ir import Operation
 
+from xdsl.dialects.builtin import Float32Type
+from xdsl.ir import Block, SSAValue
+from xdsl.utils.exceptions import InterpretationError
+
 from bitfold.dialects.evaluation import read_unsigned
+from bitfold.passes.expand_float_math import Emitter, emit_exp, emit_tanh
 from bitfold.interpreters.integers import bit_width, wrap
 
 _ELEMENTWISE = {
@@ -29,7 +37,32 @@ def _run(function):
     return run
 
 
+def _expansion(emit) -> tuple[SSAValue, list[Operation], SSAValue]:
+    """(input, ops, result) of `emit`'s f32 sequence on a fresh block argument."""
+    argument = Block(arg_types=[Float32Type()]).args[0]
+    e = Emitter()
+    result = emit(e, argument)
+    return argument, e.ops, result
+
+
+_EXPANSIONS = {math.ExpOp: _expansion(emit_exp), math.TanhOp: _expansion(emit_tanh)}
+
+
+def _run_expanded(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
+    if op.results[0].type != Float32Type():
+        raise InterpretationError(f"{op.name} on {op.results[0].type}: bitfold defines it on f32 only")
+    argument, ops, result = _EXPANSIONS[type(op)]
+    values: dict[SSAValue, Any] = {argument: args[0]}
+    for expanded in ops:
+        outputs = interpreter.run_op(expanded, tuple(values[v] for v in expanded.operands))
+        values.update(zip(expanded.results, outputs))
+    return (values[result],)
+
+
 class _MathBase(InterpreterFunctions):
+    run_exp = impl(math.ExpOp)(_run_expanded)
+    run_tanh = impl(math.TanhOp)(_run_expanded)
+
     @impl(math.CtPopOp)
     def run_ctpop(self, interpreter: Interpreter, op: math.CtPopOp, args: tuple[Any, ...]):
         bits = read_unsigned(args[0], bit_width(op.operand.type)).astype(np.uint64)

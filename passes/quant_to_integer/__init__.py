@@ -25,8 +25,14 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
 
 Each op lowered to integers leaves `dcast` of its integer result for its users, so regions
 compose: the next op reads a dcast again, and the region's closing qcast becomes a requant.
-Afterwards no float op remains between the model's input qcasts and output dcasts; an op
-that cannot become integer fails the pass with one line naming it."""
+
+An op that cannot become integer (a float operand that is no dcast, a table too large, an
+accumulator that could overflow i32, ...) stays a float op: a *float island*
+(docs/float-islands.md), whose quantized inputs enter through `quant.dcast` and whose
+quantized results leave through `quant.qcast` (both lowered by lower-quant);
+`onnx-float-to-linalg` then lowers it. With `integer-only` the pass instead fails on such an
+op with one line naming it, and on the first float op left between the model's input
+qcasts and output dcasts."""
 
 from dataclasses import dataclass
 
@@ -35,8 +41,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import AnyFloat, ModuleOp, TensorType
 from xdsl.ir import Attribute, BlockArgument, Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.transforms.dead_code_elimination import region_dce
+from xdsl.utils.exceptions import PassFailedException
 
 from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp
 from bitfold.passes.canonicalize_quant import quant_canonicalization_patterns
@@ -115,6 +122,24 @@ def check_integer(module: ModuleOp) -> None:
             raise fail(culprit, "no integer form for this op here (float computation would remain)")
 
 
+class IntegerOrIsland(RewritePattern):
+    """An integer pattern whose refusal leaves the op float (an island) instead of failing the
+    pass. The refused op is remembered and not tried again; ops a refused attempt inserted
+    have no users and go with the walk's dead code elimination."""
+
+    def __init__(self, pattern: RewritePattern):
+        self.pattern = pattern
+        self.islands: set[Operation] = set()
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op in self.islands:
+            return
+        try:
+            self.pattern.match_and_rewrite(op, rewriter)
+        except PassFailedException:
+            self.islands.add(op)
+
+
 @dataclass(frozen=True)
 class QuantToIntegerPass(ModulePass):
     """Rewrite every quantized region to integer arithmetic (module docstring). Numbers: bit
@@ -124,11 +149,14 @@ class QuantToIntegerPass(ModulePass):
     accumulator's grid (|error| <= half an accumulator step).
 
     `integer-io`: the function takes and returns the storage integers of its input and output
-    types (each argument / result attribute records the type under `quant.type`)."""
+    types (each argument / result attribute records the type under `quant.type`).
+    `integer-only`: fail on the first op that would stay float instead of leaving a float
+    island."""
 
     name = "quant-to-integer"
 
     integer_io: bool = False
+    integer_only: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = GreedyRewritePatternApplier(
@@ -136,13 +164,14 @@ class QuantToIntegerPass(ModulePass):
                 *quant_canonicalization_patterns(),
                 *SINK_DEQUANTIZE_PATTERNS,
                 SinkStorageCast(),
-                *INTEGER_PATTERNS,
+                *(INTEGER_PATTERNS if self.integer_only else (IntegerOrIsland(p) for p in INTEGER_PATTERNS)),
                 EraseUnusedOnnxOp(),
             ]
         )
         record_integer_io(op)
         PatternRewriteWalker(patterns, post_walk_func=region_dce).rewrite_module(op)
-        check_integer(op)
+        if self.integer_only:
+            check_integer(op)
         make_storage_signless(op)
         if self.integer_io:
             use_integer_io(op)

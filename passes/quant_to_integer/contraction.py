@@ -213,6 +213,23 @@ def _x_correction(x_type: UniformQuantizedType, weight_centered: np.ndarray, cha
     return x_type.zero_point * weight_centered.reshape(channels, -1).sum(axis=1)
 
 
+def conv_loops(
+    window: SlidingWindow, channels: int, group_in: int, groups: int
+) -> tuple[int, list[AffineExpr], list[AffineExpr], list[int]]:
+    """(rank, x_map, w_map, reduction dims) of a Conv's contraction over the padded input,
+    loops n, m, o_1..o_d | ci, k_1..k_d (the reduction in that order):
+    x[n, g(m) Cg + ci, o_i s_i + k_i d_i], w[m, ci, k_i], g(m) = m // (M / groups)."""
+    spatial = len(window.kernel)
+    rank = 2 + 2 * spatial + 1
+    n, m = AffineDimExpr(0), AffineDimExpr(1)
+    outs = [AffineDimExpr(2 + i) for i in range(spatial)]
+    ci = AffineDimExpr(2 + spatial)
+    taps = [AffineDimExpr(3 + spatial + i) for i in range(spatial)]
+    channel = ci if groups == 1 else (m // (channels // groups)) * group_in + ci
+    x_map = [n, channel, *(o * s + t * d for o, t, s, d in zip(outs, taps, window.strides, window.dilations))]
+    return rank, x_map, [m, ci, *taps], list(range(2 + spatial, rank))
+
+
 class ConvToInteger(RewritePattern):
     """onnx.Conv (any spatial rank, groups, strides, dilations, padding) on dequantized
     operands -> onnx.Pad with zp_x + integer contraction (module docstring)."""
@@ -227,18 +244,8 @@ class ConvToInteger(RewritePattern):
         out_shape = tuple(op.y.type.get_shape())
         channels, group_in = weight.shape[0], weight.shape[1]
         groups = op.int_attr("group")
-        spatial = len(kernel)
         storage = padded(rewriter, storage_value(rewriter, x), x_type.zero_point, window)
-        # loops: n, m, o_1..o_d | ci, k_1..k_d
-        rank = 2 + 2 * spatial + 1
-        n, m = AffineDimExpr(0), AffineDimExpr(1)
-        outs = [AffineDimExpr(2 + i) for i in range(spatial)]
-        ci = AffineDimExpr(2 + spatial)
-        taps = [AffineDimExpr(3 + spatial + i) for i in range(spatial)]
-        channel = ci if groups == 1 else (m // (channels // groups)) * group_in + ci
-        x_map = [n, channel, *(o * s + t * d for o, t, s, d in zip(outs, taps, window.strides, window.dilations))]
-        w_map = [m, ci, *taps]
-        reduction = list(range(2 + spatial, rank))
+        rank, x_map, w_map, reduction = conv_loops(window, channels, group_in, groups)
         if weight.qtype.kind == Granularity.SUB_CHANNEL:
             acc, scales, float_bias = blocked_accumulator(
                 rewriter, op, x, storage, x_map, weight.centered(), weight.scales(), w_map, out_shape, 1, rank, reduction,

@@ -1,4 +1,4 @@
-"""Building `linalg.generic`s on integer tensors: any indexing maps, parallel and reduction
+"""Building `linalg.generic`s on integer (and f32) tensors: any indexing maps, parallel and reduction
 iterators, a body built with `linalg_building.Body`, inserted by a rewriter, and integer
 constants (`arith.constant` of dense tensors)."""
 
@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.dialects.builtin import Float32Type, IntegerType, TensorType
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
@@ -17,14 +17,15 @@ from bitfold.passes.linalg_building import Body, generic_op
 I32 = IntegerType(32)
 
 
-def integer_constant(rewriter: PatternRewriter, values: np.ndarray, element: IntegerType) -> SSAValue:
-    """An `arith.constant` tensor of `values` (any integer array) as `element`s."""
+def integer_constant(rewriter: PatternRewriter, values: np.ndarray, element: IntegerType | Float32Type) -> SSAValue:
+    """An `arith.constant` tensor of `values` (any integer array; or floats, rounded to an f32
+    `element` once) as `element`s."""
     constant = arith.ConstantOp(dense_attr(np.asarray(values), element))
     rewriter.insert(constant)
     return constant.result
 
 
-def empty(rewriter: PatternRewriter, shape: Sequence[int], element: IntegerType) -> SSAValue:
+def empty(rewriter: PatternRewriter, shape: Sequence[int], element: IntegerType | Float32Type) -> SSAValue:
     """A `tensor.empty` of `shape` and `element`s (the init of an output fully written)."""
     op = tensor.EmptyOp([], TensorType(element, shape))
     rewriter.insert(op)
@@ -36,7 +37,8 @@ def affine_map(rank: int, results: Sequence[AffineExpr]) -> AffineMap:
 
 
 def filled(
-    rewriter: PatternRewriter, values: np.ndarray, dims: Sequence[int], shape: Sequence[int], element: IntegerType
+    rewriter: PatternRewriter, values: np.ndarray, dims: Sequence[int], shape: Sequence[int],
+    element: IntegerType | Float32Type,
 ) -> SSAValue:
     """A tensor of `shape` whose element at index i is values[i[d] for d in dims] (a scalar for
     no dims): a constant table broadcast by a parallel generic."""

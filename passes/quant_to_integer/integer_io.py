@@ -6,14 +6,25 @@ T becomes that value's storage integers. Integers the model itself takes or retu
 argument read only by scasts to one type T, as ONNX's uint8 input into DequantizeLinear; a
 result that is a scast of a value of type T, as a QuantizeLinear output, possibly through
 QCDQ's integer Clips, which narrow T's range) become T's signless
-storage integers, the same bits. Each such argument and result carries
+storage integers, the same bits. An f32 argument read by no qcast, and an f32 result no
+dcast produces, belong to a float island (docs/float-islands.md) and stay f32, without
+`quant.type`. Each other argument and result carries
 `quant.type = "T"` (the type's text, which later passes leave alone) in its attribute
 dictionary, for whoever feeds and reads the function (a C header documents scale and zero
 point from it)."""
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IntegerType, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    Float32Type,
+    FunctionType,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -114,6 +125,8 @@ def _argument(function: func.FuncOp, index: int) -> None:
         _signless(argument)
         return
     users = [use.operation for use in argument.uses]
+    if _is_f32_tensor(argument) and users and not any(isinstance(u, QuantizeCastOp) for u in users):
+        return
     if not users or not all(isinstance(u, QuantizeCastOp) for u in users) or len({u.result.type for u in users}) != 1:
         raise PassFailedException(
             f"quant-to-integer: integer-io: argument {index} of @{function.sym_name.data} is not read by qcasts to one type"
@@ -125,6 +138,10 @@ def _argument(function: func.FuncOp, index: int) -> None:
     function.arg_attrs = _with_entry(function.arg_attrs, index, len(function.args), StringAttr(str(element_type(quantized))))
 
 
+def _is_f32_tensor(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and value.type.element_type == Float32Type()
+
+
 def _result(function: func.FuncOp, ret: func.ReturnOp, index: int) -> None:
     value = ret.operands[index]
     if _has_type(function.res_attrs, index):
@@ -132,6 +149,8 @@ def _result(function: func.FuncOp, ret: func.ReturnOp, index: int) -> None:
             _signless(value)
         return
     producer = value.owner
+    if _is_f32_tensor(value) and not isinstance(producer, DequantizeCastOp):
+        return
     if not isinstance(producer, (DequantizeCastOp, StorageCastOp)) or not isinstance(
         element_type(quantized := producer.input.type), QuantizedType
     ):

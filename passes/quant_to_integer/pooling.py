@@ -40,7 +40,7 @@ from bitfold.passes.quant_to_integer.operands import (
 from bitfold.passes.quant_to_integer.padding import padded
 
 
-def _window_reduction(rewriter: PatternRewriter, source: SSAValue, init: SSAValue, window: SlidingWindow, build) -> SSAValue:
+def window_reduction(rewriter: PatternRewriter, source: SSAValue, init: SSAValue, window: SlidingWindow, build) -> SSAValue:
     """A reduction over the window of each output position, loops (n, c, o_1..o_d | k_1..k_d):
     `source` read at (n, c, o * stride + k * dilation), `init` at (n, c, o). As in MLIR's
     linalg pooling ops, an operand of the window's shape (a `tensor.empty`, never read) gives
@@ -80,7 +80,7 @@ class MaxPoolToInteger(RewritePattern):
         storage = padded(rewriter, storage_value(rewriter, source), low, window)
         element = qtype.storage_integer_type()
         out_shape = tuple(op.results[0].type.get_shape())
-        pooled = _window_reduction(
+        pooled = window_reduction(
             rewriter,
             storage,
             filled(rewriter, np.array(low), [], out_shape, element),
@@ -103,7 +103,7 @@ def _average(rewriter: PatternRewriter, op, x_value: SSAValue, window: SlidingWi
     check_i32(op, bound, "the window sum")
     storage = padded(rewriter, storage_value(rewriter, source), zero_point, window)
     out_shape = tuple(op.results[0].type.get_shape())
-    total = _window_reduction(
+    total = window_reduction(
         rewriter,
         storage,
         filled(rewriter, np.array(-window.taps * zero_point), [], out_shape, I32),

@@ -13,7 +13,10 @@ the integer code is bit-exact to bitfold-run on every input by construction.
 The integer form is a parallel `linalg.generic` whose body reads the table, an
 `arith.constant` tensor of the result's storage integers, with `tensor.extract` at
 `index_cast(ext(q) - lo)`. q's type must be uniform per tensor with at most
-`MAX_TABLE_ENTRIES` stored values (16 bits); the result per tensor (uniform)."""
+`MAX_TABLE_ENTRIES` stored values (16 bits); the result per tensor (uniform). A wider input (an
+unrequantized i32 accumulator: Brevitas' QuantSigmoid after a QuantConv) is refused here, and
+quant-to-integer leaves the activation float, a float island (docs/float-islands.md), unless
+`integer-only` asks for the refusal."""
 
 import numpy as np
 from xdsl.dialects import arith, tensor

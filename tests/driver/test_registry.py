@@ -11,7 +11,6 @@ import pytest
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 
-import bitfold
 from bitfold.registry import get_all_dialects, get_all_passes
 
 

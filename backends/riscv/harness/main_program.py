@@ -33,6 +33,7 @@ C_TYPES = {
     np.dtype(np.uint32): "uint32_t",
     np.dtype(np.int64): "int64_t",
     np.dtype(np.uint64): "uint64_t",
+    np.dtype(np.float32): "float",
 }
 GUARD_BYTES = 64
 GUARD_BYTE = 0xA7

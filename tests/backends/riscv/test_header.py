@@ -145,7 +145,7 @@ def test_header_documents_quantization_and_ranges():
 
 
 @pytest.mark.parametrize(("buffer", "message"), [
-    (Buffer("x", (2,), "float"), "storage type 'float'"),
+    (Buffer("x", (2,), "double"), "storage type 'double'"),
     (Buffer("x", (2, 3), "int8_t", Quantization([0.1, 0.2], 0, axis=1)), "need 3 values"),
     (Buffer("x", (2,), "int8_t", Quantization([0.1, 0.2])), "need an axis"),
     (Buffer("x", (2,), "uint8_t", Quantization(0.1, -1)), "zero point -1 is outside"),

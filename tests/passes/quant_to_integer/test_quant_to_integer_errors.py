@@ -1,5 +1,6 @@
-"""quant-to-integer refuses what has no integer form with one line naming the op and its node,
-through `bitfold-opt` (exit status 1, no traceback)."""
+"""quant-to-integer{integer-only} refuses what has no integer form with one line naming the op
+and its node, through `bitfold-opt` (exit status 1, no traceback); without `integer-only` the same
+ops stay float (float islands, docs/float-islands.md)."""
 
 import pytest
 
@@ -128,7 +129,7 @@ func.func @f(%a: tensor<1x2xf32>) -> tensor<1x1xf32> {
                  "a bipolar input must have one scale", id="bipolar-input-per-axis"),
 ])
 def test_refusal_is_one_line_naming_the_node(bitfold_opt, source, where, message):
-    done = bitfold_opt(source, "-p", "quant-to-integer")
+    done = bitfold_opt(source, "-p", "quant-to-integer{integer-only=true}")
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
@@ -154,3 +155,19 @@ def test_integer_io_refuses_an_argument_with_a_float_use(bitfold_opt):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert "quant-to-integer: integer-io: argument 0 of @f is not read by qcasts to one type" in lines[0]
+
+
+@pytest.mark.parametrize("source", [CONV_DYNAMIC_WEIGHT, CONV_WEIGHT_PER_INPUT_CHANNEL, MATMUL_INPUT_PER_AXIS,
+                                    FLOAT_OPERAND, MATMUL_I32_OVERFLOW, CLIP_DYNAMIC_BOUNDS])
+def test_without_integer_only_the_op_stays_a_float_island(bitfold_opt, source):
+    done = bitfold_opt(source, "-p", "quant-to-integer")
+    assert done.returncode == 0, done.stderr
+    assert "onnx." in done.stdout and "quant.qcast" in done.stdout
+
+
+def test_a_float_op_without_lowering_is_named_in_one_line(bitfold_opt):
+    done = bitfold_opt(MAXPOOL_WITH_INDICES, "-p", "quant-to-integer,lower-quant,onnx-float-to-linalg")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "onnx-float-to-linalg: 'onnx.MaxPool' (pool_indices): no float lowering for MaxPool's indices" in lines[0]

@@ -115,14 +115,17 @@ def test_onnxruntime_quantized_softmax(fmt, target, tmp_path):
     ([3, 4], 0, "'onnx.Softmax' (softmax): only Softmax along the last axis is supported"),
 ])  # fmt: skip
 def test_refusals(shape, axis, message, tmp_path):
+    """Refused with integer-only; otherwise the Softmax stays float (docs/float-islands.md)."""
     path = tmp_path / "model.onnx"
     onnx.save(softmax_model(shape, quantized_output=True, axis=axis), path)
-    done = subprocess.run(
-        ["bitfold-opt", str(path), "-p", "onnx-to-quant,canonicalize-quant,quant-to-integer"],
-        check=False,
-        capture_output=True,
-        text=True,
-    )
+
+    def quant_to_integer(options: str) -> subprocess.CompletedProcess:
+        command = ["bitfold-opt", str(path), "-p", f"onnx-to-quant,canonicalize-quant,quant-to-integer{options}"]
+        return subprocess.run(command, check=False, capture_output=True, text=True)
+
+    done = quant_to_integer("{integer-only=true}")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], done.stderr
+    island = quant_to_integer("")
+    assert island.returncode == 0 and '"onnx.Softmax"' in island.stdout, island.stderr

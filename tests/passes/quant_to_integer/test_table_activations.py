@@ -186,12 +186,20 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 """
 
 
-def test_table_above_16_bits_is_refused_in_one_line(bitfold_opt):
-    done = bitfold_opt(REFUSED_TABLE, "-p", "quant-to-integer")
+def test_table_above_16_bits_is_refused_in_one_line_with_integer_only(bitfold_opt):
+    done = bitfold_opt(REFUSED_TABLE, "-p", "quant-to-integer{integer-only=true}")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     assert "quant-to-integer: 'onnx.Sigmoid' (sigmoid_wide): a table of 200001 entries" in lines[0], lines[0]
+
+
+def test_table_above_16_bits_becomes_a_float_island(bitfold_opt):
+    """Without integer-only the Sigmoid stays float between its dcast and qcast, and
+    onnx-float-to-linalg lowers it (docs/float-islands.md)."""
+    done = bitfold_opt(REFUSED_TABLE, "-p", "quant-to-integer,lower-quant,onnx-float-to-linalg,expand-float-math")
+    assert done.returncode == 0, done.stderr
+    assert "onnx.Sigmoid" not in done.stdout and "arith.divf" in done.stdout and "math." not in done.stdout
 
 
 def test_qlinear_sigmoid_returned_as_uint8(tmp_path):

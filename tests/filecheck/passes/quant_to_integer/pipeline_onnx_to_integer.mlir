@@ -25,7 +25,7 @@ func.func @qdq_matmul(%x: tensor<1x3xf32>) -> tensor<1x2xf32> {
 }
 
 // CHECK:      %xq = linalg.generic {{.*}} ins(%x : tensor<1x3xf32>) outs(%{{.*}} : tensor<1x3xi8>) {
-// CHECK:        math.roundeven
+// CHECK:        arith.constant 0x4B000000 : f32
 // CHECK:      } -> tensor<1x3xi8>
 // CHECK-NEXT: %[[W:.*]] = arith.constant dense<{{\[\[}}1, 3, -5], [-2, 4, 6]]> : tensor<2x3xi8>
 // CHECK-NEXT: %[[INIT:.*]] = arith.constant dense<[10, -80]> : tensor<2xi32>

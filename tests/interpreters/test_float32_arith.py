@@ -1,0 +1,114 @@
+"""The interpreter computes f32 arith as IEEE binary32, one rounding to nearest even per op (never a
+float64 intermediate), as the generated code does (docs/float-islands.md): a generic body chaining
+every op of a float island against the same chain in numpy float32 scalars."""
+
+import numpy as np
+from xdsl.parser import Parser
+
+import bitfold
+from bitfold.load import full_context
+
+N = 4096
+BODY = """
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %p, %c : f32
+    %d = arith.divf %s, %b : f32
+    %t = arith.subf %d, %c : f32
+    %n = arith.negf %t : f32
+    %mx = arith.maximumf %n, %a : f32
+    %mn = arith.minimumf %mx, %c : f32
+    %lt = arith.cmpf olt, %mn, %a : f32
+    %sel = arith.select %lt, %mn, %s : f32
+    %bits = arith.bitcast %sel : f32 to i32
+    %one = arith.constant 1 : i32
+    %next = arith.addi %bits, %one : i32
+    %up = arith.bitcast %next : i32 to f32
+    %i = arith.fptosi %p : f32 to i32
+    %back = arith.sitofp %i : i32 to f32
+    %out = arith.addf %up, %back : f32
+"""
+
+
+def _module():
+    shape = f"tensor<{N}xf32>"
+    text = f"""func.func @chain(%x: {shape}, %y: {shape}, %z: {shape}) -> {shape} {{
+  %e = tensor.empty() : {shape}
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%x, %y, %z : {shape}, {shape}, {shape}) outs(%e : {shape}) {{
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):{BODY}    linalg.yield %out : f32
+  }} -> {shape}
+  func.return %r : {shape}
+}}"""
+    return Parser(full_context(), text).parse_module()
+
+
+def _numpy_chain(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    p = a * b
+    s = p + c
+    d = s / b
+    t = d - c
+    mn = np.minimum(np.maximum(-t, a), c)
+    sel = np.where(mn < a, mn, s).astype(np.float32)
+    up = (sel.view(np.int32) + np.int32(1)).view(np.float32)
+    back = np.trunc(p).astype(np.int32).astype(np.float32)
+    return up + back
+
+
+def test_every_f32_op_rounds_once_in_binary32():
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.normal(0, 100, N).astype(np.float32) for _ in range(3))
+    (got,) = bitfold.run(_module(), [a, b, c]).values()
+    want = _numpy_chain(a, b, c)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(got).view(np.int32), want.view(np.int32))
+    fused = ((a.astype(np.float64) * b + c).astype(np.float32) != a * b + c).sum()
+    assert fused > 0  # the inputs do tell a float64 intermediate from binary32 steps
+
+
+def test_math_exp_and_tanh_run_as_their_expansion():
+    """math.exp / math.tanh on f32 compute the bits of expand-float-math's sequences."""
+    from bitfold.passes.expand_float_math import ExpandFloatMathPass
+
+    text = f"""func.func @f(%x: tensor<{N}xf32>) -> tensor<{N}xf32> {{
+  %e = tensor.empty() : tensor<{N}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%x : tensor<{N}xf32>) outs(%e : tensor<{N}xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %t = math.tanh %a : f32
+    %y = math.exp %t : f32
+    %z = math.exp %a : f32
+    %s = arith.addf %y, %z : f32
+    linalg.yield %s : f32
+  }} -> tensor<{N}xf32>
+  func.return %r : tensor<{N}xf32>
+}}"""
+    ctx = full_context()
+    module = Parser(ctx, text).parse_module()
+    x = np.random.default_rng(5).normal(0, 20, N).astype(np.float32)
+    (before,) = bitfold.run(module, [x]).values()
+    ExpandFloatMathPass().apply(ctx, module)
+    assert "math." not in str(module)
+    (after,) = bitfold.run(module, [x]).values()
+    np.testing.assert_array_equal(np.asarray(before).view(np.int32), np.asarray(after).view(np.int32))
+
+
+def test_expanded_roundeven_is_numpy_rint_bit_for_bit():
+    """expand-float-math's roundeven against numpy's rint (ties to even), signed zeros included."""
+    from bitfold.passes.expand_float_math import ExpandFloatMathPass
+
+    x = np.concatenate([np.arange(-600, 600) * np.float32(0.25), [-0.0, 0.0, -0.5, 0.5, 2.0**23 + 1, -(2.0**24), 1e30],
+                        np.random.default_rng(9).normal(0, 1e5, 2000)]).astype(np.float32)  # fmt: skip
+    n = x.size
+    text = f"""func.func @f(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{
+  %e = tensor.empty() : tensor<{n}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%x : tensor<{n}xf32>) outs(%e : tensor<{n}xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %y = math.roundeven %a : f32
+    linalg.yield %y : f32
+  }} -> tensor<{n}xf32>
+  func.return %r : tensor<{n}xf32>
+}}"""
+    ctx = full_context()
+    module = Parser(ctx, text).parse_module()
+    ExpandFloatMathPass().apply(ctx, module)
+    assert "math." not in str(module)
+    (y,) = bitfold.run(module, [x]).values()
+    np.testing.assert_array_equal(np.asarray(y).view(np.int32), np.rint(x).view(np.int32))
