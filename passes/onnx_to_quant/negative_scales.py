@@ -22,7 +22,7 @@ from bitfold.dialects.onnx.quantization import DequantizeLinearOp, expand
 from bitfold.dialects.quant import MAX_STORAGE_BITS, integer_range
 from bitfold.dialects.quantized_constants import quantized_constant
 from bitfold.passes.onnx_to_quant.parameters import (
-    constant_array,
+    constant_parameter,
     fail,
     float_element,
     onnx_parameters,
@@ -42,11 +42,11 @@ def negated_weights(op: DequantizeLinearOp, source: SSAValue, low: int, high: in
     if not isinstance(source.owner, ConstantOp):
         fail(op, "a negative scale is supported on constant integers only (the weight is negated at compile time)")
     expressed = float_element(op, op.y)
-    scale = constant_array(op, op.x_scale, "scale")
+    scale = constant_parameter(op, op.x_scale, "scale")
     same_float_type(op, scale, expressed, "the scale")
     zero = np.zeros(scale.shape, np.int64)
     if op.x_zero_point is not None:
-        zero = np.broadcast_to(constant_array(op, op.x_zero_point, "zero point").astype(np.int64), scale.shape)
+        zero = np.broadcast_to(constant_parameter(op, op.x_zero_point, "zero point").astype(np.int64), scale.shape)
     shape = source.type.get_shape()
     axis, block_size = op.int_attr("axis"), op.int_attr("block_size")
     stored = np.clip(dense_to_numpy(source.owner.value).astype(np.int64), low, high)

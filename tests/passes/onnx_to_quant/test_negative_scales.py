@@ -140,5 +140,5 @@ def test_negative_scale_on_computed_integers_is_refused():
     del model.graph.node[:]
     model.graph.node.extend(nodes)
     model.graph.initializer[0].name = "w_raw"
-    with pytest.raises(PassFailedException, match=r"^onnx-to-quant: node 'dequantize_w': a negative scale is supported on constant integers only"):
+    with pytest.raises(PassFailedException, match=r"^onnx-to-quant: 'onnx.DequantizeLinear' \(dequantize_w\): a negative scale is supported on constant integers only"):
         converted(import_model(model.SerializeToString()), OnnxToQuantPass())
