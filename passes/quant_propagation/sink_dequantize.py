@@ -64,19 +64,12 @@ def reshaped_axis(in_shape: Sequence[int], out_shape: Sequence[int], axis: int) 
     return None
 
 
-def replace_with_moved(
-    op: Operation,
-    operands: dict[str, SSAValue | Sequence[SSAValue] | None],
-    element: quant.QuantizedType,
-    new_ops: Sequence[Operation],
-    rewriter: PatternRewriter,
-) -> None:
-    """Replace single-result `op` by `new_ops`, `op'` (op's class, attributes and location on
-    `operands`, by operand definition name, with a result of op's shape and element type
-    `element`) and the dcast of op' back to op's result type. `onnx.Constant`s only op read
-    are erased."""
+def moved_op(
+    op: Operation, operands: dict[str, SSAValue | Sequence[SSAValue] | None], element: quant.QuantizedType
+) -> Operation:
+    """`op'`: op's class, attributes and location on `operands` (by operand definition name),
+    its one result of op's shape with element type `element` (optional results dropped)."""
     result = op.results[0]
-    replaced_constants = [value.owner for value in op.operands if isinstance(value.owner, ConstantOp)]
     optional_results = [[] for _ in type(op).get_irdl_definition().results[1:]]
     moved = type(op)(
         operands=list(operands.values()),
@@ -85,11 +78,30 @@ def replace_with_moved(
     )
     moved.location = op.location
     moved.results[0].name_hint = result.name_hint
-    dequantized = quant.DequantizeCastOp(moved.results[0], result.type)
-    rewriter.replace(op, [*new_ops, moved, dequantized], [dequantized.result])
-    for constant in dict.fromkeys(replaced_constants):
-        if not constant.results[0].uses:
+    return moved
+
+
+def erase_unused_constants(rewriter: PatternRewriter, constants: Sequence[Operation]) -> None:
+    """Erase the `onnx.Constant`s of `constants` that nothing reads any more."""
+    for constant in dict.fromkeys(constants):
+        if isinstance(constant, ConstantOp) and not constant.results[0].uses:
             rewriter.erase(constant)
+
+
+def replace_with_moved(
+    op: Operation,
+    operands: dict[str, SSAValue | Sequence[SSAValue] | None],
+    element: quant.QuantizedType,
+    new_ops: Sequence[Operation],
+    rewriter: PatternRewriter,
+) -> None:
+    """Replace single-result `op` by `new_ops`, `op'` (`moved_op`) and the dcast of op' back
+    to op's result type. `onnx.Constant`s only op read are erased."""
+    replaced_constants = [value.owner for value in op.operands]
+    moved = moved_op(op, operands, element)
+    dequantized = quant.DequantizeCastOp(moved.results[0], op.results[0].type)
+    rewriter.replace(op, [*new_ops, moved, dequantized], [dequantized.result])
+    erase_unused_constants(rewriter, replaced_constants)
 
 
 def operands_by_name(op: Operation) -> dict[str, SSAValue | Sequence[SSAValue] | None]:

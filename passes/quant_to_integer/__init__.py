@@ -39,6 +39,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp
 from bitfold.passes.canonicalize_quant import quant_canonicalization_patterns
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
+from bitfold.passes.quant_propagation.hoist_quantize import HOIST_QUANTIZE_PATTERNS
 from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
 from bitfold.passes.quant_to_integer.batch_norm import BatchNormToInteger
 from bitfold.passes.quant_to_integer.binary_contraction import (
@@ -131,6 +132,7 @@ class QuantToIntegerPass(ModulePass):
             [
                 *quant_canonicalization_patterns(),
                 *SINK_DEQUANTIZE_PATTERNS,
+                *HOIST_QUANTIZE_PATTERNS,
                 SinkStorageCast(),
                 *INTEGER_PATTERNS,
                 EraseUnusedOnnxOp(),
