@@ -37,7 +37,8 @@ class CanonicalizeQuantPass(ModulePass):
       one. `dcast(qcast(x))` itself is never folded.
     - Dequantization moves down through data-movement ops, `op(dcast(q)) -> dcast(op'(q))`,
       for Reshape, Flatten, Squeeze, Unsqueeze, Transpose, MaxPool, Pad, Resize (nearest),
-      DepthToSpace and Concat (`quant_propagation.sink_dequantize`: the conditions and why
+      DepthToSpace, SpaceToDepth, Slice, Gather, Split and Concat
+      (`quant_propagation.sink_dequantize`: the conditions and why
       each is exact). `op'` runs on the stored integers; on quantized constants it folds into
       a constant (`quant_propagation.fold_moved_constants`: a transposed weight).
 

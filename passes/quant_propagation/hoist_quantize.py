@@ -38,7 +38,9 @@ from bitfold.passes.quant_propagation.sink_dequantize import (
     with_axis,
 )
 
-SINK_PATTERNS = {op_type: p for p in SINK_DEQUANTIZE_PATTERNS if isinstance(p, SinkDequantize) for op_type in p.op_types}
+SINK_PATTERNS = {
+    op_type: p for p in SINK_DEQUANTIZE_PATTERNS if isinstance(p, SinkDequantize) for op_type in p.op_types
+}
 """The dequantize-sinking pattern of each single-data-operand op: what the op does to a
 quantized type and to its other operands holds in both directions."""
 

@@ -36,6 +36,8 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.transforms.dead_code_elimination import region_dce
 
+from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.shape import ResizeOp
 from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp
 from bitfold.passes.canonicalize_quant import quant_canonicalization_patterns
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
@@ -94,7 +96,10 @@ def _is_float(value_type: Attribute) -> bool:
 
 
 def _allowed_float(op: Operation) -> bool:
-    """The float ops that stay: input qcasts of arguments and dcasts that only feed returns."""
+    """The float ops that stay: input qcasts of arguments, dcasts that only feed returns, and
+    constants read only as parameters of data movement (a nearest Resize's `scales`)."""
+    if isinstance(op, ConstantOp):
+        return all(isinstance(use.operation, ResizeOp) and use.index > 0 for use in op.results[0].uses)
     if isinstance(op, QuantizeCastOp):
         return isinstance(op.input, BlockArgument)
     if isinstance(op, DequantizeCastOp):
@@ -107,7 +112,8 @@ def check_integer(module: ModuleOp) -> None:
     for op in module.walk():
         if isinstance(op, ModuleOp) or _allowed_float(op):
             continue
-        if any(_is_float(v.type) for v in (*op.operands, *op.results)):
+        operands = [op.x] if isinstance(op, ResizeOp) else op.operands  # float scales are parameters
+        if any(_is_float(v.type) for v in (*operands, *op.results)):
             culprit = next((u.operation for r in op.results for u in r.uses), op) if isinstance(op, DequantizeCastOp) else op
             raise fail(culprit, "no integer form for this op here (float computation would remain)")
 
