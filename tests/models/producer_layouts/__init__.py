@@ -38,6 +38,18 @@ def names() -> list[str]:
     return list(NAMES)
 
 
+def network_of(name: str) -> str:
+    return name
+
+
+def form_of(name: str) -> str:
+    return "qdq-u8"
+
+
+def macs(name: str) -> int:
+    return MACS[name]
+
+
 def path(name: str) -> Path:
     return FIXTURES / f"{name}.onnx"
 
