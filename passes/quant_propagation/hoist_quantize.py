@@ -57,8 +57,11 @@ def from_graph_input(value: SSAValue) -> bool:
     return isinstance(owner, MOVING_OPS) and from_graph_input(owner.operands[0])
 
 
-def source_type(sink: SinkDequantize, op: Operation, quantized: quant.QuantizedType) -> quant.QuantizedType | None:
-    """The type of op's data whose `moved_type` is `quantized`, None when there is none."""
+def source_type(sink: SinkDequantize, op: Operation, quantized) -> quant.QuantizedType | None:
+    """The type of op's data whose `moved_type` is `quantized`, None when there is none (or
+    `quantized` is no quantized type with parameters: `!quant.any`, `!quant.calibrated`)."""
+    if not isinstance(quantized, quant.QuantizedType):
+        return None
     kind = getattr(quantized, "kind", quant.Granularity.PER_TENSOR)
     if kind == quant.Granularity.PER_TENSOR:
         return quantized if sink.moved_type(op, quantized) == quantized else None
@@ -150,6 +153,8 @@ class HoistQuantizeThroughConcat(RewritePattern):
         if any(static_shape(value) is None for value in (*op.inputs, op.concat_result)):
             return
         element = quant.element_type(qcast.result.type)
+        if not isinstance(element, quant.QuantizedType):
+            return
         kind = getattr(element, "kind", quant.Granularity.PER_TENSOR)
         rank = len(op.concat_result.type.get_shape())
         if kind == quant.Granularity.SUB_CHANNEL or (
