@@ -14,8 +14,9 @@ pad value c becomes the stored value z of `sink_dequantize` (dcast(z) = c) only 
 qcast(c) = z in every channel with the qcast's rounding (for c = 0.0: the zero point).
 
 Scope: only data that comes from a graph input through data-movement ops alone, and only an
-op whose result nothing but this qcast reads (nothing is duplicated); elsewhere a quantized
-region's own data movement stays where `canonicalize-quant` put it.
+op whose result nothing but this qcast reads (nothing is duplicated; a Split whose pieces are
+all read by qcasts of one type); elsewhere a quantized region's own data movement stays where
+`canonicalize-quant` put it.
 """
 
 from collections.abc import Sequence
@@ -24,9 +25,10 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 from bitfold.dialects import quant
-from bitfold.dialects.onnx.shape import ConcatOp, PadOp
+from bitfold.dialects.onnx.shape import ConcatOp, PadOp, SplitOp, normalized_axes
 from bitfold.dialects.quant_semantics import quantize
 from bitfold.passes.quant_propagation.casts import constant_array, static_shape
 from bitfold.passes.quant_propagation.sink_dequantize import (
@@ -165,5 +167,43 @@ class HoistQuantizeThroughConcat(RewritePattern):
         replace_by_moved(rewriter, qcast, op, quantized, {"inputs": [q.result for q in quantized]})
 
 
-HOIST_QUANTIZE_PATTERNS = (HoistQuantize(), HoistQuantizeThroughConcat())
+class HoistQuantizeThroughSplit(RewritePattern):
+    """Split(x) whose every piece something reads only through qcasts of one type and rounding
+    -> Split'(qcast(x)): each piece of the quantized input is the qcast of that piece. A
+    per-axis dimension must differ from the split axis."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, qcast: quant.QuantizeCastOp, rewriter: PatternRewriter) -> None:
+        op = qcast.input.owner
+        if not isinstance(op, SplitOp) or not from_graph_input(op.input):
+            return
+        if any(static_shape(value) is None for value in (op.input, *op.outputs)):
+            return
+        readers = [use.operation for piece in op.outputs for use in piece.uses]
+        if any(not isinstance(reader, quant.QuantizeCastOp) for reader in readers):
+            return
+        signature = {(quant.element_type(r.result.type), r.rounding_mode, r.adds_zero_point_first) for r in readers}
+        element = quant.element_type(qcast.result.type)
+        if len(signature) != 1 or not isinstance(element, quant.QuantizedType):
+            return
+        kind = getattr(element, "kind", quant.Granularity.PER_TENSOR)
+        (axis,) = normalized_axes([op.int_attr("axis")], len(static_shape(op.input)))
+        if kind == quant.Granularity.SUB_CHANNEL or (kind == quant.Granularity.PER_AXIS and element.axis == axis):
+            return
+        quantized = quantize_before(qcast, op.input, element)
+        moved = SplitOp(
+            operands=[quantized.result, op.split],
+            result_types=[[TensorType(element, piece.type.get_shape()) for piece in op.outputs]],
+            attributes=dict(op.attributes),
+        )
+        moved.location = op.location
+        rewriter.insert([quantized, moved], InsertPoint.before(op))
+        for piece, moved_piece in zip(op.outputs, moved.outputs, strict=True):
+            moved_piece.name_hint = piece.name_hint
+            for reader in [use.operation for use in piece.uses]:
+                rewriter.replace(reader, [], [moved_piece])
+        rewriter.erase(op)
+
+
+HOIST_QUANTIZE_PATTERNS = (HoistQuantize(), HoistQuantizeThroughConcat(), HoistQuantizeThroughSplit())
 """Every pattern of this module."""
