@@ -19,8 +19,8 @@ IR (`run_reference`, run once per model); a row whose outputs differ says so ins
 A model the compiler refuses prints as a row with the one-line error. The figures are printed,
 never asserted.
 
-    python bench/riscv_models.py [--network NAME ...] [--form FORM ...] [--target rv32im|rv64im|rv64imv ...]
-                                 [--vlen N] [--workdir DIR]
+    python bench/riscv_models.py [--set mlperf-tiny|producer-layouts ...] [--network NAME ...] [--form FORM ...]
+                                 [--target rv32im|rv64im|rv64imv ...] [--vlen N] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -44,7 +44,12 @@ BENCH = Path(__file__).resolve().parent
 TESTS = BENCH.parent / "tests"
 sys.path.insert(0, str(TESTS))  # the fixtures: models.mlperf_tiny
 
-from models import mlperf_tiny  # noqa: E402
+from models import mlperf_tiny, producer_layouts  # noqa: E402
+
+FIXTURE_SETS = {"mlperf-tiny": mlperf_tiny, "producer-layouts": producer_layouts}
+"""`--set`: the MLPerf Tiny fixtures, or the QDQ models with float data movement before the
+first quantizer or after the last (tests/models/producer_layouts); each module offers names(),
+path, inputs, macs, network_of and form_of."""
 
 DEFAULT_TARGETS = ("rv32im", "rv64im")
 SECTION_GROUPS = {".text": (".text",), ".rodata": (".rodata", ".srodata")}
@@ -74,21 +79,24 @@ def section_sizes(assembly: str, target: str, workdir: Path) -> dict[str, int]:
 class Row:
     name: str
     target: str
+    fixtures: object
+    """The fixture set's module (`FIXTURE_SETS`)."""
     cells: list[str] | None = None
     """instructions, per MAC, .text, .rodata, workspace, compile s; None when `error` is set."""
     error: str | None = None
 
 
-def measure(name: str, target: str, reference: dict, workdir: Path, vlen: int = DEFAULT_VLEN) -> Row:
-    """One fixture on one target; `reference` caches the interpreter's run of each model."""
-    module = load_module(str(mlperf_tiny.path(name)))
+def measure(name: str, target: str, reference: dict, workdir: Path, vlen: int = DEFAULT_VLEN,
+            fixtures=mlperf_tiny) -> Row:
+    """One fixture of the set `fixtures` on one target; `reference` caches the interpreter's run of each model."""
+    module = load_module(str(fixtures.path(name)))
     start = time.perf_counter()
     try:
         compiled: CompiledModel = compile_model(module, target)
     except Exception as error:  # the importer's, the passes' and the code generator's refusals alike
-        return Row(name, target, error=f"refused: {one_line(error)}")
+        return Row(name, target, fixtures, error=f"refused: {one_line(error)}")
     seconds = time.perf_counter() - start
-    stored = compiled.quantize(mlperf_tiny.inputs(name))
+    stored = compiled.quantize(fixtures.inputs(name))
     if name not in reference:
         reference[name] = compiled.run_reference(stored)
     try:
@@ -96,13 +104,14 @@ def measure(name: str, target: str, reference: dict, workdir: Path, vlen: int = 
         instructions, outputs = counted.instructions, counted.outputs
         sizes = section_sizes(compiled.assembly, target, workdir)
     except Exception as error:
-        return Row(name, target, error=f"failed: {one_line(error)}")
+        return Row(name, target, fixtures, error=f"failed: {one_line(error)}")
     for port, got, want in zip(compiled.outputs, outputs, reference[name], strict=True):
         if not np.array_equal(got, want):
-            return Row(name, target, error=f"wrong: {np.count_nonzero(got != want)} of {want.size} elements of "
+            return Row(name, target, fixtures, error=f"wrong: {np.count_nonzero(got != want)} of {want.size} elements of "
                                            f"{port.name} differ from run_reference")
-    macs = mlperf_tiny.macs(name)
-    return Row(name, target, [f"{instructions:,}", f"{instructions / macs:.2f}", f"{sizes['.text']:,}",
+    macs = fixtures.macs(name)
+    per_mac = f"{instructions / macs:.2f}" if macs else "-"
+    return Row(name, target, fixtures, [f"{instructions:,}", per_mac, f"{sizes['.text']:,}",
                               f"{sizes['.rodata']:,}", f"{compiled.workspace_size:,}", f"{seconds:.1f}"])
 
 
@@ -113,8 +122,8 @@ LEFT = 3
 
 def print_table(rows: list[Row]) -> None:
     """Columns padded to their widest cell; an error row prints its message after the MACs."""
-    table = [[mlperf_tiny.network_of(r.name), mlperf_tiny.form_of(r.name), r.target,
-              f"{mlperf_tiny.macs(r.name):,}", *(r.cells or [])] for r in rows]
+    table = [[r.fixtures.network_of(r.name), r.fixtures.form_of(r.name), r.target,
+              f"{r.fixtures.macs(r.name):,}", *(r.cells or [])] for r in rows]
     widths = [max([len(HEADER[i])] + [len(row[i]) for row in table if len(row) > i]) for i in range(len(HEADER))]
 
     def line(cells: list[str]) -> str:
@@ -128,7 +137,8 @@ def print_table(rows: list[Row]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--network", action="append", choices=mlperf_tiny.NETWORKS, help="default: all")
+    parser.add_argument("--set", action="append", choices=sorted(FIXTURE_SETS), help="default: mlperf-tiny")
+    parser.add_argument("--network", action="append", choices=mlperf_tiny.NETWORKS, help="mlperf-tiny: default all")
     parser.add_argument("--form", action="append", choices=mlperf_tiny.FORMS, help="default: all")
     parser.add_argument("--target", action="append", choices=sorted({*TARGETS, *VECTOR_TARGETS}),
                         help="default: rv32im, rv64im")
@@ -137,18 +147,24 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     networks = arguments.network or mlperf_tiny.NETWORKS
     forms = arguments.form or mlperf_tiny.FORMS
+    fixture_names = {
+        "mlperf-tiny": [f"{network}-{form}" for network in networks for form in forms],
+        "producer-layouts": producer_layouts.names(),
+    }
     targets = arguments.target or DEFAULT_TARGETS
     rows: list[Row] = []
     reference: dict = {}
     with tempfile.TemporaryDirectory() as scratch:
         root = arguments.workdir or Path(scratch)
-        for name in (f"{network}-{form}" for network in networks for form in forms):
-            for target in targets:
-                workdir = root / name / target
-                workdir.mkdir(parents=True, exist_ok=True)
-                rows.append(measure(name, target, reference, workdir, arguments.vlen))
-                print(f"  measured {name} on {target}", file=sys.stderr)
-    print("One inference of each MLPerf Tiny fixture compiled by bitfold (instructions executed in the function,")
+        for fixture_set in arguments.set or ["mlperf-tiny"]:
+            for name in fixture_names[fixture_set]:
+                for target in targets:
+                    workdir = root / name / target
+                    workdir.mkdir(parents=True, exist_ok=True)
+                    fixtures = FIXTURE_SETS[fixture_set]
+                    rows.append(measure(name, target, reference, workdir, arguments.vlen, fixtures))
+                    print(f"  measured {name} on {target}", file=sys.stderr)
+    print("One inference of each fixture compiled by bitfold (instructions executed in the function,")
     print("counted under qemu user mode restricted to the ISA; outputs equal to run_reference); sizes in bytes.")
     print()
     print_table(rows)

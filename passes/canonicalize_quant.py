@@ -12,6 +12,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from bitfold.dialects.quant import Quant
 from bitfold.passes.quant_propagation.fold_moved_constants import FoldMovedQuantizedConstant
+from bitfold.passes.quant_propagation.hoist_quantize import HOIST_QUANTIZE_PATTERNS
 from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
 
 
@@ -36,11 +37,16 @@ class CanonicalizeQuantPass(ModulePass):
       one. `dcast(qcast(x))` itself is never folded.
     - Dequantization moves down through data-movement ops, `op(dcast(q)) -> dcast(op'(q))`,
       for Reshape, Flatten, Squeeze, Unsqueeze, Transpose, MaxPool, Pad, Resize (nearest),
-      DepthToSpace and Concat (`quant_propagation.sink_dequantize`: the conditions and why
+      DepthToSpace, SpaceToDepth, Slice, Gather, Split and Concat
+      (`quant_propagation.sink_dequantize`: the conditions and why
       each is exact). `op'` runs on the stored integers; on quantized constants it folds into
       a constant (`quant_propagation.fold_moved_constants`: a transposed weight).
 
-    Direction: dcast moves down, qcast never moves up. Moving dcast down needs nothing but the
+    - Quantization of a graph input moves up through the data movement before it,
+      `qcast(op(x)) -> op'(qcast'(x))` (`quant_propagation.hoist_quantize`: a float NHWC
+      input transposed to NCHW then quantized becomes integer from the argument on).
+
+    Direction: dcast moves down; qcast moves up only towards a graph input. Moving dcast down needs nothing but the
     dcast (no single-use condition, no change to values other users read), and it leaves a
     data-movement op between Q and DQ fully integer: `qcast(dcast(op'(q)))` folds when the
     types agree. Float compute ops (Conv, Gemm, Add, ...) then read dcast results directly
@@ -51,5 +57,10 @@ class CanonicalizeQuantPass(ModulePass):
     name = "canonicalize-quant"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = [*quant_canonicalization_patterns(), *SINK_DEQUANTIZE_PATTERNS, FoldMovedQuantizedConstant()]
+        patterns = [
+            *quant_canonicalization_patterns(),
+            *SINK_DEQUANTIZE_PATTERNS,
+            *HOIST_QUANTIZE_PATTERNS,
+            FoldMovedQuantizedConstant(),
+        ]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce).rewrite_module(op)

@@ -20,6 +20,13 @@ quant passes become the tensor and linalg ops the backend consumes (docs/integer
   is `tensor.extract`ed at the clamped indices. Mode constant selects the pad value where any
   src_a differs from its clamped value; mode edge uses the clamped read as it is. Negative
   pads (removal) need no clamp on their side. Modes reflect and wrap fail the pass.
+- `onnx.DepthToSpace`, `onnx.SpaceToDepth`: the op's `block_permutation`: an expand to the
+  6-D blocks, a transposing generic, a collapse.
+- `onnx.Slice`, `onnx.Gather` (constant indices), `onnx.Resize` (nearest), each piece of
+  `onnx.Split`: a generic over the result reading the source with `tensor.extract` at per-axis
+  indices found by running the op's reference on index ramps (exact by construction): the loop
+  index, `start + step * i`, or an i32 table constant. Gather selects with its indices
+  flattened, then reshapes.
 - `onnx.Concat`: one `linalg.generic` over the result; along the axis, input k holds
   [offset_k, offset_k + n_k): each input is read with `tensor.extract` at the index minus
   its offset, clamped into it, and a chain of `arith.select`s on `index < offset_k` picks the
@@ -48,13 +55,16 @@ from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseIntOrFPElementsAttr,
     Float32Type,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     IntegerType,
     ModuleOp,
     Signedness,
     TensorType,
+    i32,
     i64,
 )
 from xdsl.ir import Operation, SSAValue
@@ -77,9 +87,15 @@ from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.replication import ExpandOp, TileOp
 from bitfold.dialects.onnx.shape import (
     ConcatOp,
+    DepthToSpaceOp,
     FlattenOp,
+    GatherOp,
     PadOp,
     ReshapeOp,
+    ResizeOp,
+    SliceOp,
+    SpaceToDepthOp,
+    SplitOp,
     SqueezeOp,
     TransposeOp,
     UnsqueezeOp,
@@ -267,10 +283,17 @@ class LowerTranspose(RewritePattern):
         if perm == list(range(rank)):
             replace_and_erase_constants(rewriter, op, [], op.data)
             return
-        inverse = [perm.index(axis) for axis in range(rank)]
-        read = AffineMap(rank, 0, tuple(AffineDimExpr(inverse[axis]) for axis in range(rank)))
-        ops, value = parallel_generic([op.data], [read], result_type, lambda body, args: args[0])
+        ops, value = build_transpose(op.data, perm, result_type)
         replace_and_erase_constants(rewriter, op, ops, value)
+
+
+def build_transpose(source: SSAValue, perm: Sequence[int], result_type: TensorType) -> tuple[list[Operation], SSAValue]:
+    """A generic copying `source` to `result_type` (axis k of the result is axis perm[k]),
+    reading the input through the inverse permutation."""
+    rank = len(perm)
+    inverse = [list(perm).index(axis) for axis in range(rank)]
+    read = AffineMap(rank, 0, tuple(AffineDimExpr(inverse[axis]) for axis in range(rank)))
+    return parallel_generic([source], [read], result_type, lambda body, args: args[0])
 
 
 @dataclass(frozen=True)
@@ -503,18 +526,166 @@ class LowerWhere(RewritePattern):
             rewriter.erase(condition_owner)
 
 
+class LowerBlockPermutation(RewritePattern):
+    """DepthToSpace / SpaceToDepth on integers: the op's own `block_permutation`, an expand to
+    the 6-D blocks, a transposing generic and a collapse to the result."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DepthToSpaceOp | SpaceToDepthOp, rewriter: PatternRewriter):
+        if (source_type := data_tensor(op.input)) is None:
+            return
+        result_type = checked_result(op, source_type)
+        shape = checked_shape(op, source_type, "input")
+        blocks, perm, result_shape = op.block_permutation(shape)
+        if len(shape) != 4 or math.prod(blocks) != math.prod(shape) or tuple(result_type.get_shape()) != result_shape:
+            fail(op, f"blocksize {op.int_attr('blocksize')} does not divide {source_type} into {result_type}")
+        element = source_type.element_type
+        expand_ops, blocked = build_reshape(op.input, TensorType(element, blocks))
+        moved_ops, moved = build_transpose(blocked, perm, TensorType(element, [blocks[p] for p in perm]))
+        collapse_ops, result = build_reshape(moved, result_type)
+        replace_and_erase_constants(rewriter, op, [*expand_ops, *moved_ops, *collapse_ops], result)
+
+
+def axis_selections(op: OnnxOp, select, source_shape: Sequence[int], shape: Sequence[int]) -> list[np.ndarray]:
+    """For each axis of a selection of `shape` from a source of `source_shape` (equal rank):
+    the source index each position along the axis reads. `select(array)` is the op's numpy
+    reference (reshaped to `shape`); it runs on one index ramp per axis, and on the flat
+    element numbers to check that the op selects along each axis on its own (else the pass
+    fails)."""
+    if len(source_shape) != len(shape):
+        fail(op, f"selects a rank-{len(shape)} result from rank {len(source_shape)}")
+    tables = []
+    for axis, size in enumerate(source_shape):
+        along = [-1 if a == axis else 1 for a in range(len(shape))]
+        ramp = np.broadcast_to(np.arange(size).reshape(along), source_shape)
+        selected = select(np.ascontiguousarray(ramp))
+        tables.append(selected[tuple(slice(None) if a == axis else 0 for a in range(len(shape)))])
+    flat = select(np.arange(math.prod(source_shape)).reshape(source_shape))
+    if not np.array_equal(flat, np.ravel_multi_index(np.meshgrid(*tables, indexing="ij"), source_shape)):
+        fail(op, "does not select along each axis independently")
+    return tables
+
+
+def build_selection(
+    source: SSAValue, tables: Sequence[np.ndarray], result_type: TensorType
+) -> tuple[list[Operation], SSAValue]:
+    """A generic over `result_type` reading source[t_0[i_0], ..., t_n[i_n]] (`tensor.extract`).
+    Per axis, t is the loop index itself where it reads the whole axis in order, an affine
+    `start + step * i` where the table is one, else an i32 table constant read at i."""
+    source_shape = tuple(source.type.get_shape())
+    constants: list[Operation] = []
+    table_values: dict[int, SSAValue] = {}
+    for axis, table in enumerate(tables):
+        steps = set(np.diff(table).tolist())
+        if len(steps) > 1:
+            values = DenseIntOrFPElementsAttr.from_list(TensorType(i32, [len(table)]), table.tolist())
+            constant = arith.ConstantOp(values)
+            constants.append(constant)
+            table_values[axis] = constant.result
+
+    def build(body: Body, args: Sequence[SSAValue]) -> SSAValue:
+        indices = []
+        for axis, table in enumerate(tables):
+            index = body.index(axis)
+            if axis in table_values:
+                read = body.emit(tensor.ExtractOp(table_values[axis], [index], i32))
+                index = body.emit(arith.IndexCastOp(read, IndexType()))
+            elif not (len(table) == source_shape[axis] and np.array_equal(table, np.arange(len(table)))):
+                step = int(table[1] - table[0]) if len(table) > 1 else 1
+                if step != 1:
+                    index = body.emit(arith.MuliOp(index, body.index_constant(step)))
+                if int(table[0]):
+                    index = body.emit(arith.AddiOp(index, body.index_constant(int(table[0]))))
+            indices.append(index)
+        return body.emit(tensor.ExtractOp(source, indices, result_type.element_type))
+
+    ops, result = parallel_generic([], [], result_type, build)
+    return [*constants, *ops], result
+
+
+class LowerSelection(RewritePattern):
+    """Slice, Gather, Resize (nearest) on integers: one generic reading the source at per-axis
+    indices (`axis_selections`, `build_selection`). Gather selects along its axis with the
+    indices flattened, then reshapes to the indices' shape."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SliceOp | GatherOp | ResizeOp, rewriter: PatternRewriter):
+        source = op.operands[0]
+        if (source_type := data_tensor(source)) is None:
+            return
+        result_type = checked_result(op, source_type)
+        source_shape = checked_shape(op, source_type, "input")
+        constants = [required_constant(op, value, "operand") for value in op.operands[1:]]
+        shape = list(result_type.get_shape())
+        if isinstance(op, GatherOp):
+            (axis,) = normalized_axes([op.int_attr("axis")], len(source_shape))
+            indices = constants[0]
+            shape = [*source_shape[:axis], indices.size, *source_shape[axis + 1 :]]
+        try:
+            tables = axis_selections(op, lambda x: op.evaluate([x, *constants])[0].reshape(shape), source_shape, shape)
+        except (ValueError, IndexError, NotImplementedError) as error:
+            fail(op, str(error))
+        selection_ops, selected = build_selection(source, tables, TensorType(source_type.element_type, shape))
+        reshape_ops, result = build_reshape(selected, result_type)
+        replace_and_erase_constants(rewriter, op, [*selection_ops, *reshape_ops], result)
+
+
+class LowerSplit(RewritePattern):
+    """Split on integers: each piece is a selection (`build_selection`) of the input."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SplitOp, rewriter: PatternRewriter):
+        if (source_type := data_tensor(op.input)) is None:
+            return
+        source_shape = checked_shape(op, source_type, "input")
+        sizes = None if op.split is None else required_constant(op, op.split, "split")
+        operands = [sizes] if op.split is not None else []
+        new_ops: list[Operation] = []
+        results = []
+        for k, piece in enumerate(op.outputs):
+            piece_type = piece.type
+            if not isinstance(piece_type, TensorType) or piece_type.element_type != source_type.element_type:
+                fail(op, f"result #{k} {piece_type} is not a tensor of the input's {source_type.element_type}")
+            shape = checked_shape(op, piece_type, f"result #{k}")
+            try:
+                tables = axis_selections(op, lambda x, k=k: op.evaluate([x, *operands])[k], source_shape, shape)
+            except ValueError as error:
+                fail(op, str(error))
+            ops, value = build_selection(op.input, tables, piece_type)
+            new_ops += ops
+            results.append(value)
+        owners = [op.split.owner] if op.split is not None else []
+        rewriter.replace(op, new_ops, results)
+        for owner in owners:
+            if isinstance(owner, OnnxConstantOp | arith.ConstantOp) and not owner.results[0].uses:
+                rewriter.erase(owner)
+
+
 @dataclass(frozen=True)
 class OnnxDataMovementToLinalgPass(ModulePass):
-    """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat on integer
-    and f32 tensors to `tensor.collapse_shape` / `tensor.expand_shape` and `linalg.generic`s (bodies of
-    arith, `linalg.index`, `tensor.extract`), moving every element exactly as the op's `evaluate`
-    does. Float ops stay; dynamic shapes or operands, and Pad modes reflect and wrap, fail the
+    """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat /
+    DepthToSpace / SpaceToDepth / Slice / Split / Gather / Resize (nearest) / Expand / Tile /
+    Where (constant condition) on integer and f32 tensors to `tensor.collapse_shape` /
+    `tensor.expand_shape` and `linalg.generic`s (bodies of arith, `linalg.index`,
+    `tensor.extract`), moving every element exactly as the op's `evaluate`
+    does. Other float types stay; dynamic shapes or operands, and Pad modes reflect and wrap, fail the
     pass with one line naming the node."""
 
     name = PASS_NAME
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = GreedyRewritePatternApplier(
-            [LowerReshapes(), LowerTranspose(), LowerPad(), LowerConcat(), LowerExpand(), LowerTile(), LowerWhere()]
+            [
+                LowerReshapes(),
+                LowerTranspose(),
+                LowerPad(),
+                LowerConcat(),
+                LowerBlockPermutation(),
+                LowerSelection(),
+                LowerSplit(),
+                LowerExpand(),
+                LowerTile(),
+                LowerWhere(),
+            ]
         )
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

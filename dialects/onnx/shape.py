@@ -15,6 +15,7 @@ from xdsl.irdl import (
     opt_operand_def,
     result_def,
     var_operand_def,
+    var_result_def,
 )
 
 from bitfold.dialects.evaluation import named_operands
@@ -298,18 +299,128 @@ class DepthToSpaceOp(OnnxOp):
     blocksize = attr_def(IntegerAttr[I64])
     mode = attr_def(StringAttr)
 
-    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
-        (x,) = operands
-        n, c, h, w = x.shape
+    def block_permutation(self, shape: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """(blocks, perm, result shape): the op is input.reshape(blocks).transpose(perm)
+        .reshape(result shape), row-major."""
+        n, c, h, w = shape
         b = self.int_attr("blocksize")
         mode = self.string_attr("mode")
         if mode == "DCR":
-            blocks = x.reshape(n, b, b, c // b**2, h, w).transpose(0, 3, 4, 1, 5, 2)
-        elif mode == "CRD":
-            blocks = x.reshape(n, c // b**2, b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+            return (n, b, b, c // b**2, h, w), (0, 3, 4, 1, 5, 2), (n, c // b**2, h * b, w * b)
+        if mode == "CRD":
+            return (n, c // b**2, b, b, h, w), (0, 1, 4, 2, 5, 3), (n, c // b**2, h * b, w * b)
+        raise ValueError(f"{self.name}: unknown mode '{mode}'")
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        blocks, perm, shape = self.block_permutation(x.shape)
+        return (x.reshape(blocks).transpose(perm).reshape(shape),)
+
+
+@irdl_op_definition
+class SpaceToDepthOp(OnnxOp):
+    """output[n, (i * b + j) * C + c, h, w] = input[n, c, h * b + i, w * b + j] for blocksize b
+    and an input of C channels (DepthToSpace's inverse in mode DCR)."""
+
+    name = "onnx.SpaceToDepth"
+    input = operand_def()
+    output = result_def()
+
+    blocksize = attr_def(IntegerAttr[I64])
+
+    def block_permutation(self, shape: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """(blocks, perm, result shape) as for DepthToSpace."""
+        n, c, h, w = shape
+        b = self.int_attr("blocksize")
+        return (n, c, h // b, b, w // b, b), (0, 3, 5, 1, 2, 4), (n, c * b * b, h // b, w // b)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        blocks, perm, shape = self.block_permutation(x.shape)
+        return (x.reshape(blocks).transpose(perm).reshape(shape),)
+
+
+@irdl_op_definition
+class SliceOp(OnnxOp):
+    """output = data[starts[i] : ends[i] : steps[i]] along axis `axes[i]` (default: axes 0, 1,
+    ... in order; steps default 1, never 0). Negative starts and ends count from the end of the
+    axis; both are then clamped into it as Python slices are: [0, n] for a positive step,
+    [-1, n - 1] for a negative one (so INT64_MAX / INT64_MIN mean "to the end / beginning")."""
+
+    name = "onnx.Slice"
+    data = operand_def()
+    starts = operand_def()
+    ends = operand_def()
+    axes = opt_operand_def()
+    steps = opt_operand_def()
+    output = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        data, starts, ends = values["data"], values["starts"].reshape(-1), values["ends"].reshape(-1)
+        axes = range(len(starts)) if values["axes"] is None else normalized_axes(values["axes"].reshape(-1), data.ndim)
+        steps = [1] * len(starts) if values["steps"] is None else values["steps"].reshape(-1)
+        index = [slice(None)] * data.ndim
+        for axis, start, end, step in zip(axes, starts, ends, steps, strict=True):
+            if int(step) == 0:
+                raise ValueError(f"{self.name}: step 0 on axis {axis}")
+            index[axis] = slice(int(start), int(end), int(step))
+        return (data[tuple(index)],)
+
+
+@irdl_op_definition
+class SplitOp(OnnxOp):
+    """outputs = input cut along `axis` (negative counts from the end) into pieces of the sizes
+    `split`, or, without it, into as many pieces as there are outputs, each of
+    ceil(n / outputs) elements but the last, which holds the rest (opset 18's num_outputs rule;
+    older opsets require equal pieces, a case of it)."""
+
+    name = "onnx.Split"
+    input = operand_def()
+    split = opt_operand_def()
+    outputs = var_result_def()
+
+    axis = attr_def(IntegerAttr[I64])
+    num_outputs = opt_attr_def(IntegerAttr[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        x = values["input"]
+        (axis,) = normalized_axes([self.int_attr("axis")], x.ndim)
+        if values["split"] is not None:
+            sizes = [int(size) for size in values["split"].reshape(-1)]
         else:
-            raise ValueError(f"{self.name}: unknown mode '{mode}'")
-        return (blocks.reshape(n, c // b**2, h * b, w * b),)
+            count = len(self.outputs)
+            piece = -(-x.shape[axis] // count)
+            sizes = [piece] * (count - 1) + [x.shape[axis] - piece * (count - 1)]
+        if sum(sizes) != x.shape[axis] or min(sizes) < 0:
+            raise ValueError(f"{self.name}: sizes {sizes} do not split axis {axis} of {x.shape[axis]} elements")
+        return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+
+
+@irdl_op_definition
+class GatherOp(OnnxOp):
+    """output = the slices of data along `axis` at `indices` (negative counts from the end of
+    the axis): output[i_0, ..., j_0, ..., j_m, ..., i_r] = data[i_0, ..., indices[j], ..., i_r],
+    of shape data.shape[:axis] + indices.shape + data.shape[axis + 1:]."""
+
+    name = "onnx.Gather"
+    data = operand_def()
+    indices = operand_def()
+    output = result_def()
+
+    axis = attr_def(IntegerAttr[I64])
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        data, indices = operands
+        (axis,) = normalized_axes([self.int_attr("axis")], data.ndim)
+        size = data.shape[axis]
+        indices = indices.astype(np.int64)
+        if indices.size and (indices.min() < -size or indices.max() >= size):
+            raise ValueError(f"{self.name}: an index is outside [-{size}, {size - 1}]")
+        return (np.take(data, np.where(indices < 0, indices + size, indices), axis=axis),)
 
 
 OPS = [
@@ -322,4 +433,8 @@ OPS = [
     PadOp,
     ResizeOp,
     DepthToSpaceOp,
+    SpaceToDepthOp,
+    SliceOp,
+    SplitOp,
+    GatherOp,
 ]

@@ -6,6 +6,8 @@ it an `onnx.Constant`); an absent attribute stays an absent input, which means t
 - Squeeze, Unsqueeze before 13: `axes` -> input 1 (int64);
 - Pad before 11: `pads` (`paddings` in opset 1) -> input 1 (int64), `value` -> input 2
   (`constant_value`, of the input's element type);
+- Slice before 10: `starts`, `ends`, `axes` -> inputs 1, 2, 3 (int64); Split before 13:
+  `split` -> input 1 (int64);
 - ReduceSum before 13, the other Reduce ops before 18: `axes` -> input 1 (int64);
 - Resize 10 `(X, scales)` and Upsample 7 to 9 (`scales` an attribute before 9) become
   Resize `(X, roi = absent, scales)` with `coordinate_transformation_mode = "asymmetric"` and
@@ -41,6 +43,8 @@ ATTRIBUTES_TO_INPUTS: dict[str, tuple[int, list[tuple[str, int, type | None]]]] 
     "Squeeze": (13, [("axes", 1, np.int64)]),
     "Unsqueeze": (13, [("axes", 1, np.int64)]),
     "Pad": (11, [("pads", 1, np.int64), ("value", 2, SAME_AS_INPUT)]),
+    "Slice": (10, [("starts", 1, np.int64), ("ends", 2, np.int64), ("axes", 3, np.int64)]),
+    "Split": (13, [("split", 1, np.int64)]),
     **{op: (since, [("axes", 1, np.int64)]) for op, since in REDUCE_OPS_AXES_INPUT_SINCE.items()},
 }
 """op type -> (opset from which the attributes are inputs, [(attribute, input index, dtype)])."""

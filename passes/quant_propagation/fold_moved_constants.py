@@ -17,7 +17,8 @@ from bitfold.dialects.quantized_constants import constant_stored_values, quantiz
 from bitfold.dialects.tensor_limits import check_type
 
 MOVING_OPS = (*shape.OPS, *replication.OPS)
-"""The ops that only move, copy or select elements (dialects/onnx/shape.py, replication.py)."""
+"""The ops that only move, copy or select elements (dialects/onnx/shape.py, replication.py);
+those with one result fold."""
 
 
 class FoldMovedQuantizedConstant(RewritePattern):
@@ -25,7 +26,9 @@ class FoldMovedQuantizedConstant(RewritePattern):
     (shapes, axes, pads) are constants folds into a quantized constant (module docstring)."""
 
     def match_and_rewrite(self, op: OnnxOp, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, MOVING_OPS) or not isinstance(element_type(op.results[0].type), QuantizedType):
+        if not isinstance(op, MOVING_OPS) or len(op.results) != 1:
+            return
+        if not isinstance(element_type(op.results[0].type), QuantizedType):
             return
         arrays = []
         for value in op.operands:

@@ -35,12 +35,17 @@ from bitfold.dialects.onnx.shape import (
     ConcatOp,
     DepthToSpaceOp,
     FlattenOp,
+    GatherOp,
     PadOp,
     ReshapeOp,
     ResizeOp,
+    SliceOp,
+    SpaceToDepthOp,
+    SplitOp,
     SqueezeOp,
     TransposeOp,
     UnsqueezeOp,
+    normalized_axes,
 )
 from bitfold.dialects.quant_semantics import dequantize
 from bitfold.dialects.tensor_limits import check_tensor
@@ -67,19 +72,12 @@ def reshaped_axis(in_shape: Sequence[int], out_shape: Sequence[int], axis: int) 
     return None
 
 
-def replace_with_moved(
-    op: Operation,
-    operands: dict[str, SSAValue | Sequence[SSAValue] | None],
-    element: quant.QuantizedType,
-    new_ops: Sequence[Operation],
-    rewriter: PatternRewriter,
-) -> None:
-    """Replace single-result `op` by `new_ops`, `op'` (op's class, attributes and location on
-    `operands`, by operand definition name, with a result of op's shape and element type
-    `element`) and the dcast of op' back to op's result type. `onnx.Constant`s only op read
-    are erased."""
+def moved_op(
+    op: Operation, operands: dict[str, SSAValue | Sequence[SSAValue] | None], element: quant.QuantizedType
+) -> Operation:
+    """`op'`: op's class, attributes and location on `operands` (by operand definition name),
+    its one result of op's shape with element type `element` (optional results dropped)."""
     result = op.results[0]
-    replaced_constants = [value.owner for value in op.operands if isinstance(value.owner, ConstantOp)]
     optional_results = [[] for _ in type(op).get_irdl_definition().results[1:]]
     moved = type(op)(
         operands=list(operands.values()),
@@ -88,11 +86,30 @@ def replace_with_moved(
     )
     moved.location = op.location
     moved.results[0].name_hint = result.name_hint
-    dequantized = quant.DequantizeCastOp(moved.results[0], result.type)
-    rewriter.replace(op, [*new_ops, moved, dequantized], [dequantized.result])
-    for constant in dict.fromkeys(replaced_constants):
-        if not constant.results[0].uses:
+    return moved
+
+
+def erase_unused_constants(rewriter: PatternRewriter, constants: Sequence[Operation]) -> None:
+    """Erase the `onnx.Constant`s of `constants` that nothing reads any more."""
+    for constant in dict.fromkeys(constants):
+        if isinstance(constant, ConstantOp) and not constant.results[0].uses:
             rewriter.erase(constant)
+
+
+def replace_with_moved(
+    op: Operation,
+    operands: dict[str, SSAValue | Sequence[SSAValue] | None],
+    element: quant.QuantizedType,
+    new_ops: Sequence[Operation],
+    rewriter: PatternRewriter,
+) -> None:
+    """Replace single-result `op` by `new_ops`, `op'` (`moved_op`) and the dcast of op' back
+    to op's result type. `onnx.Constant`s only op read are erased."""
+    replaced_constants = [value.owner for value in op.operands]
+    moved = moved_op(op, operands, element)
+    dequantized = quant.DequantizeCastOp(moved.results[0], op.results[0].type)
+    rewriter.replace(op, [*new_ops, moved, dequantized], [dequantized.result])
+    erase_unused_constants(rewriter, replaced_constants)
 
 
 def operands_by_name(op: Operation) -> dict[str, SSAValue | Sequence[SSAValue] | None]:
@@ -254,14 +271,83 @@ class SinkDequantizeThroughResize(SinkDequantize):
 
 
 class SinkDequantizeThroughDepthToSpace(SinkDequantize):
-    """DepthToSpace(dcast(q)) -> dcast(DepthToSpace(q)): a permutation of elements within
-    each batch item, so only a per-axis batch dimension (0) survives; channels are
+    """DepthToSpace / SpaceToDepth(dcast(q)) -> dcast(same op(q)): a permutation of elements
+    within each batch item, so only a per-axis batch dimension (0) survives; channels are
     redistributed over space."""
 
-    op_types = (DepthToSpaceOp,)
+    op_types = (DepthToSpaceOp, SpaceToDepthOp)
 
     def moved_axis(self, op: OnnxOp, axis: int) -> int | None:
         return 0 if axis == 0 else None
+
+
+def sliced_axes(op: SliceOp) -> set[int] | None:
+    """The axes a Slice with constant operands changes (not read whole, in order), None when
+    an operand is not constant."""
+    arrays = [constant_array(value) for value in (op.starts, op.ends)]
+    rank = len(static_shape(op.operands[0]))
+    axes = list(range(len(arrays[0]))) if op.axes is None else constant_array(op.axes)
+    steps = [1] * len(arrays[0]) if op.steps is None else constant_array(op.steps)
+    if any(array is None for array in (*arrays, axes, steps)):
+        return None
+    sizes = static_shape(op.operands[0])
+    changed = set()
+    for axis, start, end, step in zip(normalized_axes(axes, rank), *arrays, steps, strict=True):
+        if range(*slice(int(start), int(end), int(step)).indices(sizes[axis])) != range(sizes[axis]):
+            changed.add(axis)
+    return changed
+
+
+class SinkDequantizeThroughSlice(SinkDequantize):
+    """Slice(dcast(q)) -> dcast(Slice(q)): selects elements; a per-axis dimension survives
+    where the constant slice reads it whole and in order."""
+
+    op_types = (SliceOp,)
+
+    def moved_axis(self, op: OnnxOp, axis: int) -> int | None:
+        changed = sliced_axes(op)
+        return axis if changed is not None and axis not in changed else None
+
+
+class SinkDequantizeThroughGather(SinkDequantize):
+    """Gather(dcast(q), indices) -> dcast(Gather(q, indices)): selects slices along the gather
+    axis; a per-axis dimension before it stays, one after it moves by indices' rank - 1."""
+
+    op_types = (GatherOp,)
+
+    def moved_axis(self, op: OnnxOp, axis: int) -> int | None:
+        rank = len(static_shape(op.operands[0]))
+        (gathered,) = normalized_axes([op.int_attr("axis")], rank)
+        if axis == gathered or static_shape(op.indices) is None:
+            return None
+        return axis if axis < gathered else axis + len(static_shape(op.indices)) - 1
+
+
+class SinkDequantizeThroughSplit(RewritePattern):
+    """Split(dcast(q)) -> dcast of each result of Split(q): each piece selects elements; a
+    per-axis dimension survives when it is not the split axis (its scales would be split)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, SplitOp) or any(static_shape(result) is None for result in op.outputs):
+            return
+        source = dequantize_source(op.input)
+        if source is None or static_shape(source.input) is None:
+            return
+        quantized = quant.element_type(source.input.type)
+        kind = getattr(quantized, "kind", quant.Granularity.PER_TENSOR)
+        (axis,) = normalized_axes([op.int_attr("axis")], len(static_shape(op.input)))
+        if kind == quant.Granularity.SUB_CHANNEL or (kind == quant.Granularity.PER_AXIS and quantized.axis == axis):
+            return
+        moved = SplitOp(
+            operands=[source.input, op.split],
+            result_types=[[TensorType(quantized, result.type.get_shape()) for result in op.outputs]],
+            attributes=dict(op.attributes),
+        )
+        moved.location = op.location
+        dequantized = [quant.DequantizeCastOp(piece, result.type) for piece, result in zip(moved.outputs, op.outputs)]
+        for piece, result in zip(moved.outputs, op.outputs):
+            piece.name_hint = result.name_hint
+        rewriter.replace(op, [moved, *dequantized], [d.result for d in dequantized])
 
 
 class SinkDequantizeThroughConcat(RewritePattern):
@@ -340,6 +426,9 @@ SINK_DEQUANTIZE_PATTERNS = (
     SinkDequantizeThroughPad(),
     SinkDequantizeThroughResize(),
     SinkDequantizeThroughDepthToSpace(),
+    SinkDequantizeThroughSlice(),
+    SinkDequantizeThroughGather(),
+    SinkDequantizeThroughSplit(),
     SinkDequantizeThroughConcat(),
 )
 """Every pattern of this module."""

@@ -45,9 +45,12 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, 
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import PassFailedException
 
+from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.shape import ResizeOp
 from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp
 from bitfold.passes.canonicalize_quant import quant_canonicalization_patterns
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
+from bitfold.passes.quant_propagation.hoist_quantize import HOIST_QUANTIZE_PATTERNS
 from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
 from bitfold.passes.quant_to_integer.batch_norm import BatchNormToInteger
 from bitfold.passes.quant_to_integer.binary_contraction import (
@@ -104,7 +107,10 @@ def _is_float(value_type: Attribute) -> bool:
 
 
 def _allowed_float(op: Operation) -> bool:
-    """The float ops that stay: input qcasts of arguments and dcasts that only feed returns."""
+    """The float ops that stay: input qcasts of arguments, dcasts that only feed returns, and
+    constants read only as parameters of data movement (a nearest Resize's `scales`)."""
+    if isinstance(op, ConstantOp):
+        return all(isinstance(use.operation, ResizeOp) and use.index > 0 for use in op.results[0].uses)
     if isinstance(op, QuantizeCastOp):
         return isinstance(op.input, BlockArgument)
     if isinstance(op, DequantizeCastOp):
@@ -117,7 +123,8 @@ def check_integer(module: ModuleOp) -> None:
     for op in module.walk():
         if isinstance(op, ModuleOp) or _allowed_float(op):
             continue
-        if any(_is_float(v.type) for v in (*op.operands, *op.results)):
+        operands = [op.x] if isinstance(op, ResizeOp) else op.operands  # float scales are parameters
+        if any(_is_float(v.type) for v in (*operands, *op.results)):
             culprit = next((u.operation for r in op.results for u in r.uses), op) if isinstance(op, DequantizeCastOp) else op
             raise fail(culprit, "no integer form for this op here (float computation would remain)")
 
@@ -163,6 +170,7 @@ class QuantToIntegerPass(ModulePass):
             [
                 *quant_canonicalization_patterns(),
                 *SINK_DEQUANTIZE_PATTERNS,
+                *HOIST_QUANTIZE_PATTERNS,
                 SinkStorageCast(),
                 *(INTEGER_PATTERNS if self.integer_only else (IntegerOrIsland(p) for p in INTEGER_PATTERNS)),
                 EraseUnusedOnnxOp(),

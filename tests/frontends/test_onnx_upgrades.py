@@ -31,6 +31,12 @@ CASES = {
     "unsqueeze_11": (helper.make_node("Unsqueeze", ["x"], ["y"], axes=[0, 3]), 11, [1, 1, 3, 4], [1, 1, 1, 1, 3, 4]),
     "pad_2": (helper.make_node("Pad", ["x"], ["y"], pads=[0, 0, 1, 2, 0, 0, 0, 1], value=1.5), 2, [1, 1, 3, 4], [1, 1, 4, 7]),
     "pad_2_reflect": (helper.make_node("Pad", ["x"], ["y"], pads=[0, 0, 1, 1, 0, 0, 1, 1], mode="reflect"), 2, [1, 1, 3, 4], [1, 1, 5, 6]),
+    "slice_9": (
+        helper.make_node("Slice", ["x"], ["y"], starts=[1, -3], ends=[3, 3], axes=[2, 3]), 9, [1, 1, 3, 4], [1, 1, 2, 2]
+    ),
+    "split_11": (
+        helper.make_node("Split", ["x"], ["y", "rest"], axis=3, split=[1, 3]), 11, [1, 1, 3, 4], [1, 1, 3, 1]
+    ),
     "upsample_7": (helper.make_node("Upsample", ["x"], ["y"], scales=[1.0, 1.0, 2.0, 3.0]), 7, [1, 1, 3, 4], [1, 1, 6, 12]),
 }
 

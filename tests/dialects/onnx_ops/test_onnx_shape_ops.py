@@ -156,3 +156,49 @@ def test_resize_linear_has_no_reference():
 @pytest.mark.parametrize(("shape", "blocksize"), [((1, 8, 2, 3), 2), ((2, 18, 3, 2), 3), ((1, 4, 1, 1), 2)])
 def test_depth_to_space(mode, shape, blocksize):
     assert_exact("DepthToSpace", [floats(*shape)], mode=mode, blocksize=blocksize)
+
+
+@pytest.mark.parametrize(("shape", "blocksize"), [((1, 2, 4, 6), 2), ((2, 1, 6, 3), 3), ((1, 3, 2, 2), 2)])
+def test_space_to_depth(shape, blocksize):
+    assert_exact("SpaceToDepth", [floats(*shape)], blocksize=blocksize)
+
+
+INT64_MAX, INT64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+SLICES = [
+    ([0, 1], [2, 3], None, None),
+    ([1], [-1], [2], None),
+    ([-3, 0], [INT64_MAX, 4], [1, 2], [1, 2]),
+    ([INT64_MAX], [INT64_MIN], [1], [-1]),
+    ([4, -1], [0, -7], [-1, 0], [-2, -1]),
+    ([10], [20], [0], None),
+    ([0, 0, 1], [1, 3, 5], [0, 1, 2], [1, 1, 3]),
+]
+
+
+@pytest.mark.parametrize(("starts", "ends", "axes", "steps"), SLICES)
+def test_slice(starts, ends, axes, steps):
+    inputs = [floats(2, 3, 5), ints(*starts), ints(*ends), None if axes is None else ints(*axes)]
+    assert_exact("Slice", [*inputs, None if steps is None else ints(*steps)])
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "split", "outputs"),
+    [((4, 6), 1, [1, 2, 3], 3), ((4, 6), 0, None, 2), ((5, 2), -2, [5, 0], 2), ((2, 3, 4), 2, [1, 3], 2)],
+)
+def test_split(shape, axis, split, outputs):
+    count = {"num_outputs": outputs} if split is None else {}
+    sizes = None if split is None else ints(*split)
+    assert_exact("Split", [floats(*shape), sizes], outputs=outputs, axis=axis, **count)
+
+
+def test_split_uneven_num_outputs():
+    # opset 18: without `split`, pieces of ceil(7 / 3) = 3 and the rest
+    assert_exact("Split", [floats(7, 2), None], outputs=3, axis=0, num_outputs=3)
+
+
+@pytest.mark.parametrize(
+    ("axis", "indices"),
+    [(0, np.array(1)), (1, np.array([2, 0, -1])), (-1, np.array([[0, 3], [4, -5]])), (2, np.array([], np.int64))],
+)
+def test_gather(axis, indices):
+    assert_exact("Gather", [RNG.integers(-100, 100, (2, 3, 5)).astype(np.int8), indices.astype(np.int64)], axis=axis)

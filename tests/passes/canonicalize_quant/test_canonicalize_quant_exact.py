@@ -27,6 +27,20 @@ func.func @f(%x: tensor<{in_shape}xf32>) -> tensor<{out_shape}xf32> {{
 }}"""
 
 
+def quantized_input_op(in_shape: str, op: str, out_shape: str, out_type: str, constants: str = "", rounding=""):
+    """x -> op -> qcast -> dcast -> return; `op` reads %x into %r (data movement before the
+    graph input's quantizer, which `hoist_quantize` moves up)."""
+    attributes = f' {{rounding = "{rounding}"}}' if rounding else ""
+    return f"""
+func.func @f(%x: tensor<{in_shape}xf32>) -> tensor<{out_shape}xf32> {{
+  {constants}
+  {op}
+  %q2 = quant.qcast %r{attributes} : tensor<{out_shape}xf32> to tensor<{out_shape}x{out_type}>
+  %d2 = quant.dcast %q2 : tensor<{out_shape}x{out_type}> to tensor<{out_shape}xf32>
+  func.return %d2 : tensor<{out_shape}xf32>
+}}"""
+
+
 def shape_constant(name: str, values: list[int]) -> str:
     return (
         f'%{name} = "onnx.Constant"() {{value = dense<{values}> : tensor<{len(values)}xi64>}} '
@@ -115,6 +129,46 @@ CASES = {
     "concat_on_quantized_axis_refused": (
         fake_quant_op("2x3x4", AXIS1, '%r = "onnx.Concat"(%d, %d) {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x6x4xf32>', "2x6x4", I8),
         '"onnx.Concat"(%d, %d)',
+    ),
+    "slice_per_axis": (
+        fake_quant_op("2x3x5", AXIS1, '%r = "onnx.Slice"(%d, %b, %e, %a, %st) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>}> : (tensor<2x3x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x3x2xf32>', "2x3x2", AXIS1, "\n".join([shape_constant("b", [4]), shape_constant("e", [0]), shape_constant("a", [2]), shape_constant("st", [-2])])),
+        '"onnx.Slice"(%q, %b, %e, %a, %st)',
+    ),
+    "gather_per_axis": (
+        fake_quant_op("4x3x2", AXIS1, '%r = "onnx.Gather"(%d, %i) {axis = 0 : i64} : (tensor<4x3x2xf32>, tensor<2x2xi64>) -> tensor<2x2x3x2xf32>', "2x2x3x2", AXIS2, '%i = "onnx.Constant"() {value = dense<[[3, 0], [-1, 1]]> : tensor<2x2xi64>} : () -> tensor<2x2xi64>'),
+        '"onnx.Gather"(%q, %i)',
+    ),
+    "space_to_depth": (
+        fake_quant_op("1x2x4x6", I8, '%r = "onnx.SpaceToDepth"(%d) {blocksize = 2 : i64} : (tensor<1x2x4x6xf32>) -> tensor<1x8x2x3xf32>', "1x8x2x3", I8),
+        '"onnx.SpaceToDepth"(%q)',
+    ),
+    "split_per_axis": (
+        fake_quant_op("2x3x4", AXIS1, '%r, %unused = "onnx.Split"(%d, %s) {axis = 2 : i64} : (tensor<2x3x4xf32>, tensor<2xi64>) -> (tensor<2x3x1xf32>, tensor<2x3x3xf32>)', "2x3x1", AXIS1, shape_constant("s", [1, 3])),
+        '"onnx.Split"(%q, %s)',
+    ),
+    "input_transpose_per_axis_floor": (
+        quantized_input_op("2x3x4", '%r = "onnx.Transpose"(%x) {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>', "4x2x3", AXIS2, rounding="floor"),
+        '"onnx.Transpose"(%q2)',
+    ),
+    "input_reshape": (
+        quantized_input_op("2x12", '%r = "onnx.Reshape"(%x, %s) {allowzero = 0 : i64} : (tensor<2x12xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>', "2x3x4", U8, shape_constant("s", [2, 3, 4])),
+        '"onnx.Reshape"(%q2, %s)',
+    ),
+    "input_pad_representable_value": (
+        quantized_input_op("1x3x3x3", '%r = "onnx.Pad"(%x, %pads, %c) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> {mode = "constant"} : (tensor<1x3x3x3xf32>, tensor<8xi64>, tensor<f32>) -> tensor<1x3x6x6xf32>', "1x3x6x6", U8, shape_constant("pads", [0, 0, 1, 2, 0, 0, 2, 1]) + '\n  %c = "onnx.Constant"() {value = dense<1.25> : tensor<f32>} : () -> tensor<f32>'),
+        '"onnx.Pad"(%q2, %pads, %pad_value)',
+    ),
+    "input_maxpool_per_axis": (
+        quantized_input_op("1x3x5x5", f'%r = "onnx.MaxPool"(%x) <{{resultSegmentSizes = array<i32: 1, 0>}}> {{{MAXPOOL_ATTRS}}} : (tensor<1x3x5x5xf32>) -> tensor<1x3x3x3xf32>', "1x3x3x3", AXIS1),
+        '"onnx.MaxPool"(%q2)',
+    ),
+    "input_gather": (
+        quantized_input_op("4x3", '%r = "onnx.Gather"(%x, %i) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<4x2xf32>', "4x2", I8, shape_constant("i", [2, 0])),
+        '"onnx.Gather"(%q2, %i)',
+    ),
+    "input_concat": (
+        quantized_input_op("2x3", '%r = "onnx.Concat"(%x, %x) {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>', "4x3", I8),
+        '"onnx.Concat"(%q2, %q2_1)',
     ),
     "repeated_fake_quantization": (
         fake_quant_op("2x3", I8, "%r = quant.dcast %q : tensor<2x3x" + I8 + "> to tensor<2x3xf32>", "2x3", I8).replace(
