@@ -13,7 +13,9 @@ def test_embedding_example_runs():
     exec(compile(match.group(1), "README.md:embed-example", "exec"), {})
 
 
-TEST_COMMAND = "bash scripts/setup.sh && . .venv/bin/activate && lit -v tests/filecheck && pytest -n auto --dist loadgroup"
+TEST_COMMAND = (
+    "bash scripts/setup.sh && . .venv/bin/activate && lit -v tests/filecheck && pytest -n auto --dist loadgroup"
+)
 """The whole suite, as the README gives it and CI runs it: pytest-xdist on every core, each `xdist_group`
 (a file whose last test bounds a tally over the file) on one worker."""
 
