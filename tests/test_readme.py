@@ -13,9 +13,11 @@ def test_embedding_example_runs():
     exec(compile(match.group(1), "README.md:embed-example", "exec"), {})
 
 
-TEST_COMMAND = "bash scripts/setup.sh && . .venv/bin/activate && lit -v tests/filecheck && pytest -n auto --dist loadgroup"
-"""The whole suite, as the README gives it and CI runs it: pytest-xdist on every core, each `xdist_group`
-(a file whose last test bounds a tally over the file) on one worker."""
+TEST_COMMAND = (
+    "bash scripts/setup.sh && . .venv/bin/activate && lit -v tests/filecheck && pytest -n auto --dist loadfile"
+)
+"""The whole suite, as the README gives it and CI runs it: pytest-xdist on every core, each test file on one
+worker (module fixtures compile each model once; a file's last test may bound a tally over the file)."""
 
 
 def test_readme_names_the_two_setup_commands():

@@ -21,9 +21,6 @@ from models.recipes import names
 import bitfold
 from bitfold.load import load_module
 
-pytestmark = pytest.mark.xdist_group("model_execution")
-"""One pytest-xdist worker runs the whole file (`--dist loadgroup`): its tally spans every test in it."""
-
 SEEDS = (0, 1, 2, 3)
 MAX_ORDER_DEPENDENT_FRACTION = 1e-3
 

@@ -112,8 +112,8 @@ def graph_inputs(model: onnx.ModelProto, rng: np.random.Generator) -> dict[str, 
 
 def oracle_outputs(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -> list[np.ndarray] | None:
     """The outputs of onnxruntime (standard domains; the graph executed literally, with onnxruntime's
-    graph optimizations only where the literal session refuses the model) or qonnx's executor (QONNX models), in graph output order; None
-    where the oracle refuses the model."""
+    graph optimizations only where the literal session refuses the model) or qonnx's executor
+    (QONNX models), in graph output order; None where the oracle refuses the model."""
     domains = {n.domain for n in model.graph.node}
     try:
         if domains & {"qonnx.custom_op.general", "onnx.brevitas", "finn.custom_op.general"}:

@@ -121,7 +121,8 @@ def _shifted(name: str, initializers, graph: onnx.GraphProto, nodes: list, taken
     new = _fresh(f"{name or 'zero_point'}_as_uint8", taken)
     if not name or name in initializers:
         values = numpy_helper.to_array(initializers[name]) if name else np.zeros((), np.int8)
-        graph.initializer.append(numpy_helper.from_array((values.astype(np.int16) + INT8_TO_UINT8).astype(np.uint8), new))
+        shifted_values = (values.astype(np.int16) + INT8_TO_UINT8).astype(np.uint8)
+        graph.initializer.append(numpy_helper.from_array(shifted_values, new))
         return new
     offset, wide, moved = (_fresh(f"{new}_{part}", taken) for part in ("offset", "int32", "sum"))
     graph.initializer.append(numpy_helper.from_array(np.array(INT8_TO_UINT8, np.int32), offset))

@@ -36,7 +36,8 @@ def as_written(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarr
     """onnxruntime (ORT_DISABLE_ALL) on the model as it is, u8 x s8 kernels included."""
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)[0]
 
 
 def matmul_integer(a_zero_point: bool, b_zero_point: bool, weight_input: bool):
@@ -77,7 +78,8 @@ def qlinear(op_type: str, weights: tuple[int, int], per_channel: bool):
     x_shape = (1, 3, 6, 6) if op_type == "QLinearConv" else (5, 24)
     count = channels if per_channel else 1
     parameters = {
-        "x_scale": np.float32(0.02), "x_zp": np.uint8(131), "w": RNG.integers(*weights, shape, endpoint=True).astype(np.int8),
+        "x_scale": np.float32(0.02), "x_zp": np.uint8(131),
+        "w": RNG.integers(*weights, shape, endpoint=True).astype(np.int8),
         "w_scale": RNG.uniform(0.001, 0.01, count).astype(np.float32).reshape(-1 if per_channel else ()),
         "w_zp": np.zeros(count, np.int8).reshape(-1 if per_channel else ()),
         "y_scale": np.float32(0.3), "y_zp": np.uint8(120),
@@ -107,8 +109,8 @@ def test_qlinear_nodes_keep_their_numbers(op_type, per_channel):
 @pytest.mark.parametrize(("x_type", "w_type"), [(np.uint8, np.uint8), (np.int8, np.int8)])
 def test_other_element_types_are_left_alone(x_type, w_type):
     node = helper.make_node("MatMulInteger", ["a", "b"], ["y"])
-    original = model([node], [helper.make_tensor_value_info("a", helper.np_dtype_to_tensor_dtype(np.dtype(x_type)), [2, 3])],
-                     [numpy_helper.from_array(np.ones((3, 2), w_type), "b")])  # fmt: skip
+    activation = helper.make_tensor_value_info("a", helper.np_dtype_to_tensor_dtype(np.dtype(x_type)), [2, 3])
+    original = model([node], [activation], [numpy_helper.from_array(np.ones((3, 2), w_type), "b")])
     assert exact_integer_kernels(original) is original
 
 

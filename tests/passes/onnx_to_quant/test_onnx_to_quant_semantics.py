@@ -17,9 +17,6 @@ from bitfold.dialects.qonnx import QOnnxOp
 from bitfold.frontends.onnx import import_model
 from bitfold.passes.onnx_to_quant import OnnxToQuantPass
 
-pytestmark = pytest.mark.xdist_group("onnx_to_quant_semantics")
-"""One pytest-xdist worker runs the whole file (`--dist loadgroup`): its tally spans every test in it."""
-
 SEEDS = (0, 1, 2)
 SOURCE_FORM_OPS = ("onnx.QuantizeLinear", "onnx.DequantizeLinear", "onnx.QLinear", "onnx.QGemm")
 QOP_STATS = {"elements": 0, "mismatches": 0}

@@ -34,9 +34,6 @@ from bitfold.passes.lower_quant import LowerQuantPass
 from bitfold.passes.onnx_to_quant import OnnxToQuantPass
 from bitfold.passes.quant_to_integer import QuantToIntegerPass
 
-pytestmark = pytest.mark.xdist_group("quant_to_integer_pipeline")
-"""One pytest-xdist worker runs the whole file (`--dist loadgroup`): its tally spans every test in it."""
-
 SEEDS = (0, 1)
 MAX_ONE_LSB_FRACTION = 1e-2
 QUANTIZED_MODELS = [name for name in names() if not name.endswith("-float")]
