@@ -23,6 +23,7 @@ tensors, fail the pass with one line naming the node ("no float lowering")."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from xdsl.context import Context
@@ -33,8 +34,8 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.transforms.dead_code_elimination import region_dce
-from xdsl.utils.exceptions import PassFailedException
 
+from bitfold.dialects.onnx import replication, shape
 from bitfold.dialects.onnx.base import OnnxOp, ints_or
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
@@ -51,6 +52,7 @@ from bitfold.dialects.onnx.elementwise import (
     SigmoidOp,
     SubOp,
     TanhOp,
+    WhereOp,
 )
 from bitfold.dialects.onnx.nn import (
     AveragePoolOp,
@@ -65,15 +67,9 @@ from bitfold.dialects.onnx.nn import (
 )
 from bitfold.dialects.onnx.reduction import ReduceMaxOp, ReduceMinOp
 from bitfold.dialects.onnx.shape import (
-    ConcatOp,
-    FlattenOp,
-    PadOp,
-    ReshapeOp,
-    SqueezeOp,
-    TransposeOp,
-    UnsqueezeOp,
     normalized_axes,
 )
+from bitfold.passes import pass_failure
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
@@ -90,14 +86,13 @@ F32_LOWEST = float(np.finfo(np.float32).min)
 window of -inf alone). xDSL 0.74 prints an infinite f32 constant as `dense<0xff800000>` and
 parses that back as the integer 4286578688, so islands hold no infinite constants."""
 F32_HIGHEST = float(np.finfo(np.float32).max)
-DATA_MOVEMENT = (ConcatOp, FlattenOp, PadOp, ReshapeOp, SqueezeOp, TransposeOp, UnsqueezeOp, OnnxConstantOp)
-"""ONNX ops left on floats for `onnx-data-movement-to-linalg` (and constants they read)"""
+DATA_MOVEMENT = (*shape.OPS, *replication.OPS, WhereOp, OnnxConstantOp)
+"""ONNX ops left on floats for `onnx-data-movement-to-linalg` (and constants they read, as a
+nearest Resize's `scales`)"""
 
 
-def fail(op: Operation, message: str) -> PassFailedException:
-    """The pass's one-line error about `op`, naming its ONNX node."""
-    where = f"'{op.name}' ({op.node_name})" if isinstance(op, OnnxOp) else f"'{op.name}'"
-    return PassFailedException(f"{PASS_NAME}: {where}: {message}")
+fail = partial(pass_failure.fail, PASS_NAME)
+"""`fail(op, message)`: stop the pass with one line naming the op and its ONNX node."""
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -107,7 +102,7 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 def constant_floats(op: Operation, value: SSAValue, role: str) -> np.ndarray:
     """The float64 values of a constant operand (an `onnx.Constant`); anything else fails."""
     if not isinstance(value.owner, OnnxConstantOp):
-        raise fail(op, f"{role} must be a constant in a float island")
+        fail(op, f"{role} must be a constant in a float island")
     return np.asarray(dense_to_numpy(value.owner.value), dtype=np.float64)
 
 
@@ -272,7 +267,7 @@ class LowerMatMul(RewritePattern):
             return
         a_shape, b_shape, out_shape = _shape(op.a), _shape(op.b), _shape(op.y)
         if len(a_shape) < 2 or len(b_shape) not in (2, len(a_shape)):
-            raise fail(op, "no float lowering for MatMul of these ranks (A at least 2-D, B 2-D or of A's rank)")
+            fail(op, "no float lowering for MatMul of these ranks (A at least 2-D, B 2-D or of A's rank)")
         batch = len(out_shape) - 2
         rank = batch + 3
         dims = [AffineDimExpr(d) for d in range(rank)]
@@ -290,7 +285,7 @@ class LowerBatchNorm(RewritePattern):
         if not isinstance(op, BatchNormalizationOp) or not _is_f32(op.y):
             return
         if op.int_attr("training_mode") or any(r.uses for r in op.results[1:]):
-            raise fail(op, "no float lowering for BatchNormalization in training mode")
+            fail(op, "no float lowering for BatchNormalization in training mode")
         scale, bias, mean, var = (constant_floats(op, v, r) for v, r in
                                   ((op.scale, "scale"), (op.b, "B"), (op.input_mean, "mean"), (op.input_var, "var")))  # fmt: skip
         a = scale / np.sqrt(var + np.float32(op.float_attr("epsilon")))
@@ -356,7 +351,7 @@ class LowerPools(RewritePattern):
         window = _pool_window(op)
         if isinstance(op, MaxPoolOp):
             if op.indices is not None and op.indices.uses:
-                raise fail(op, "no float lowering for MaxPool's indices")
+                fail(op, "no float lowering for MaxPool's indices")
             pooled = _window_reduce(rewriter, op, window, F32_LOWEST, arith.MaximumfOp)
             rewriter.replace(op, [], [pooled, *(None for _ in op.results[1:])])
             return
@@ -432,7 +427,7 @@ def check_static(module: ModuleOp) -> None:
         values = (*op.operands, *op.results) if isinstance(op, OnnxOp) else ()
         if any(isinstance(v.type, TensorType) and v.type.element_type == F32 and not v.type.has_static_shape()
                for v in values):  # fmt: skip
-            raise fail(op, "no float lowering for dynamic shapes (float islands need static ones)")
+            fail(op, "no float lowering for dynamic shapes (float islands need static ones)")
 
 
 def check_lowered(module: ModuleOp) -> None:
@@ -444,9 +439,9 @@ def check_lowered(module: ModuleOp) -> None:
         floats = [v.type.element_type for v in (*op.operands, *op.results)
                   if isinstance(v.type, TensorType) and isinstance(v.type.element_type, AnyFloat)]  # fmt: skip
         if any(f != F32 for f in floats):
-            raise fail(op, f"no float lowering for {floats[0]} (float islands compute in f32)")
+            fail(op, f"no float lowering for {floats[0]} (float islands compute in f32)")
         if floats and not isinstance(op, DATA_MOVEMENT):
-            raise fail(op, "no float lowering for this op (it has no integer form either)")
+            fail(op, "no float lowering for this op (it has no integer form either)")
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ def test_qonnx_bit_width_above_32_runs_as_qonnx_and_is_refused_by_the_quant_form
     proto = qonnx_quant(bit_width, ())
     np.testing.assert_array_equal(bitfold_outputs(proto, QONNX_X)["y"], run_qonnx(proto, QONNX_X)["y"])
     module = import_model(proto.SerializeToString())
-    with pytest.raises(Exception, match=f"node 'quant0': bitwidth must be one integer in 1..32, got {bit_width}"):
+    with pytest.raises(Exception, match=f"'qonnx.Quant' \\(quant0\\): bitwidth must be one integer in 1..32, got {bit_width}"):
         OnnxToQuantPass().apply(Context(), module)
 
 
