@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from bitfold.dialects.minifloat import is_float_storage
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
 from bitfold.dialects.onnx.elementwise import ClipOp
@@ -36,7 +37,10 @@ from bitfold.passes.onnx_to_quant.storage import with_value_range
 def onnx_quantized_type(op: OnnxOp, integers: SSAValue, scale: SSAValue, zero_point: SSAValue | None,
                         expressed, axis: int = 1, block_size: int = 0) -> UniformQuantizedType:
     """The uniform type ONNX gives the integer tensor `integers` with constant `scale` and
-    `zero_point` (absent: 0): its range is the integer type's, its layout ONNX's `expand`."""
+    `zero_point` (absent: 0): its range is the integer type's, its layout ONNX's `expand`.
+    float8 / float4 storage has no quant form yet: refused naming the node."""
+    if is_float_storage(integers.type.get_element_type()):
+        fail(op, f"{integers.type.get_element_type()} quantization has no quant-dialect form yet (it runs in bitfold-run)")
     scale_array = constant_array(op, scale, "scale")
     same_float_type(op, scale_array, expressed, "the scale")
     zero_array = None if zero_point is None else constant_array(op, zero_point, "zero point")
