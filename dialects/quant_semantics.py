@@ -28,8 +28,10 @@ import numpy as np
 from xdsl.dialects.builtin import BFloat16Type, IntegerType, Signedness
 
 from bitfold.dialects.evaluation import numpy_dtype, read_signed, read_unsigned
+from bitfold.dialects.minifloat import decode, encode
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
+    FloatQuantizedType,
     QuantizedType,
     RoundingMode,
     UniformQuantizedType,
@@ -154,12 +156,16 @@ def quantize(
 
     with s rounded to the expressed type, `x / s` (and `+ zp` when first) computed in it,
     s and zp per element from `parameter_arrays(x.shape)`. Bipolar: q = +1 if x >= 0 else -1
-    (the sign of x, as QONNX's BipolarQuant). A NaN input has no defined result."""
+    (the sign of x, as QONNX's BipolarQuant). Float storage: the bit pattern
+    `minifloat.encode(x / s)` (saturating; NaN gives the format's NaN). A NaN input has no
+    defined result for integer storage."""
     dtype = _expressed_dtype(qtype)
     scale, zero_point = qtype.parameter_arrays(x.shape)
     x, scale = x.astype(dtype, copy=False), scale.astype(dtype)
     if isinstance(qtype, BipolarQuantizedType):
         return bipolar_sign(x).astype(numpy_dtype(qtype))
+    if isinstance(qtype, FloatQuantizedType):
+        return encode(x / scale, qtype.semantics, saturate=True)
     low, high = qtype.value_range()
     if zero_point_first:
         zero_point = zero_point.astype(dtype)
@@ -174,6 +180,8 @@ def dequantize(q: np.ndarray, qtype: QuantizedType) -> np.ndarray:
     converts q to f32 before subtracting) wherever |q| and |q - zp| are below 2^p."""
     dtype = _expressed_dtype(qtype)
     scale, zero_point = qtype.parameter_arrays(q.shape)
+    if isinstance(qtype, FloatQuantizedType):
+        return decode(q, qtype.semantics).astype(dtype) * scale.astype(dtype)
     return (q.astype(np.int64) - zero_point).astype(dtype) * scale.astype(dtype)
 
 
@@ -222,6 +230,8 @@ def to_storage(q: np.ndarray, qtype: QuantizedType, integer: IntegerType | None 
     uiN for an unsigned `integer`, else as a signed N-bit value (numpy: for i1 a bool whose
     set bit is -1). Bipolar: the bit b = (q + 1) / 2."""
     storage = integer or qtype.storage_integer_type()
+    if isinstance(qtype, FloatQuantizedType) and not isinstance(storage, IntegerType):
+        return q.astype(np.uint8).view(numpy_dtype(storage))
     if isinstance(qtype, BipolarQuantizedType):
         return ((q.astype(np.int64) + 1) // 2).astype(numpy_dtype(storage))
     read = read_unsigned if storage.signedness.data == Signedness.UNSIGNED else read_signed
@@ -233,5 +243,8 @@ def from_storage(bits: np.ndarray, qtype: QuantizedType) -> np.ndarray:
     Uniform: the low N bits read as iN or uN (the type's signedness). Bipolar: q = 2b - 1."""
     if isinstance(qtype, BipolarQuantizedType):
         return (2 * bits.astype(np.int64) - 1).astype(numpy_dtype(qtype))
+    if isinstance(qtype, FloatQuantizedType):
+        raw = bits.view(np.uint8) if bits.dtype.itemsize == 1 and bits.dtype.kind not in "iub" else bits
+        return read_unsigned(raw, qtype.storage_width).astype(numpy_dtype(qtype))
     read = read_signed if qtype.is_signed else read_unsigned
     return read(bits, qtype.storage_width).astype(numpy_dtype(qtype))

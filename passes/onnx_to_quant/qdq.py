@@ -4,7 +4,7 @@ remain (docs/canonical-quant-form.md, "Per source form")."""
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import Float32Type, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -15,6 +15,7 @@ from bitfold.dialects.onnx.elementwise import ClipOp
 from bitfold.dialects.onnx.quantization import DequantizeLinearOp, QuantizeLinearOp, saturation_range
 from bitfold.dialects.quant import (
     DequantizeCastOp,
+    FloatQuantizedType,
     QuantizeCastOp,
     RequantizeOp,
     StorageCastOp,
@@ -24,6 +25,7 @@ from bitfold.dialects.quant import (
 from bitfold.dialects.quant_semantics import clamp, from_storage
 from bitfold.dialects.quantized_constants import quantized_constant
 from bitfold.passes.onnx_to_quant.parameters import (
+    checked,
     constant_array,
     fail,
     float_element,
@@ -37,15 +39,28 @@ from bitfold.passes.onnx_to_quant.storage import with_value_range
 def onnx_quantized_type(op: OnnxOp, integers: SSAValue, scale: SSAValue, zero_point: SSAValue | None,
                         expressed, axis: int = 1, block_size: int = 0) -> UniformQuantizedType:
     """The uniform type ONNX gives the integer tensor `integers` with constant `scale` and
-    `zero_point` (absent: 0): its range is the integer type's, its layout ONNX's `expand`.
-    float8 / float4 storage has no quant form yet: refused naming the node."""
-    if is_float_storage(integers.type.get_element_type()):
-        fail(op, f"{integers.type.get_element_type()} quantization has no quant-dialect form yet (it runs in bitfold-run)")
+    `zero_point` (absent: 0): its range is the integer type's, its layout ONNX's `expand`."""
     scale_array = constant_array(op, scale, "scale")
     same_float_type(op, scale_array, expressed, "the scale")
     zero_array = None if zero_point is None else constant_array(op, zero_point, "zero point")
     parameters = onnx_parameters(op, scale_array, zero_array, integers.type.get_shape(), axis, block_size)
     return uniform_type(op, expressed, parameters, saturation_range(integers.type))
+
+
+def onnx_float_quantized_type(op: OnnxOp, values: SSAValue, scale: SSAValue, expressed,
+                              axis: int, block_size: int) -> FloatQuantizedType:
+    """The float-storage type of a float8 / float4 tensor `values` with constant `scale`, per
+    tensor or per axis (its zero point, which the onnx op verifies zero, plays no part). f32
+    only: ONNX's DequantizeLinear multiplies in f32 whatever the scale's type."""
+    if not isinstance(expressed, Float32Type):
+        fail(op, f"float8/float4 quantization expressed in {expressed}: only f32 has a quant form")
+    scale_array = constant_array(op, scale, "scale")
+    same_float_type(op, scale_array, expressed, "the scale")
+    parameters = onnx_parameters(op, scale_array, None, values.type.get_shape(), axis, block_size)
+    if parameters.block_sizes:
+        fail(op, "blocked float8/float4 quantization has no quant form")
+    storage = values.type.get_element_type()
+    return checked(op, FloatQuantizedType.get(storage, expressed, parameters.scales.reshape(-1).tolist(), parameters.axis))
 
 
 def storage_to_quantized(value: SSAValue, qtype: UniformQuantizedType) -> StorageCastOp:
@@ -85,15 +100,24 @@ class QuantizeLinearToCast(RewritePattern):
     `!quant.uniform<S:f, s:zp>` with S the result's integer type (per axis / per block as
     ONNX's axis / block_size say). Exact: the default qcast is QuantizeLinear's formula
     (divide in f, round half to even, add zp, saturate to S); the division happens in x's
-    type, so the scale (and `precision`, when set) must be that type."""
+    type, so the scale (and `precision`, when set) must be that type. A float8 / float4 result
+    gives T = `!quant.uniform<F:f32, s>` (saturating; `saturate` = 0 and a float4 zero point,
+    which onnx's reference adds and so turns -0 into +0, are refused)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: QuantizeLinearOp, rewriter: PatternRewriter) -> None:
         expressed = float_element(op, op.x)
         if op.int_attr("precision") not in (0, ONNX_FLOAT_CODES.get(type(expressed).__name__)):
             fail(op, f"precision {op.int_attr('precision')} differs from the input type {expressed}")
-        qtype = onnx_quantized_type(op, op.y, op.y_scale, op.y_zero_point, expressed,
-                                    op.int_attr("axis"), op.int_attr("block_size"))
+        if is_float_storage(op.y.type.get_element_type()):
+            if op.int_attr("saturate") != 1:
+                fail(op, "saturate=0 (overflow to infinity or NaN) has no quant form: the cast saturates")
+            if op.y_zero_point is not None and op.y.type.get_element_type().bitwidth == 4:
+                fail(op, "a float4 zero point turns -0 into +0 (onnx's reference adds it): no quant form")
+            qtype = onnx_float_quantized_type(op, op.y, op.y_scale, expressed, op.int_attr("axis"), op.int_attr("block_size"))
+        else:
+            qtype = onnx_quantized_type(op, op.y, op.y_scale, op.y_zero_point, expressed,
+                                        op.int_attr("axis"), op.int_attr("block_size"))
         qcast = QuantizeCastOp(op.x, TensorType(qtype, op.x.type.get_shape()))
         rewriter.replace(op, [qcast, StorageCastOp(qcast.result, op.y.type)])
 
@@ -107,11 +131,23 @@ class DequantizeLinearToCast(RewritePattern):
       intersection; R commutes with clamping to integer bounds), else requant(q) to T;
     - i a constant: a constant of the clamped values in T's storage, scast to T;
     - otherwise: scast(i) to the full range, requant to T if the Clips narrow it.
-    Exact: dcast computes float(i - zp) * s in f, DequantizeLinear's formula for f32."""
+    Exact: dcast computes float(i - zp) * s in f, DequantizeLinear's formula for f32.
+    float8 / float4 x: dcast(v : `!quant.uniform<F:f32, s>`), v the qcast's value where x
+    is its scast, else scast(x): decode(x) * s in f32, DequantizeLinear's formula."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: DequantizeLinearOp, rewriter: PatternRewriter) -> None:
         expressed = float_element(op, op.y)
+        if is_float_storage(op.x.type.get_element_type()):
+            qtype = onnx_float_quantized_type(op, op.x, op.x_scale, expressed, op.int_attr("axis"), op.int_attr("block_size"))
+            quantized_type = TensorType(qtype, op.x.type.get_shape())
+            source = op.x.owner
+            if isinstance(source, StorageCastOp) and source.input.type == quantized_type:
+                rewriter.replace(op, [DequantizeCastOp(source.input, op.y.type)])
+            else:
+                scast = StorageCastOp(op.x, quantized_type)
+                rewriter.replace(op, [scast, DequantizeCastOp(scast.result, op.y.type)])
+            return
         full = onnx_quantized_type(op, op.x, op.x_scale, op.x_zero_point, expressed,
                                    op.int_attr("axis"), op.int_attr("block_size"))
         clipped = ClippedIntegers.of(op.x)

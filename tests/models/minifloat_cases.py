@@ -1,6 +1,9 @@
-"""float32 inputs on which rounding into a minifloat format is decided (the float8 / float4 tests' inputs)."""
+"""float32 inputs on which rounding into a minifloat format is decided, and the float8 / float4 QDQ
+model the tests run them through."""
 
 import numpy as np
+import onnx
+from onnx import TensorProto, helper
 
 RNG = np.random.default_rng(20261126)
 
@@ -24,3 +27,17 @@ def rounding_cases() -> np.ndarray:
 
 
 CASES = rounding_cases()
+
+
+def qdq_model(code: int, saturate: int, scale: np.ndarray, axis: int = 1, shape=(4, 3)) -> onnx.ModelProto:
+    """x -> QuantizeLinear (y_scale `scale`, a zero zero point of type `code`) -> y, DequantizeLinear -> z."""
+    opset = 23 if code == TensorProto.FLOAT4E2M1 else 21
+    zero = helper.make_tensor("zp", code, scale.shape, np.zeros(scale.shape, np.float32).ravel().tolist())
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"], saturate=saturate, axis=axis),
+             helper.make_node("DequantizeLinear", ["y", "s", "zp"], ["z"], axis=axis)]
+    graph = helper.make_graph(nodes, "fp8", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", code, shape), helper.make_tensor_value_info("z", TensorProto.FLOAT, shape)],
+                              [onnx.numpy_helper.from_array(scale, "s"), zero])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    return model

@@ -12,7 +12,7 @@ import onnxruntime
 import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
-from models.minifloat_cases import CASES
+from models.minifloat_cases import CASES, qdq_model
 
 import bitfold
 from bitfold.frontends.onnx import import_model
@@ -22,20 +22,6 @@ FLOAT8 = {TensorProto.FLOAT8E4M3FN: 448.0, TensorProto.FLOAT8E4M3FNUZ: 240.0,
 """The float8 types and their largest finite values."""
 
 TYPES = [*FLOAT8, TensorProto.FLOAT4E2M1]
-
-
-def qdq_model(code: int, saturate: int, scale: np.ndarray, axis: int = 1, shape=(4, 3)) -> onnx.ModelProto:
-    """x -> QuantizeLinear (y_scale `scale`, a zero zero point of type `code`) -> y, DequantizeLinear -> z."""
-    opset = 23 if code == TensorProto.FLOAT4E2M1 else 21
-    zero = helper.make_tensor("zp", code, scale.shape, np.zeros(scale.shape, np.float32).ravel().tolist())
-    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"], saturate=saturate, axis=axis),
-             helper.make_node("DequantizeLinear", ["y", "s", "zp"], ["z"], axis=axis)]
-    graph = helper.make_graph(nodes, "fp8", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
-                              [helper.make_tensor_value_info("y", code, shape), helper.make_tensor_value_info("z", TensorProto.FLOAT, shape)],
-                              [onnx.numpy_helper.from_array(scale, "s"), zero])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 10
-    return model
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
