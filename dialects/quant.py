@@ -844,6 +844,11 @@ class FloatQuantizedType(QuantizedType):
     def storage_width(self) -> int:
         return self.semantics.bitwidth
 
+    @property
+    def is_signed(self) -> bool:
+        """The bit patterns read as numbers are unsigned (0 .. 2^N - 1: table indices)."""
+        return False
+
     def storage_integer_type(self) -> IntegerType:
         return IntegerType(self.storage_width)
 
