@@ -236,6 +236,14 @@ class _ArithBase(InterpreterFunctions):
     def run_truncf(self, interpreter: Interpreter, op: arith.TruncFOp, args: tuple[Any, ...]):
         return (np.asarray(args[0]).astype(numpy_dtype_of(op.result.type)),)
 
+    @impl(arith.BitcastOp)
+    def run_bitcast(self, interpreter: Interpreter, op: arith.BitcastOp, args: tuple[Any, ...]):
+        """The same bits read as the other type of the same width (f32 <-> i32, ...)."""
+        value, result = np.ascontiguousarray(args[0]), numpy_dtype_of(op.result.type)
+        if value.dtype.itemsize != result.itemsize:
+            raise InterpretationError(f"arith.bitcast between {value.dtype} and {result}: widths differ")
+        return (value.view(result),)
+
 
 def _with_tables(base: type[InterpreterFunctions]) -> type[InterpreterFunctions]:
     """`base` plus one implementation per entry of the op tables above."""
