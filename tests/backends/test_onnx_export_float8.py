@@ -1,12 +1,16 @@
 """Float8 QDQ models through the quant form and back: imported, onnx-to-quant (qcast / dcast with float
 storage), written in QDQ and QCDQ; onnxruntime runs the written model with the source model's numbers (the
 source run by onnxruntime too, no bitfold numbers involved), and bitfold re-imports it with the same float8
-values. QONNX holds no float8 tensor: refused with one line."""
+values. QONNX holds no float8 tensor: refused with one line. QONNX FloatQuant (which stays a `qonnx.FloatQuant`
+op) is written back as FloatQuant: the qonnx wheel's fp8 model runs in qonnx's executor as the original does."""
 
 import numpy as np
+import onnx
 import onnxruntime
 import pytest
 from models.minifloat_cases import CASES, qdq_model
+from models.qonnx_models import SHIPPED_QONNX_MODELS
+from models.runners import run_qonnx
 from onnx import TensorProto
 from xdsl.context import Context
 
@@ -52,3 +56,14 @@ def test_qonnx_refuses_float8_with_one_line():
     module = quant_form(qdq_model(TensorProto.FLOAT8E4M3FN, 1, np.array(0.5, np.float32)))
     with pytest.raises(ExportError, match="QONNX holds no integer tensors: .* reinterprets quantized values as f8E4M3FN"):
         export_model(module, QonnxForm())
+
+
+def test_float_quant_round_trips_through_qonnx(tmp_path):
+    (shipped,) = [m for m in SHIPPED_QONNX_MODELS if "FloatQuant" in m.ops]
+    written = export_model(quant_form(onnx.load(shipped.path)), QonnxForm())
+    assert [n.op_type for n in written.graph.node].count("FloatQuant") == 2
+    path = tmp_path / "written.onnx"
+    onnx.save(written, path)
+    feeds = shipped.feeds()
+    (want,), (got,) = run_qonnx(shipped.path, feeds).values(), run_qonnx(path, feeds).values()
+    assert got.tobytes() == want.tobytes()
