@@ -71,13 +71,17 @@ def storage_dtype(bits: int, signed: bool) -> np.dtype:
 
 def numpy_dtype(element: Attribute) -> np.dtype:
     """numpy dtype of an xDSL element type: floats as themselves (bf16 as float32, numpy
-    has none), iN/siN/uiN as the narrowest integer holding N bits (signless iN is signed,
-    i1 is bool), quantized types as their storage integers."""
-    from bitfold.dialects.quant import BipolarQuantizedType, UniformQuantizedType
+    has none; float8 and float4 as ml_dtypes' types, one byte each), iN/siN/uiN as the
+    narrowest integer holding N bits (signless iN is signed, i1 is bool), quantized types
+    as their storage integers (float storage: its bit patterns as uint8)."""
+    from bitfold.dialects.minifloat import is_float_storage, numpy_float_storage_dtype
+    from bitfold.dialects.quant import BipolarQuantizedType, FloatQuantizedType, UniformQuantizedType
 
     floats = {Float16Type: np.float16, BFloat16Type: np.float32, Float32Type: np.float32, Float64Type: np.float64}
     if type(element) in floats:
         return np.dtype(floats[type(element)])
+    if is_float_storage(element):
+        return numpy_float_storage_dtype(element)
     if isinstance(element, IntegerType):
         width = element.width.data
         if width == 1 and element.signedness.data == Signedness.SIGNLESS:
@@ -89,6 +93,8 @@ def numpy_dtype(element: Attribute) -> np.dtype:
         return storage_dtype(element.storage_width, element.is_signed)
     if isinstance(element, BipolarQuantizedType):
         return np.dtype(np.int8)
+    if isinstance(element, FloatQuantizedType):
+        return np.dtype(np.uint8)
     raise ValueError(f"no numpy dtype for {element}")
 
 

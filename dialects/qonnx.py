@@ -21,8 +21,9 @@ Shared notation:
   constant ones, flags 0/1 and rounding mode names; `evaluate` checks run-time bit widths).
 
 Ops and the qonnx classes they reproduce: `qonnx.Quant` (IntQuant, also read as `Quant`),
-`qonnx.BipolarQuant`, `qonnx.Trunc_v1` (Trunc of the qonnx domain's opset 1) and `qonnx.Trunc`
-(opset 2 and later, qonnx's Trunc_v2). `op_class_for` maps a node to its op class.
+`qonnx.BipolarQuant`, `qonnx.Trunc_v1` (Trunc of the qonnx domain's opset 1), `qonnx.Trunc`
+(opset 2 and later, qonnx's Trunc_v2) and `qonnx.FloatQuant` (minifloat fake quantization).
+`op_class_for` maps a node to its op class.
 """
 
 from collections.abc import Mapping, Sequence
@@ -286,15 +287,98 @@ class TruncOp(QOnnxOp):
         return (self.result_array((truncated - zeropt / trunc_scale) * output_scale),)
 
 
-_OP_CLASSES: dict[str, type[QOnnxOp]] = {"Quant": QuantOp, "IntQuant": QuantOp, "BipolarQuant": BipolarQuantOp}
+def minifloat_max(exponent_bits: np.ndarray, mantissa_bits: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """QONNX's `compute_max_val`: (sum of 2^-i for i = 0..M) * 2^(2^E - 1 - B), in the
+    operands' float type (all exponents integer: exact below 2^24)."""
+    exponent = 2.0 ** exponent_bits - 1.0 - bias
+    mantissa = np.sum(2.0 ** np.arange(0, -1.0 * mantissa_bits - 1.0, -1.0))
+    return mantissa * 2 ** exponent
+
+
+@irdl_op_definition
+class FloatQuantOp(QOnnxOp):
+    """QONNX FloatQuant: fake-quantize x / scale to a minifloat of E = `exponent_bitwidth`,
+    M = `mantissa_bitwidth`, bias B = `exponent_bias` (any widths, not only float8), as
+    qonnx's `float_quant` computes it, step by step in x's float type:
+
+        v = x / scale
+        u = 2^max(floor(log2(|v| + tiny)) - M, 1 - B - M)      (tiny: the type's smallest normal)
+        q = u * R(v / u)
+        m = min(minifloat_max(E, M, B), max_val)
+        y = clamp(q, -m, m) * scale                             (saturation = 1)
+        y = clamp(q, -m, m), then +-inf where q was beyond +-m (has_inf), else NaN there and
+            where q was infinite (has_nan), times scale       (saturation = 0)
+
+    Subnormals are always represented (the 2^(1 - B - M) floor), whatever `has_subnormal`;
+    `has_inf` and `has_nan` matter only without saturation, which needs one of them. The
+    binade comes from the float type's log2, as in qonnx: where |v| lies within its last
+    ulps below a power of two, log2 may round up to the integer and the coarser step be
+    taken (float32: from 2^8 up); the reference reproduces that by computing the same way.
+    A NaN x gives NaN."""
+
+    name = "qonnx.FloatQuant"
+    x = operand_def()
+    scale = operand_def()
+    exponent_bitwidth = operand_def()
+    mantissa_bitwidth = operand_def()
+    exponent_bias = operand_def()
+    max_val = operand_def()
+    y = result_def()
+    has_inf = attr_def(IntegerAttr[I64])
+    has_nan = attr_def(IntegerAttr[I64])
+    has_subnormal = attr_def(IntegerAttr[I64])
+    saturation = attr_def(IntegerAttr[I64])
+    rounding_mode = attr_def(StringAttr)
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {
+        "has_inf": IntegerAttr(0, 64),
+        "has_nan": IntegerAttr(0, 64),
+        "has_subnormal": IntegerAttr(0, 64),
+        "saturation": IntegerAttr(1, 64),
+        "rounding_mode": StringAttr("ROUND"),
+    }
+    FLAG_ATTRIBUTES: ClassVar[tuple[str, ...]] = ("has_inf", "has_nan", "has_subnormal", "saturation")
+
+    def verify_(self) -> None:
+        super().verify_()
+        if not self.flag("saturation") and not (self.flag("has_inf") or self.flag("has_nan")):
+            raise VerifyException("without saturation, 'has_inf' or 'has_nan' must be 1 (qonnx raises otherwise)")
+        for name in ("exponent_bitwidth", "mantissa_bitwidth", "exponent_bias", "max_val"):
+            value = constant_operand(getattr(self, name))
+            if value is not None and (value.size != 1 or not np.isfinite(value).all()):
+                raise VerifyException(f"'{name}' must hold one finite value, got {value.flatten()[:8].tolist()}")
+        for name in ("exponent_bitwidth", "mantissa_bitwidth"):
+            value = constant_operand(getattr(self, name))
+            if value is not None and not (float(value.flat[0]).is_integer() and 0 <= value.flat[0] <= 23):
+                raise VerifyException(f"'{name}' must be an integer in [0, 23], got {value.flat[0]}")
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        x, scale, exponent_bits, mantissa_bits, bias, max_val = operands
+        v = x / scale
+        tiny = np.finfo(v.dtype).tiny
+        step = np.exp2(np.maximum(np.floor(np.log2(np.abs(v) + tiny)) - mantissa_bits, 1.0 - bias - mantissa_bits))
+        q = step * round_with(v / step, self.rounding())
+        largest = np.minimum(minifloat_max(exponent_bits, mantissa_bits, bias), max_val)
+        y = np.clip(q, -largest, largest)
+        if not self.flag("saturation"):
+            beyond = (q > largest) | (q < -largest)
+            if self.flag("has_inf"):
+                y = np.where(q > largest, np.inf, np.where(q < -largest, -np.inf, y))
+            else:
+                y = np.where(beyond | np.isinf(q), np.nan, y)
+        return (self.result_array(y * scale),)
+
+
+_OP_CLASSES: dict[str, type[QOnnxOp]] = {"Quant": QuantOp, "IntQuant": QuantOp, "BipolarQuant": BipolarQuantOp,
+                                         "FloatQuant": FloatQuantOp}
 """The op types whose class does not depend on the version (Trunc does)."""
 
 
 def op_class_for(op_type: str, version: int) -> type[QOnnxOp] | None:
     """The op class of a node of the qonnx domain (`qonnx.custom_op.general`, or its aliases)
     whose opset version there is `version`, with qonnx's "since version" rule: Trunc is
-    `TruncV1Op` at version 1 and `TruncOp` from 2 on. None for any other op type (FloatQuant,
-    MultiThreshold, ...) or a version below 1: the importer reports those unsupported."""
+    `TruncV1Op` at version 1 and `TruncOp` from 2 on. None for any other op type (MultiThreshold,
+    ...) or a version below 1: the importer reports those unsupported."""
     if version < 1:
         return None
     if op_type == "Trunc":
@@ -302,4 +386,4 @@ def op_class_for(op_type: str, version: int) -> type[QOnnxOp] | None:
     return _OP_CLASSES.get(op_type)
 
 
-QOnnx = Dialect("qonnx", [QuantOp, BipolarQuantOp, TruncV1Op, TruncOp], [])
+QOnnx = Dialect("qonnx", [QuantOp, BipolarQuantOp, TruncV1Op, TruncOp, FloatQuantOp], [])

@@ -21,6 +21,21 @@ range is how a bit width below the storage width appears (QCDQ's Clip, QONNX's b
 In a sub-channel type, axes not listed have one block spanning the whole dimension, and the
 scales literal has the tensor's rank with `dim / block` entries along each axis.
 
+Float storage (upstream's syntax since its quant storage type interface, newer than LLVM 22):
+
+    !quant.uniform<f8E4M3FN:f32, 0.5>                   per tensor, storage f8E4M3FN, f8E4M3FNUZ,
+    !quant.uniform<f8E5M2:f32:1, {0.5, 0.25}>           f8E5M2, f8E5M2FNUZ or f4E2M1FN; per axis
+
+A stored value is a float of the storage format, standing for `value * scale`; there is no
+zero point (a zero one may be written, as upstream prints none). qcast rounds `x / scale` to
+the nearest value of the format, half to even, saturating at its largest finite value
+(`bitfold.dialects.minifloat.encode`); dcast is `decode(q) * scale`. `FloatQuantizedType` is
+its own class, so passes that handle `UniformQuantizedType` (integer storage) never see it;
+it shares the name `quant.uniform`, which parses to it when the storage is a float type
+(`UniformQuantizedType.new` hands the parameters over). mlir-opt-22 reads none of these
+(its parser takes integer storage only); QONNX FloatQuant formats that no MLIR type names
+stay `qonnx.FloatQuant` ops (their rounding is qonnx's float algorithm, not a storage cast).
+
 Beyond upstream (what ONNX and QONNX need; upstream `mlir-opt` does not know these):
 - `!quant.bipolar<f32, 0.5>` / `!quant.bipolar<f32:1, {0.5, 0.25}>`: values in {-scale, +scale}
   (QONNX `BipolarQuant`, 1-bit signed `Quant`): q = +1 where x >= 0 (-0.0 included), else -1.
@@ -60,6 +75,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerType,
     NoneAttr,
+    ReducedPrecisionFloatType,
     Signedness,
     StringAttr,
     TensorType,
@@ -82,6 +98,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from bitfold.dialects.evaluation import NumpyEvaluable
+from bitfold.dialects.minifloat import FLOAT_STORAGE_TYPES
 from bitfold.dialects.float_literal import (
     DOUBLE,
     FLOAT_FORMATS,
@@ -257,10 +274,17 @@ def _parse_nested_params(
     return scales, zero_points, [count, *(inner_shape or [])]
 
 
-def _parse_storage_spec(parser: AttrParser) -> tuple[IntegerType, int, int]:
-    """`(i|si|u|ui)N ('<' min ':' max '>')?`: a signed or unsigned storage type and range."""
+FLOAT_STORAGE_BY_NAME = {t.name: t for t in FLOAT_STORAGE_TYPES}
+"""The float storage types by their MLIR spelling (`f8E4M3FN`, ...)."""
+
+
+def _parse_storage_spec(parser: AttrParser) -> tuple[IntegerType | ReducedPrecisionFloatType, int, int]:
+    """`(i|si|u|ui)N ('<' min ':' max '>')?`: a signed or unsigned storage type and range; or a
+    float storage type (`f8E4M3FN`, ...; its range is not used: 0, 0)."""
     position = parser.pos
     spelling = parser.parse_identifier(" for quantized storage type")
+    if spelling in FLOAT_STORAGE_BY_NAME:
+        return FLOAT_STORAGE_BY_NAME[spelling](), 0, 0
     prefix = spelling.rstrip("0123456789")
     width_text = spelling[len(prefix) :]
     if prefix not in ("i", "si", "u", "ui"):
@@ -554,6 +578,15 @@ class UniformQuantizedType(QuantizedType):
     # -- syntax -----------------------------------------------------------------------
 
     @classmethod
+    def new(cls, params: Sequence[Attribute]) -> UniformQuantizedType:
+        """As xDSL builds an attribute from parsed parameters; parameters with float storage
+        (`!quant.uniform<f8E4M3FN:...>`) make a `FloatQuantizedType` instead (the module docstring)."""
+        if params and isinstance(params[0], FLOAT_STORAGE_TYPES):
+            storage, _, _, expressed, _, axes, _, _, scales, _ = params
+            return FloatQuantizedType(storage, expressed, axes, scales)  # pyright: ignore[reportReturnType]
+        return super().new(params)
+
+    @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
         with parser.in_angle_brackets():
             storage, storage_min, storage_max = _parse_storage_spec(parser)
@@ -597,6 +630,12 @@ class UniformQuantizedType(QuantizedType):
                 scales, zero_points, shape = _parse_nested_params(parser, expressed)
                 if granularity == Granularity.PER_AXIS and len(shape) != 1:
                     parser.raise_error("per-axis scales must be a flat list", position, parser.pos)
+            if isinstance(storage, FLOAT_STORAGE_TYPES):
+                if granularity == Granularity.SUB_CHANNEL:
+                    parser.raise_error(f"{storage.name} storage is per tensor or per axis", position, parser.pos)
+                if any(zero_points):
+                    parser.raise_error(f"{storage.name} storage takes no zero point", position, parser.pos)
+                zero_points = [0] * len(zero_points)
             for zero_point in zero_points:
                 if (error := zero_point_range_error(zero_point, storage_min, storage_max)) is not None:
                     parser.raise_error(error, position, parser.pos)
@@ -754,6 +793,105 @@ class BipolarQuantizedType(QuantizedType):
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
+        printer.print_attribute(self.expressed_type)
+        texts = [format_float(s) for s in self.scale_values()]
+        if self.kind == Granularity.PER_AXIS:
+            printer.print_string(f":{self.axis}, {{{','.join(texts)}}}>")
+        else:
+            printer.print_string(f", {texts[0]}>")
+
+
+@irdl_attr_definition
+class FloatQuantizedType(QuantizedType):
+    """`!quant.uniform<f8E4M3FN:f32, 0.5>` (per tensor) or `!quant.uniform<f8E5M2:f32:1,
+    {0.5,0.25}>` (per axis): a value of the float storage format standing for
+    `value * scale` (the module docstring). Values are held as the storage format's bit
+    patterns (`storage_integer_type`: i8, or i4 for f4E2M1FN); `quant.scast` converts to
+    those or to the float storage type itself. Not registered under its own name: it
+    shares `quant.uniform` with `UniformQuantizedType`, which builds it from parsed text."""
+
+    name = "quant.uniform"
+
+    storage_type: Attribute
+    """One of `bitfold.dialects.minifloat.FLOAT_STORAGE_TYPES`."""
+    expressed_type: AnyFloat
+    axes: ArrayAttr[IntAttr]
+    """Empty per tensor, [axis] per axis."""
+    scales: ArrayAttr[FloatData]
+
+    @staticmethod
+    def get(storage: ReducedPrecisionFloatType, expressed: AnyFloat, scales: float | Sequence[float],
+            axis: int | None = None) -> FloatQuantizedType:
+        values = [scales] if isinstance(scales, (int, float)) else [float(s) for s in scales]
+        return FloatQuantizedType(storage, expressed, _ints([] if axis is None else [axis]),
+                                  ArrayAttr(FloatData(float(s)) for s in values))
+
+    @property
+    def semantics(self):
+        """The storage format (`xdsl.dialects.builtin.FloatSemantics`)."""
+        return self.storage_type.SEMANTICS  # pyright: ignore[reportAttributeAccessIssue]
+
+    @property
+    def kind(self) -> Granularity:
+        return Granularity.PER_AXIS if self.axes.data else Granularity.PER_TENSOR
+
+    @property
+    def axis(self) -> int:
+        assert self.kind == Granularity.PER_AXIS
+        return self.axes.data[0].data
+
+    @property
+    def storage_width(self) -> int:
+        return self.semantics.bitwidth
+
+    @property
+    def is_signed(self) -> bool:
+        """The bit patterns read as numbers are unsigned (0 .. 2^N - 1: table indices)."""
+        return False
+
+    def storage_integer_type(self) -> IntegerType:
+        return IntegerType(self.storage_width)
+
+    def parameter_arrays(self, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(scales, zero points (all 0)) as float64 / int64 arrays broadcastable to `shape`."""
+        scales = np.array(self.scale_values(), dtype=np.float64)
+        if self.kind == Granularity.PER_AXIS:
+            scales = scales.reshape(_axis_broadcast_shape(len(shape), self.axis, scales.size))
+        else:
+            scales = scales.reshape(())
+        return scales, np.zeros_like(scales, dtype=np.int64)
+
+    def value_range(self) -> tuple[int, int]:
+        """The bit patterns' range (read unsigned)."""
+        return 0, (1 << self.storage_width) - 1
+
+    def largest_offset(self) -> int:
+        raise NotImplementedError("float storage has no integer offset")
+
+    def scale_values(self) -> tuple[float, ...]:
+        return tuple(s.data for s in self.scales)
+
+    def zero_point_values(self) -> tuple[int, ...]:
+        return (0,) * len(self.scales)
+
+    def verify(self) -> None:
+        if not isinstance(self.storage_type, FLOAT_STORAGE_TYPES):
+            raise VerifyException(f"illegal float storage type: {self.storage_type}")
+        if _float_type_name(self.expressed_type) is None:
+            raise VerifyException("expressed type must be floating point")
+        if len(self.axes) > 1:
+            raise VerifyException("float storage quantization takes at most one axis")
+        if self.kind == Granularity.PER_TENSOR and len(self.scales) != 1:
+            raise VerifyException("per-tensor quantization takes one scale and no axis")
+        for axis in self.axes:
+            if axis.data < 0:
+                raise VerifyException(f"illegal quantized dimension: {axis.data}")
+        for scale in self.scale_values():
+            if (error := scale_range_error(scale, self.expressed_type)) is not None:
+                raise VerifyException(error)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.storage_type.name}:")  # pyright: ignore[reportAttributeAccessIssue]
         printer.print_attribute(self.expressed_type)
         texts = [format_float(s) for s in self.scale_values()]
         if self.kind == Granularity.PER_AXIS:
@@ -998,10 +1136,15 @@ class QuantizeCastCanonicalization(HasCanonicalizationPatternsTrait):
         return (FoldQuantizeOfDequantize(), FoldQuantizeOfConstant())
 
 
-def storage_types_match(quantized: Attribute, integer: IntegerType) -> bool:
+def storage_types_match(quantized: Attribute, integer: Attribute) -> bool:
     """Whether `integer` holds `quantized`'s stored values bit for bit: the signless storage
-    type, or the same width with the quantized type's signedness (a calibrated type has no storage)."""
+    type, or the same width with the quantized type's signedness (a calibrated type has no
+    storage); for float storage, also the float storage type itself."""
     if isinstance(quantized, CalibratedQuantizedType):
+        return False
+    if isinstance(quantized, FloatQuantizedType) and integer == quantized.storage_type:
+        return True
+    if not isinstance(integer, IntegerType):
         return False
     storage = quantized.storage_integer_type()
     if integer == storage:
@@ -1044,6 +1187,7 @@ class QuantizeCastOp(RoundingCastOpBase):
     R is `rounding` (default half to even); `x / scale` is computed in the expressed type
     (ONNX QuantizeLinear's reference divides in float32). Per axis and per block, scale and
     zero point are those of the element's channel or block. Bipolar: q = +1 if x >= 0 else -1.
+    Float storage: q = encode(x / scale), to nearest (half to even), saturating.
     """
 
     name = "quant.qcast"
@@ -1059,6 +1203,8 @@ class QuantizeCastOp(RoundingCastOpBase):
             raise VerifyException("expressed type in quantized type expected to match float type")
         verify_quantized_container(quantized, target)
         self._verify_rounding()
+        if isinstance(quantized, FloatQuantizedType) and (self.rounding is not None or self.adds_zero_point_first):
+            raise VerifyException("a cast to float storage rounds half to even and takes no zero point")
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         from bitfold.dialects.quant_semantics import quantize
@@ -1071,7 +1217,8 @@ class QuantizeCastOp(RoundingCastOpBase):
 @irdl_op_definition
 class DequantizeCastOp(CastOpBase):
     """`quant.dcast`: quantized to float, x = (q - zero_point) * scale, computed in the
-    expressed type (ONNX DequantizeLinear's reference). Bipolar: x = q * scale.
+    expressed type (ONNX DequantizeLinear's reference). Bipolar: x = q * scale. Float
+    storage: x = decode(q) * scale.
     Never folded with a preceding qcast: dcast(qcast(x)) is the quantization a model asks for."""
 
     name = "quant.dcast"
@@ -1115,7 +1262,7 @@ class StorageCastOp(CastOpBase):
         _verify_same_shape(source, target)
         quantized_container, integer_container = self.quantized_and_integer()
         quantized, integer = element_type(quantized_container), element_type(integer_container)
-        if not isinstance(quantized, QUANTIZED_TYPES) or not isinstance(integer, IntegerType):
+        if not isinstance(quantized, QUANTIZED_TYPES) or not isinstance(integer, (IntegerType, *FLOAT_STORAGE_TYPES)):
             raise VerifyException(
                 "'quant.scast' converts between a quantized type and an integer type, got "
                 f"'{source}' to '{target}'"

@@ -28,8 +28,10 @@ import numpy as np
 from xdsl.dialects.builtin import BFloat16Type, IntegerType, Signedness
 
 from bitfold.dialects.evaluation import numpy_dtype, read_signed, read_unsigned
+from bitfold.dialects.minifloat import decode, encode
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
+    FloatQuantizedType,
     QuantizedType,
     RoundingMode,
     UniformQuantizedType,
@@ -156,12 +158,15 @@ def quantize(
     s and zp per element from `parameter_arrays(x.shape)`. Bipolar: q = +1 if x >= 0 else -1
     (the sign of x, as QONNX's BipolarQuant; NaN gives -1). A NaN input gives storage_min,
     as onnxruntime's QuantizeLinear does on x86 (its float clamp keeps the bound where x / s
-    is NaN); +-inf saturate. (qonnx's Quant returns NaN, which no stored integer holds.)"""
+    is NaN); +-inf saturate. (qonnx's Quant returns NaN, which no stored integer holds.) Float
+    storage: the bit pattern `minifloat.encode(x / s)` (saturating; NaN gives the format's NaN)."""
     dtype = _expressed_dtype(qtype)
     scale, zero_point = qtype.parameter_arrays(x.shape)
     x, scale = x.astype(dtype, copy=False), scale.astype(dtype)
     if isinstance(qtype, BipolarQuantizedType):
         return bipolar_sign(x).astype(numpy_dtype(qtype))
+    if isinstance(qtype, FloatQuantizedType):
+        return encode(x / scale, qtype.semantics, saturate=True)
     low, high = qtype.value_range()
     if zero_point_first:
         zero_point = zero_point.astype(dtype)
@@ -177,6 +182,8 @@ def dequantize(q: np.ndarray, qtype: QuantizedType) -> np.ndarray:
     converts q to f32 before subtracting) wherever |q| and |q - zp| are below 2^p."""
     dtype = _expressed_dtype(qtype)
     scale, zero_point = qtype.parameter_arrays(q.shape)
+    if isinstance(qtype, FloatQuantizedType):
+        return decode(q, qtype.semantics).astype(dtype) * scale.astype(dtype)
     return (q.astype(np.int64) - zero_point).astype(dtype) * scale.astype(dtype)
 
 
@@ -225,6 +232,8 @@ def to_storage(q: np.ndarray, qtype: QuantizedType, integer: IntegerType | None 
     uiN for an unsigned `integer`, else as a signed N-bit value (numpy: for i1 a bool whose
     set bit is -1). Bipolar: the bit b = (q + 1) / 2."""
     storage = integer or qtype.storage_integer_type()
+    if isinstance(qtype, FloatQuantizedType) and not isinstance(storage, IntegerType):
+        return q.astype(np.uint8).view(numpy_dtype(storage))
     if isinstance(qtype, BipolarQuantizedType):
         return ((q.astype(np.int64) + 1) // 2).astype(numpy_dtype(storage))
     read = read_unsigned if storage.signedness.data == Signedness.UNSIGNED else read_signed
@@ -236,5 +245,8 @@ def from_storage(bits: np.ndarray, qtype: QuantizedType) -> np.ndarray:
     Uniform: the low N bits read as iN or uN (the type's signedness). Bipolar: q = 2b - 1."""
     if isinstance(qtype, BipolarQuantizedType):
         return (2 * bits.astype(np.int64) - 1).astype(numpy_dtype(qtype))
+    if isinstance(qtype, FloatQuantizedType):
+        raw = bits.view(np.uint8) if bits.dtype.itemsize == 1 and bits.dtype.kind not in "iub" else bits
+        return read_unsigned(raw, qtype.storage_width).astype(numpy_dtype(qtype))
     read = read_signed if qtype.is_signed else read_unsigned
     return read(bits, qtype.storage_width).astype(numpy_dtype(qtype))

@@ -29,7 +29,7 @@ from bitfold.backends.riscv.harness import Counted, count_assembly, run_assembly
 from bitfold.backends.riscv.harness.main_program import c_type as element_c_type
 from bitfold.backends.riscv.header import C_FLOAT, Buffer, Quantization, c_header
 from bitfold.dialects.evaluation import read_unsigned, storage_dtype
-from bitfold.dialects.quant import BipolarQuantizedType, Granularity, QuantizedType
+from bitfold.dialects.quant import BipolarQuantizedType, FloatQuantizedType, Granularity, QuantizedType
 from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize, to_storage
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names, output_names, run
 from bitfold.load import full_context
@@ -107,10 +107,11 @@ class Port:
         if isinstance(qtype, BipolarQuantizedType):
             return Buffer(self.name, self.shape, self.c_type, None, (0, 1))
         scales, zero_points = qtype.scale_values(), qtype.zero_point_values()
+        storage_format = qtype.storage_type.name if isinstance(qtype, FloatQuantizedType) else None
         if qtype.kind == Granularity.PER_TENSOR:
-            quantization = Quantization(scales[0], zero_points[0])
+            quantization = Quantization(scales[0], zero_points[0], storage_format=storage_format)
         elif qtype.kind == Granularity.PER_AXIS:
-            quantization = Quantization(scales, zero_points, qtype.axis)
+            quantization = Quantization(scales, zero_points, qtype.axis, storage_format)
         else:
             quantization = None  # sub-channel tables have no header form yet
         return Buffer(self.name, self.shape, self.c_type, quantization, qtype.value_range())

@@ -26,7 +26,11 @@ int4/uint4 (opset 21), int2/uint2 (opset 25). QuantizeLinear cannot clamp to a n
 (`i4<-7:7>`, `u8<0:63>`): QCDQ (Clip) or QONNX (bit width, `narrow`) hold such a value.
 Per-axis types write a 1-D scale and zero point with `axis`; sub-channel types with one
 blocked axis write ONNX blocked quantization (opset 21: `axis`, `block_size`). Bipolar values
-computed at run time and other rounding modes are QONNX's."""
+computed at run time and other rounding modes are QONNX's.
+Float storage (`!quant.uniform<f8E4M3FN:f32, s>`): the ONNX float8 / float4 type holds the
+values; qcast -> QuantizeLinear (`saturate` 1) and dcast -> DequantizeLinear with a zero zero
+point of that type (opset 19, float4 23), scast -> the same tensor (constants: an
+initializer of that type); reinterpreting them as integers has no ONNX form."""
 
 import numpy as np
 import onnx
@@ -44,6 +48,7 @@ from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
     DequantizeCastOp,
+    FloatQuantizedType,
     Granularity,
     QuantizeCastOp,
     QuantizedType,
@@ -92,6 +97,9 @@ class QdqForm(QuantForm):
         """(bits, signed) of the ONNX integer type holding `qtype`'s values (`holding_type`)."""
         if isinstance(qtype, BipolarQuantizedType):
             raise ExportError(f"{self.name} cannot express the bipolar type {qtype} at {op_label(op)}; QONNX (BipolarQuant) can")
+        if isinstance(qtype, FloatQuantizedType):
+            raise ExportError(f"{self.name} cannot hold the float-storage type {qtype} at {op_label(op)} in an integer "
+                              "tensor (data movement on it, or a requantization); QDQ holds it where it is quantized")
         assert isinstance(qtype, UniformQuantizedType)
         found = self.holding_type(qtype)
         if found is None:
@@ -227,9 +235,33 @@ class QdqForm(QuantForm):
                 "the zero point added before rounding (QONNX order) with a non-zero zero point"
             raise ExportError(f"{self.name} cannot express {what} at {op_label(op)}; QONNX (Quant) can")
 
+    def float_parameters(self, emitter: GraphEmitter, qtype: FloatQuantizedType, op: Operation,
+                         hint: str) -> tuple[list[str], list[onnx.AttributeProto]]:
+        """[scale, zero point (zeros of the float storage type)] initializers and `axis` of a
+        QuantizeLinear / DequantizeLinear of a float-storage type."""
+        scales = np.array(qtype.scale_values(), dtype=numpy_dtype(qtype.expressed_type))
+        attributes = [helper.make_attribute("axis", qtype.axis)] if qtype.kind == Granularity.PER_AXIS else []
+        if qtype.kind == Granularity.PER_TENSOR:
+            scales = scales.reshape(())
+        zeros = np.zeros(scales.shape, np.uint8).view(numpy_dtype(qtype.storage_type))
+        builder = emitter.builder
+        return [builder.initializer(f"{hint}_scale", scales, tensor_code(qtype.expressed_type, op_label(op))),
+                builder.initializer(f"{hint}_zero_point", zeros, tensor_code(qtype.storage_type, op_label(op)))], attributes
+
+    def quantize_to_float(self, emitter: GraphEmitter, op: RoundingCastOpBase, x: str, qtype: FloatQuantizedType) -> str:
+        """QuantizeLinear (saturating) of the float tensor `x` to a float-storage type."""
+        name = emitter.node_name(op)
+        inputs, attributes = self.float_parameters(emitter, qtype, op, name)
+        attributes.append(helper.make_attribute("saturate", 1))
+        (q,) = emitter.builder.node("QuantizeLinear", [x, *inputs], [tensor_code(qtype.storage_type, op_label(op))], name,
+                                    attributes=attributes, output_hints=[op.result.name_hint or name])
+        return q
+
     def quantize(self, emitter: GraphEmitter, op: RoundingCastOpBase, x: str, value: SSAValue) -> str:
         """QuantizeLinear of the float tensor `x` to `op`'s result type (then `narrow`)."""
         qtype = element_type(op.result.type)
+        if isinstance(qtype, FloatQuantizedType):
+            return self.quantize_to_float(emitter, op, x, qtype)
         bits, signed = self.container(qtype, op)
         assert isinstance(qtype, UniformQuantizedType)
         if bits == 32:
@@ -244,11 +276,13 @@ class QdqForm(QuantForm):
     def dequantize(self, emitter: GraphEmitter, op: Operation, q: str, qtype: QuantizedType) -> str:
         """DequantizeLinear of the container tensor `q` of `qtype` (op: the dcast, or the
         requant it is a step of)."""
-        container = self.tensor_container(emitter, q)
         result = op.results[0]
         suffix = "" if isinstance(op, DequantizeCastOp) else "_DequantizeLinear"
         name = emitter.node_name(op, suffix)
-        inputs, attributes = self.parameters(emitter, qtype, shape_of(result), op, name, container)
+        if isinstance(qtype, FloatQuantizedType):
+            inputs, attributes = self.float_parameters(emitter, qtype, op, name)
+        else:
+            inputs, attributes = self.parameters(emitter, qtype, shape_of(result), op, name, self.tensor_container(emitter, q))
         (x,) = emitter.builder.node("DequantizeLinear", [q, *inputs], [tensor_code(qtype.expressed_type, op_label(op))],
                                     name, attributes=attributes, output_hints=[(result.name_hint or name) + suffix])
         return x
@@ -258,6 +292,8 @@ class QdqForm(QuantForm):
         a new initializer of the container type (see `constant`)."""
         quantized, integer = op.quantized_and_integer()
         qtype = element_type(quantized)
+        if isinstance(qtype, FloatQuantizedType):
+            return self.float_storage_cast(emitter, op, qtype, element_type(integer))
         if is_quantized_constant(op.result):
             return self.constant(emitter, op, from_storage(dense_to_numpy(op.input.owner.value), qtype), qtype)
         bits, signed = self.container(qtype, op)
@@ -266,6 +302,19 @@ class QdqForm(QuantForm):
             raise ExportError(f"{self.name} holds {qtype} as {integer_code_name(bits, signed)}, but "
                               f"{op_label(op)} reinterprets it as {element_type(integer)}")
         return source
+
+    def float_storage_cast(self, emitter: GraphEmitter, op: StorageCastOp, qtype: FloatQuantizedType, storage) -> str:
+        """The ONNX tensor of an scast between a float-storage type and its float type: the
+        operand's, or for a constant an initializer of the float type."""
+        if storage != qtype.storage_type:
+            raise ExportError(f"{self.name} holds {qtype} as {qtype.storage_type}, but {op_label(op)} reinterprets "
+                              f"it as {storage}; no ONNX form does")
+        if is_quantized_constant(op.result):
+            owner = op.input.owner
+            assert isinstance(owner, ConstantOp)
+            codes = from_storage(dense_to_numpy(owner.value), qtype).astype(np.uint8)
+            return emitter.constant(owner, codes.view(numpy_dtype(qtype.storage_type)), tensor_code(storage, op_label(op)))
+        return emitter.name(op.input)
 
     def constant(self, emitter: GraphEmitter, op: StorageCastOp, values: np.ndarray, qtype: QuantizedType) -> str:
         """An integer constant of `qtype` as an initializer of its `constant_container` type

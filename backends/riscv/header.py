@@ -11,6 +11,8 @@ every buffer, macros prefixed `MODEL_<BUFFER>_`:
                                           in a uint8_t holds 0..15: sub-byte elements take one
                                           byte each)
     SCALE, ZERO_POINT                     per-tensor quantization: real = SCALE * (q - ZERO_POINT)
+    FORMAT                                float storage only: the format ("f8E4M3FN", ...) whose
+                                          bit patterns the elements are: real = SCALE * FORMAT(q)
     AXIS, CHANNELS, SCALES, ZERO_POINTS   per-channel quantization along AXIS (SCALES and
                                           ZERO_POINTS are brace initializers of CHANNELS values)
 
@@ -60,11 +62,14 @@ at a multiple of its element size in the workspace"""
 
 @dataclass(frozen=True)
 class Quantization:
-    """real = scale * (q - zero_point), per tensor (scalars) or per channel along `axis` (sequences)."""
+    """real = scale * (q - zero_point), per tensor (scalars) or per channel along `axis` (sequences);
+    with a float `storage_format` (MLIR's name, "f8E4M3FN"), real = scale * (the value of q's bits
+    in that format), the zero points 0."""
 
     scale: float | Sequence[float]
     zero_point: int | Sequence[int] = 0
     axis: int | None = None
+    storage_format: str | None = None
 
 
 @dataclass(frozen=True)
@@ -212,18 +217,29 @@ def buffer_macros(prefix: str, identifier: str, buffer: Buffer, role: str, index
             raise ValueError(f"{buffer.name}: per-channel scales or zero points need an axis")
         scale = check_scale(buffer, float(quantization.scale))
         zero_point = check_zero_point(buffer, int(quantization.zero_point), low, high)
-        comment += ",\n   quantized per tensor: real = SCALE * (q - ZERO_POINT). */"
+        if quantization.storage_format:
+            comment += f",\n   {quantization.storage_format} bit patterns, per tensor: real = SCALE * FORMAT(q). */"
+        else:
+            comment += ",\n   quantized per tensor: real = SCALE * (q - ZERO_POINT). */"
         macros.append(f"#define {prefix}SCALE {c_float(scale)} /* = {c_hex_float(scale)} exactly */")
         macros.append(f"#define {prefix}ZERO_POINT {c_integer(zero_point)}")
-        return [comment, *macros]
+        return [comment, *_format_macro(prefix, quantization), *macros]
     axis, scales, zero_points = per_channel(buffer, shape, low, high)
-    comment += f",\n   quantized per channel along axis {axis}: real = SCALES[c] * (q - ZERO_POINTS[c]). */"
+    if quantization.storage_format:
+        comment += (f",\n   {quantization.storage_format} bit patterns, per channel along axis {axis}: "
+                    "real = SCALES[c] * FORMAT(q). */")
+    else:
+        comment += f",\n   quantized per channel along axis {axis}: real = SCALES[c] * (q - ZERO_POINTS[c]). */"
     macros.append(f"#define {prefix}AXIS {axis}")
     macros.append(f"#define {prefix}CHANNELS {len(scales)}")
     macros.append(f"/* SCALES exactly: {', '.join(c_hex_float(s) for s in scales)} */")
     macros.append(f"#define {prefix}SCALES {brace_list([c_float(s) for s in scales])}")
     macros.append(f"#define {prefix}ZERO_POINTS {brace_list([c_integer(z) for z in zero_points])}")
-    return [comment, *macros]
+    return [comment, *_format_macro(prefix, quantization), *macros]
+
+
+def _format_macro(prefix: str, quantization: Quantization) -> list[str]:
+    return [f'#define {prefix}FORMAT "{quantization.storage_format}"'] if quantization.storage_format else []
 
 
 def c_header(symbol: str, inputs: Sequence[Buffer], outputs: Sequence[Buffer], workspace_size: int) -> str:

@@ -9,6 +9,11 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     BytesAttr,
     DenseIntOrFPElementsAttr,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -27,6 +32,11 @@ ELEMENT_TYPES: dict[int, Attribute] = {
     TensorProto.FLOAT: Float32Type(),
     TensorProto.FLOAT16: Float16Type(),
     TensorProto.DOUBLE: Float64Type(),
+    TensorProto.FLOAT8E4M3FN: Float8E4M3FNType(),
+    TensorProto.FLOAT8E4M3FNUZ: Float8E4M3FNUZType(),
+    TensorProto.FLOAT8E5M2: Float8E5M2Type(),
+    TensorProto.FLOAT8E5M2FNUZ: Float8E5M2FNUZType(),
+    TensorProto.FLOAT4E2M1: Float4E2M1FNType(),
     TensorProto.BOOL: IntegerType(1),
     TensorProto.INT2: IntegerType(2, _SIGNLESS),
     TensorProto.UINT2: IntegerType(2, _UNSIGNED),
@@ -42,7 +52,8 @@ ELEMENT_TYPES: dict[int, Attribute] = {
     TensorProto.UINT64: IntegerType(64, _UNSIGNED),
 }
 """ONNX element types bitfold holds. Signed integers are signless `iN`, as in MLIR's onnx
-dialects; unsigned ones `uiN`. BFLOAT16 is left out: xDSL 0.74 cannot store bf16 constants."""
+dialects; unsigned ones `uiN`. The float8 and float4 types are quantization types only
+(the importer refuses them elsewhere), held one byte a value. BFLOAT16 is left out: xDSL 0.74 cannot store bf16 constants."""
 
 
 def type_proto(value_type: Attribute) -> onnx.TypeProto:

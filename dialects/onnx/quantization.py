@@ -19,6 +19,13 @@ Shared notation:
   a 1-D tensor applies along `axis` (per axis); with `block_size > 0` `p` has the input's rank
   and entry `p[..., i // block_size, ...]` (along `axis`) applies to element `i` (blocked).
 
+Float storage (float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float4e2m1, opsets
+19 and 23): `round` is then rounding to the nearest value of the format, half to even, and
+`saturate` the `saturate` attribute's choice for values beyond the format's largest one,
+both as `bitfold.dialects.minifloat.encode` states them (ONNX's Cast tables); the zero point
+must be zero (a float4 zero point is added to x / y_scale all the same, which makes -0 +0,
+as onnx's reference does). Values are held as ml_dtypes arrays, one byte each.
+
 Values of type bf16 are held in float32 (see `bitfold.dialects.evaluation`), so bf16
 arithmetic here is float32 arithmetic.
 """
@@ -47,6 +54,7 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
+from bitfold.dialects.minifloat import decode, encode, is_float_storage
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.mlas import integer_zero_point, mlas_requantize, requantization_scale
 from bitfold.dialects.onnx.nn import ConvolutionOp
@@ -153,9 +161,9 @@ class QuantizeLinearOp(OnnxOp):
     """y = saturate(round(x / y_scale) + y_zero_point), elementwise with
     `expand(y_scale / y_zero_point, x.shape, axis, block_size)`. The division is computed in
     the `precision` type when it is set (an ONNX data type code), else in `y_scale`'s type
-    (x converted to it first); rounding happens before the zero point is added. `saturate`
-    only concerns float8 outputs, which bitfold does not support. `output_dtype` (0: take the
-    zero point's type, else uint8) is reflected in the result type."""
+    (x converted to it first); rounding happens before the zero point is added. A float8 or
+    float4 result is `encode(x / y_scale, saturate)` (module docstring). `output_dtype` (0:
+    take the zero point's type, else uint8) is reflected in the result type."""
 
     name = "onnx.QuantizeLinear"
     x = operand_def()
@@ -189,18 +197,31 @@ class QuantizeLinearOp(OnnxOp):
         axis, block_size = self.int_attr("axis"), self.int_attr("block_size")
         dtype = PRECISION_DTYPES.get(self.int_attr("precision"), scale.dtype)
         quotient = x.astype(dtype) / expand(scale, x.shape, axis, block_size).astype(dtype)
+        element = element_type_of(self.y.type)
+        if is_float_storage(element):
+            if zero_point is not None:
+                zero_point = expand(zero_point, x.shape, axis, block_size)
+            return (self._quantize_to_float(quotient, zero_point, element),)
         shifted = np.rint(quotient).astype(np.float64)
         if zero_point is not None:
             shifted = shifted + expand(zero_point, x.shape, axis, block_size)
         low, high = saturation_range(self.y.type)
         return (saturate_integers(shifted, low, high, numpy_dtype_of(self.y.type)),)
 
+    def _quantize_to_float(self, quotient: np.ndarray, zero_point: np.ndarray | None, element: Attribute) -> np.ndarray:
+        quotient = quotient.astype(np.float32)
+        if zero_point is not None and element.bitwidth == 4:
+            quotient = quotient + zero_point.astype(np.float32)
+        bits = encode(quotient, element.SEMANTICS, saturate=self.int_attr("saturate") == 1)
+        return bits.view(numpy_dtype_of(self.y.type))
+
 
 @irdl_op_definition
 class DequantizeLinearOp(OnnxOp):
     """y = float32(x - x_zero_point) * float32(x_scale), rounded to the result type
     (`output_dtype`, else x_scale's type), elementwise with
-    `expand(x_scale / x_zero_point, x.shape, axis, block_size)`. The subtraction is exact."""
+    `expand(x_scale / x_zero_point, x.shape, axis, block_size)`. The subtraction is exact.
+    A float8 or float4 x is `decode(x)` (exact; its zero point is zero) times x_scale."""
 
     name = "onnx.DequantizeLinear"
     x = operand_def()
@@ -227,9 +248,13 @@ class DequantizeLinearOp(OnnxOp):
         values = named_operands(self, operands)
         x, scale, zero_point = values["x"], values["x_scale"], values["x_zero_point"]
         axis, block_size = self.int_attr("axis"), self.int_attr("block_size")
-        if zero_point is not None:
-            zero_point = expand(zero_point, x.shape, axis, block_size)
-        difference = minus_zero_point(x, zero_point).astype(np.float32)
+        element = element_type_of(self.x.type)
+        if is_float_storage(element):
+            difference = decode(x, element.SEMANTICS)
+        else:
+            if zero_point is not None:
+                zero_point = expand(zero_point, x.shape, axis, block_size)
+            difference = minus_zero_point(x, zero_point).astype(np.float32)
         product = difference * expand(scale, x.shape, axis, block_size).astype(np.float32)
         return (product.astype(numpy_dtype_of(self.y.type)),)
 

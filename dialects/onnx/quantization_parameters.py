@@ -7,8 +7,9 @@ opset's schema, so an int16 zero point at opset 13 is refused there):
 - scale: float32, float16 or bfloat16 (opset 23's int32 scales of QuantizeLinear are
   refused, as onnxruntime has no kernel for them);
 - the integer side (QuantizeLinear's result, DequantizeLinear's input) and the zero point, of
-  one and the same type: int2/4/8/16 or uint2/4/8/16; DequantizeLinear's input may also be
-  int32 (with a zero point of int32);
+  one and the same type: int2/4/8/16 or uint2/4/8/16, or a float storage type (float8e4m3fn,
+  float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float4e2m1: `bitfold.dialects.minifloat`);
+  DequantizeLinear's input may also be int32 (with a zero point of int32);
 - QuantizeLinear's `output_dtype`, when not 0, the type of the result (and of the zero point);
   its `precision` 0 or one of `PRECISION_DTYPES`.
 
@@ -21,7 +22,8 @@ entries; the zero point of the scale's shape). Dynamic dimensions are not compar
 Values: a constant scale must be finite and positive (onnxruntime divides by zero, NaN or a
 negative scale silently; bitfold refuses them), except that DequantizeLinear's may be negative
 (onnxruntime's symmetric int4 quantizer writes them; onnx-to-quant folds the sign into the
-weight): only zero, NaN and infinities are refused there.
+weight): only zero, NaN and infinities are refused there; a constant float zero point must be zero
+(onnx's reference refuses others for float8; the specification calls it "usually not used").
 """
 
 from collections.abc import Sequence
@@ -31,6 +33,11 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
     ContainerType,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     IntegerType,
@@ -41,6 +48,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.minifloat import is_float_storage
 from bitfold.dialects.onnx.constant import constant_operand
 
 PRECISION_DTYPES = {1: np.float32, 10: np.float16, 11: np.float64, 16: np.float32}
@@ -53,6 +61,12 @@ OUTPUT_DTYPES = {2: (8, False), 3: (8, True), 4: (16, False), 5: (16, True), 21:
                  25: (2, False), 26: (2, True)}
 """QuantizeLinear's `output_dtype` codes bitfold supports (ONNX TensorProto data types UINT8,
 INT8, UINT16, INT16, UINT4, INT4, UINT2, INT2) as (bits, signed)."""
+
+
+FLOAT_OUTPUT_DTYPES = {17: Float8E4M3FNType(), 18: Float8E4M3FNUZType(), 19: Float8E5M2Type(),
+                       20: Float8E5M2FNUZType(), 23: Float4E2M1FNType()}
+"""QuantizeLinear's float `output_dtype` codes (FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2,
+FLOAT8E5M2FNUZ, FLOAT4E2M1) as the result's element type."""
 
 
 INTEGER_WIDTHS = {2, 4, 8, 16}
@@ -94,11 +108,15 @@ def _verify_integer_types(integer: Attribute, zero_point: SSAValue | None, integ
                           zp_name: str, allow_int32: bool) -> None:
     widths = INTEGER_WIDTHS | ({32} if allow_int32 else set())
     element = _element(integer)
-    if not isinstance(element, IntegerType) or element.width.data not in widths:
+    if not is_float_storage(element) and (not isinstance(element, IntegerType) or element.width.data not in widths):
         bits = "/".join(str(w) for w in sorted(widths))
-        raise VerifyException(f"{integer_role} must be a tensor of {bits}-bit integers, got {integer}")
+        raise VerifyException(f"{integer_role} must be a tensor of {bits}-bit integers or of a float8/float4 type, got {integer}")
     if zero_point is not None and _element(zero_point.type) != element:
         raise VerifyException(f"'{zp_name}' must have the element type of {integer_role} ({element}), got {zero_point.type}")
+    if zero_point is not None and is_float_storage(element):
+        values = constant_operand(zero_point)
+        if values is not None and np.any(values.astype(np.float32) != 0):
+            raise VerifyException(f"'{zp_name}' of a {element} quantization must be zero, got {values.flatten()[:8].tolist()}")
 
 
 def _verify_shapes(op: OnnxOp, x: Attribute, scale: SSAValue, zero_point: SSAValue | None,
@@ -144,8 +162,11 @@ def verify_qdq(op: OnnxOp, x: SSAValue, scale: SSAValue, zero_point: SSAValue | 
         raise VerifyException(f"'precision' {precision} is not 0, FLOAT, FLOAT16, DOUBLE or BFLOAT16")
     if not dequantize and (code := op.int_attr("output_dtype")) != 0:
         element = _element(integer)
-        assert isinstance(element, IntegerType)
-        bits_signed = (element.width.data, element.signedness.data != Signedness.UNSIGNED)
-        if OUTPUT_DTYPES.get(code) != bits_signed:
+        if is_float_storage(element):
+            agrees = FLOAT_OUTPUT_DTYPES.get(code) == element
+        else:
+            assert isinstance(element, IntegerType)
+            agrees = OUTPUT_DTYPES.get(code) == (element.width.data, element.signedness.data != Signedness.UNSIGNED)
+        if not agrees:
             raise VerifyException(f"'output_dtype' {code} disagrees with the result type {integer}")
     _verify_shapes(op, x.type, scale, zero_point, scale_name, zp_name)

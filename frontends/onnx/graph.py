@@ -16,6 +16,7 @@ from onnx import helper
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    ContainerType,
     DictionaryAttr,
     IntegerAttr,
     ModuleOp,
@@ -23,14 +24,16 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StringAttr,
 )
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import OptionalDef, VariadicDef
 from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.evaluation import numpy_dtype_of
+from bitfold.dialects.minifloat import is_float_storage
 from bitfold.dialects.onnx.base import ONNX_NAME, ONNX_OPSET
 from bitfold.dialects.onnx.constant import ConstantOp
 from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.quantization import DequantizeLinearOp, QuantizeLinearOp
 from bitfold.frontends import FrontendError
 from bitfold.frontends.onnx.domains import (
     Opsets,
@@ -40,6 +43,10 @@ from bitfold.frontends.onnx.domains import (
 )
 from bitfold.frontends.onnx.types import element_type, tensor_attr, value_type
 from bitfold.frontends.onnx.upgrades import upgrade
+
+FLOAT_STORAGE_OPS = (QuantizeLinearOp, DequantizeLinearOp)
+"""The ops that take float8 and float4 values (their quantized side); any other op with such
+a value is refused (Cast to float8 and float8 arithmetic are not supported)."""
 
 _INVALID_NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9_$.-]")
 """What xDSL refuses in an SSA name (`[A-Za-z0-9_$.-]`; `\\w` would let non-ASCII letters through)."""
@@ -133,6 +140,7 @@ class GraphImporter:
             for group in outputs
         ]
         op = op_class.build(operands=operands, result_types=result_types, attributes=node_attributes(node, op_class, defaults, self.label))
+        self._check_float_storage(op, node)
         op.location = NameLoc(StringAttr(node.name), NoneAttr())
         self.block.add_op(op)
         try:
@@ -142,6 +150,14 @@ class GraphImporter:
         names = [name for group in outputs for name in (group if isinstance(group, list) else [group])]
         for name, result in zip(names, op.results, strict=True):
             self._define(name, result)
+
+    def _check_float_storage(self, op: Operation, node: onnx.NodeProto) -> None:
+        if isinstance(op, FLOAT_STORAGE_OPS):
+            return
+        for value in (*op.operands, *op.results):
+            if isinstance(value.type, ContainerType) and is_float_storage(value.type.get_element_type()):
+                raise FrontendError(f"{self.label}: {node_label(node)} ({node.op_type}): float8/float4 values are "
+                                    f"supported only in QuantizeLinear and DequantizeLinear, got {value.type}")
 
     def build(self) -> func.FuncOp:
         graph = self.model.graph

@@ -23,6 +23,7 @@ from xdsl.pattern_rewriter import (
 
 from bitfold.dialects.quant import QuantizedType
 from bitfold.passes.lower_quant.casts import LOWER_CAST_PATTERNS
+from bitfold.passes.lower_quant.float_storage import FLOAT_STORAGE_PATTERNS
 from bitfold.passes.lower_quant.requant import LowerRequantize
 
 
@@ -46,7 +47,7 @@ class LowerQuantPass(ModulePass):
     name = "lower-quant"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = GreedyRewritePatternApplier([*LOWER_CAST_PATTERNS, LowerRequantize()])
+        patterns = GreedyRewritePatternApplier([*FLOAT_STORAGE_PATTERNS, *LOWER_CAST_PATTERNS, LowerRequantize()])
         # Users first: each pattern reads its operand's quantized type before the producer
         # is lowered.
         PatternRewriteWalker(patterns, apply_recursively=False, walk_reverse=True).rewrite_module(op)

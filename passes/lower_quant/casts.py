@@ -18,6 +18,7 @@ dcast: x = sitofp_F(ext_W(q) - zp) * s (extsi for signed storage, extui for unsi
   bipolar: x = select(q, s, -s).
 scast: the value itself (storage is already the signless iN); to or from `uiN` / `siN`, a
   `builtin.unrealized_conversion_cast`.
+qcast / dcast with float storage (f8E4M3FN, ...): `float_storage.py`.
 """
 
 import numpy as np

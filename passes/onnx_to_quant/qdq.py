@@ -4,16 +4,18 @@ remain (docs/canonical-quant-form.md, "Per source form")."""
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import Float32Type, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from bitfold.dialects.minifloat import is_float_storage
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
 from bitfold.dialects.onnx.elementwise import ClipOp
 from bitfold.dialects.onnx.quantization import DequantizeLinearOp, QuantizeLinearOp, saturation_range
 from bitfold.dialects.quant import (
     DequantizeCastOp,
+    FloatQuantizedType,
     QuantizeCastOp,
     RequantizeOp,
     StorageCastOp,
@@ -24,6 +26,7 @@ from bitfold.dialects.quant_semantics import clamp, from_storage
 from bitfold.dialects.quantized_constants import quantized_constant
 from bitfold.passes.onnx_to_quant.negative_scales import has_negative_scale, negated_weights
 from bitfold.passes.onnx_to_quant.parameters import (
+    checked,
     constant_parameter,
     fail,
     float_element,
@@ -43,6 +46,22 @@ def onnx_quantized_type(op: OnnxOp, integers: SSAValue, scale: SSAValue, zero_po
     zero_array = None if zero_point is None else constant_parameter(op, zero_point, "zero point")
     parameters = onnx_parameters(op, scale_array, zero_array, integers.type.get_shape(), axis, block_size)
     return uniform_type(op, expressed, parameters, saturation_range(integers.type))
+
+
+def onnx_float_quantized_type(op: OnnxOp, values: SSAValue, scale: SSAValue, expressed,
+                              axis: int, block_size: int) -> FloatQuantizedType:
+    """The float-storage type of a float8 / float4 tensor `values` with constant `scale`, per
+    tensor or per axis (its zero point, which the onnx op verifies zero, plays no part). f32
+    only: ONNX's DequantizeLinear multiplies in f32 whatever the scale's type."""
+    if not isinstance(expressed, Float32Type):
+        fail(op, f"float8/float4 quantization expressed in {expressed}: only f32 has a quant form")
+    scale_array = constant_parameter(op, scale, "scale")
+    same_float_type(op, scale_array, expressed, "the scale")
+    parameters = onnx_parameters(op, scale_array, None, values.type.get_shape(), axis, block_size)
+    if parameters.block_sizes:
+        fail(op, "blocked float8/float4 quantization has no quant form")
+    storage = values.type.get_element_type()
+    return checked(op, FloatQuantizedType.get(storage, expressed, parameters.scales.reshape(-1).tolist(), parameters.axis))
 
 
 def storage_to_quantized(value: SSAValue, qtype: UniformQuantizedType) -> StorageCastOp:
@@ -82,15 +101,24 @@ class QuantizeLinearToCast(RewritePattern):
     `!quant.uniform<S:f, s:zp>` with S the result's integer type (per axis / per block as
     ONNX's axis / block_size say). Exact: the default qcast is QuantizeLinear's formula
     (divide in f, round half to even, add zp, saturate to S); the division happens in x's
-    type, so the scale (and `precision`, when set) must be that type."""
+    type, so the scale (and `precision`, when set) must be that type. A float8 / float4 result
+    gives T = `!quant.uniform<F:f32, s>` (saturating; `saturate` = 0 and a float4 zero point,
+    which onnx's reference adds and so turns -0 into +0, are refused)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: QuantizeLinearOp, rewriter: PatternRewriter) -> None:
         expressed = float_element(op, op.x)
         if op.int_attr("precision") not in (0, ONNX_FLOAT_CODES.get(type(expressed).__name__)):
             fail(op, f"precision {op.int_attr('precision')} differs from the input type {expressed}")
-        qtype = onnx_quantized_type(op, op.y, op.y_scale, op.y_zero_point, expressed,
-                                    op.int_attr("axis"), op.int_attr("block_size"))
+        if is_float_storage(op.y.type.get_element_type()):
+            if op.int_attr("saturate") != 1:
+                fail(op, "saturate=0 (overflow to infinity or NaN) has no quant form: the cast saturates")
+            if op.y_zero_point is not None and op.y.type.get_element_type().bitwidth == 4:
+                fail(op, "a float4 zero point turns -0 into +0 (onnx's reference adds it): no quant form")
+            qtype = onnx_float_quantized_type(op, op.y, op.y_scale, expressed, op.int_attr("axis"), op.int_attr("block_size"))
+        else:
+            qtype = onnx_quantized_type(op, op.y, op.y_scale, op.y_zero_point, expressed,
+                                        op.int_attr("axis"), op.int_attr("block_size"))
         qcast = QuantizeCastOp(op.x, TensorType(qtype, op.x.type.get_shape()))
         rewriter.replace(op, [qcast, StorageCastOp(qcast.result, op.y.type)])
 
@@ -106,11 +134,23 @@ class DequantizeLinearToCast(RewritePattern):
     - otherwise: scast(i) to the full range, requant to T if the Clips narrow it.
     Exact: dcast computes float(i - zp) * s in f, DequantizeLinear's formula for f32.
     Negative scales (of constant integers) move their sign into the integers
-    (`negative_scales`)."""
+    (`negative_scales`).
+    float8 / float4 x: dcast(v : `!quant.uniform<F:f32, s>`), v the qcast's value where x
+    is its scast, else scast(x): decode(x) * s in f32, DequantizeLinear's formula."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: DequantizeLinearOp, rewriter: PatternRewriter) -> None:
         expressed = float_element(op, op.y)
+        if is_float_storage(op.x.type.get_element_type()):
+            qtype = onnx_float_quantized_type(op, op.x, op.x_scale, expressed, op.int_attr("axis"), op.int_attr("block_size"))
+            quantized_type = TensorType(qtype, op.x.type.get_shape())
+            source = op.x.owner
+            if isinstance(source, StorageCastOp) and source.input.type == quantized_type:
+                rewriter.replace(op, [DequantizeCastOp(source.input, op.y.type)])
+            else:
+                scast = StorageCastOp(op.x, quantized_type)
+                rewriter.replace(op, [scast, DequantizeCastOp(scast.result, op.y.type)])
+            return
         clipped = ClippedIntegers.of(op.x)
         if clipped.low >= clipped.high:
             fail(op, f"the Clips before it leave the empty or one-value range [{clipped.low}, {clipped.high}]")

@@ -74,7 +74,7 @@ from bitfold.passes.quant_to_integer.reductions import ReduceToInteger
 from bitfold.passes.quant_to_integer.sign_thresholds import SignAfterAffineToThreshold
 from bitfold.passes.quant_to_integer.signless import SinkStorageCast, make_storage_signless
 from bitfold.passes.quant_to_integer.softmax import SoftmaxToInteger
-from bitfold.passes.quant_to_integer.tables import QLinearUnaryToTable, UnaryToTable
+from bitfold.passes.quant_to_integer.tables import FloatStorageRequantToTable, QLinearUnaryToTable, UnaryToTable
 
 INTEGER_PATTERNS = (
     SignAfterAffineToThreshold(),
@@ -96,6 +96,7 @@ INTEGER_PATTERNS = (
     RequantizeDequantized(),
     UnaryToTable(),
     QLinearUnaryToTable(),
+    FloatStorageRequantToTable(),
     SoftmaxToInteger(),
     BatchNormToInteger(),
 )

@@ -101,8 +101,9 @@ class RequantizeDequantized(RewritePattern):
             rewriter.replace(op, RequantizeOp(dcast.input, op.result.type, _rounding_attributes(op)))
         elif isinstance(target, BipolarQuantizedType):
             self._sign(op, source, rewriter)
-        else:
+        elif isinstance(source.qtype, BipolarQuantizedType):
             self._select(op, source, rewriter)
+        # float storage on either side: a table (`tables.FloatStorageRequantToTable`)
 
     @staticmethod
     def _sign(op: QuantizeCastOp, source: Quantized, rewriter: PatternRewriter) -> None:

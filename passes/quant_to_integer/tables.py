@@ -16,7 +16,16 @@ The integer form is a parallel `linalg.generic` whose body reads the table, an
 `MAX_TABLE_ENTRIES` stored values (16 bits); the result per tensor (uniform). A wider input (an
 unrequantized i32 accumulator: Brevitas' QuantSigmoid after a QuantConv) is refused here, and
 quant-to-integer leaves the activation float, a float island (docs/float-islands.md), unless
-`integer-only` asks for the refusal."""
+`integer-only` asks for the refusal.
+
+Float storage (`!quant.uniform<f8E4M3FN:f32, s>`, 8 or 4 bits) in or out of a requantization
+is a table the same way, indexed by the bit pattern (0 .. 2^N - 1, zero-extended):
+
+    qcast(dcast(q)) : T_out  ->  table[q - lo],   table[i] = qcast(dcast(lo + i))
+
+exact by construction, as the casts' references compute it: from float8 every one of the 256
+codes (NaN codes included) maps to its integer or float8 result; into float8 from an integer
+type of at most 16 bits, every stored value to its code (round to nearest even, saturating)."""
 
 import numpy as np
 from xdsl.dialects import arith, tensor
@@ -48,6 +57,7 @@ from bitfold.dialects.onnx.elementwise import (
 )
 from bitfold.dialects.quant import (
     DequantizeCastOp,
+    FloatQuantizedType,
     Granularity,
     QuantizeCastOp,
     StorageCastOp,
@@ -141,6 +151,35 @@ class UnaryToTable(RewritePattern):
         values = apply_table(rewriter, source, stored.astype(np.int64), target.storage_integer_type())
         rewriter.replace(qcast, [], [quantized(rewriter, values, target)])
         rewriter.erase(op)
+
+
+def float_storage_table_input(op: Operation, qtype) -> np.ndarray:
+    """Every stored value of a per-tensor type a float-storage requantization reads: the bit
+    patterns of float storage, the stored integers of a uniform type."""
+    if isinstance(qtype, FloatQuantizedType) and qtype.kind == Granularity.PER_TENSOR:
+        return np.arange(1 << qtype.storage_width).astype(numpy_dtype(qtype))
+    return table_input_values(op, qtype)
+
+
+class FloatStorageRequantToTable(RewritePattern):
+    """qcast(dcast(q)) with float storage on either side -> table[q - lo] (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: QuantizeCastOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(dcast := op.input.owner, DequantizeCastOp):
+            return
+        source_type, target = element_type(dcast.input.type), element_type(op.result.type)
+        if not (isinstance(source_type, FloatQuantizedType) or isinstance(target, FloatQuantizedType)):
+            return
+        if getattr(target, "kind", None) != Granularity.PER_TENSOR or not isinstance(target, UniformQuantizedType | FloatQuantizedType):
+            raise fail(op, f"a requantization table needs a result quantized per tensor, got {target}")
+        source = Quantized(dcast.input, source_type, None)
+        inputs = float_storage_table_input(op, source_type)
+        with np.errstate(invalid="ignore"):  # NaN codes: qcast gives what the interpreter gives
+            (real,) = dcast.evaluate([inputs])
+            (stored,) = op.evaluate([real])
+        values = apply_table(rewriter, source, stored.astype(np.int64), target.storage_integer_type())
+        rewriter.replace(op, [], [quantized(rewriter, values, target)])
 
 
 class QLinearUnaryToTable(RewritePattern):

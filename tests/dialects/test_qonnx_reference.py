@@ -189,7 +189,7 @@ def test_op_class_follows_qonnx_registry(op_type, version):
     assert op_class_for(op_type, version) is QONNX_CLASSES[qonnx_class]
 
 
-@pytest.mark.parametrize("op_type", ["FloatQuant", "MultiThreshold", "Relu"])
+@pytest.mark.parametrize("op_type", ["MultiThreshold", "Relu"])
 def test_other_op_types_are_unsupported(op_type):
     assert op_class_for(op_type, 1) is None
 

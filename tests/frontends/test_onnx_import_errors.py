@@ -47,7 +47,7 @@ def write_unknown_domain(path):
 
 
 def write_unsupported_qonnx_op(path):
-    node = helper.make_node("FloatQuant", ["x", "x", "x", "x", "x", "x"], ["y"], name="n3",
+    node = helper.make_node("MultiThreshold", ["x", "x"], ["y"], name="n3",
                             domain="qonnx.custom_op.general")
     onnx.save(make_model([node], opsets=[("", 13), ("qonnx.custom_op.general", 1)]), path)
 
@@ -66,7 +66,7 @@ CASES = {
     "unknown_onnx_version": (write_unknown_onnx_version, "{path}: unsupported version 99 of domain 'ai.onnx'"),
     "unknown_domain": (write_unknown_domain, "unsupported op 'Frob' (domain 'com.example') at node 'n1'"),
     "unsupported_qonnx_op": (
-        write_unsupported_qonnx_op, "unsupported op 'FloatQuant' (domain 'qonnx.custom_op.general') at node 'n3'"
+        write_unsupported_qonnx_op, "unsupported op 'MultiThreshold' (domain 'qonnx.custom_op.general') at node 'n3'"
     ),
     "missing_external_data": (write_missing_external_data, "external data file '{dir}/weights.bin' of tensor 'w' not found"),
 }

@@ -337,7 +337,7 @@ SHIPPED_QONNX_MODELS: list[ShippedModel] = [
     ShippedModel("mnist-conv/model.onnx", {"Input3": ((1, 1, 28, 28), "float32", (0, 1))}, True,
                  ops=("Conv", "Add", "Relu", "MaxPool", "Reshape", "MatMul")),
     ShippedModel("floatquant_exec/qonnx_act_weight_fp8.onnx", {"x.1": ((1, 3), "float32", (-1, 1))}, True,
-                 note="FloatQuant (minifloat fp8) in domain onnx.brevitas, out of bitfold's integer scope",
+                 note="FloatQuant (minifloat fp8) in domain onnx.brevitas",
                  ops=("FloatQuant", "Gemm")),
     ShippedModel("matmul_update/sdp.onnx",
                  {f"onnx::Reshape_{i}": ((64, 1, 128), "float32", (-1, 1)) for i in range(3)}, False,

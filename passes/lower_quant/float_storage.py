@@ -1,0 +1,115 @@
+"""`quant.qcast` / `quant.dcast` with float storage (`!quant.uniform<f8E4M3FN:f32, s>`, ...) become
+a `linalg.generic` each, bit-exact to `minifloat.encode` / `decode` (the casts' references):
+
+qcast, x of f32, format of M mantissa bits, emin = 1 - bias (`bitfold.dialects.minifloat`):
+    v = x / s                                                  (divf, as the reference)
+    u = bitcast_i32(v); m = u & 0x7FFFFFFF; e = m >> 23 (shrui)
+    E = max(e, 1) - 127; sig = (m & 0x7FFFFF) | (e > 0 ? 2^23 : 0)
+    k = min(23 - M + max(emin - E, 0), 31)
+    n = (sig + (1 << (k - 1)) - 1 + ((sig >> k) & 1)) >> k      (half to even; sig < 2^24: no overflow)
+    code = (max(E - emin, 0) << M) + n, then min(code, max_code)   (saturating)
+    code |= sign bit where u < 0 (FNUZ formats: only where code != 0)
+    code = NaN's code where m > 0x7F800000
+  integer arithmetic on the bits of the float32 quotient: no float operation but the division.
+dcast: x = table[b] * s, table the 2^N exact float32 values of the bit patterns (`decode_table`),
+  b zero-extended as the index.
+"""
+
+import numpy as np
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IndexType, IntegerType, TensorType
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.utils.exceptions import PassFailedException
+
+from bitfold.dialects.minifloat import F32_BIAS, F32_INFINITY, F32_MANTISSA_BITS, decode_table, is_fnuz, max_code, nan_code, sign_bit
+from bitfold.dialects.quant import DequantizeCastOp, FloatQuantizedType, QuantizeCastOp, element_type
+from bitfold.passes.linalg_building import Body
+from bitfold.passes.lower_quant.elementwise import Parameter, build_elementwise, parameter_table
+
+I32 = IntegerType(32)
+
+
+def _float_storage(op, container) -> FloatQuantizedType | None:
+    qtype = element_type(container)
+    if not isinstance(qtype, FloatQuantizedType):
+        return None
+    if not isinstance(container, TensorType) or not isinstance(qtype.expressed_type, Float32Type):
+        raise PassFailedException(f"lower-quant: '{op.name}' with float storage on {container}: only f32 tensors")
+    return qtype
+
+
+def _storage_tensor(container: TensorType, qtype: FloatQuantizedType) -> TensorType:
+    return TensorType(qtype.storage_integer_type(), container.get_shape())
+
+
+def emit_encode(body: Body, v, qtype: FloatQuantizedType):
+    """The module docstring's qcast formula on the f32 value v, as a storage integer."""
+    semantics = qtype.semantics
+    mantissa_bits, emin = semantics.mantissa_bits, 1 - semantics.exponent_bias
+
+    def c(value: int):
+        return body.constant(value, I32)
+
+    def op(kind, a, b):
+        return body.emit(kind(a, b))
+
+    u = body.emit(arith.BitcastOp(v, I32))
+    magnitude = op(arith.AndIOp, u, c(0x7FFFFFFF))
+    field = op(arith.ShRUIOp, magnitude, c(F32_MANTISSA_BITS))
+    exponent = op(arith.SubiOp, op(arith.MaxSIOp, field, c(1)), c(F32_BIAS))
+    implicit = body.emit(arith.SelectOp(body.emit(arith.CmpiOp(field, c(0), "sgt")), c(1 << F32_MANTISSA_BITS), c(0)))
+    significand = op(arith.OrIOp, op(arith.AndIOp, magnitude, c((1 << F32_MANTISSA_BITS) - 1)), implicit)
+    below = op(arith.MaxSIOp, op(arith.SubiOp, c(emin), exponent), c(0))
+    shift = op(arith.MinSIOp, op(arith.AddiOp, below, c(F32_MANTISSA_BITS - mantissa_bits)), c(31))
+    half_less_one = op(arith.SubiOp, op(arith.ShLIOp, c(1), op(arith.SubiOp, shift, c(1))), c(1))
+    odd = op(arith.AndIOp, op(arith.ShRUIOp, significand, shift), c(1))
+    rounded = op(arith.ShRUIOp, op(arith.AddiOp, op(arith.AddiOp, significand, half_less_one), odd), shift)
+    binade = op(arith.ShLIOp, op(arith.MaxSIOp, op(arith.SubiOp, exponent, c(emin)), c(0)), c(mantissa_bits))
+    code = op(arith.MinSIOp, op(arith.AddiOp, binade, rounded), c(max_code(semantics)))
+    negative = body.emit(arith.CmpiOp(u, c(0), "slt"))
+    signed = body.emit(arith.SelectOp(negative, op(arith.OrIOp, code, c(sign_bit(semantics))), code))
+    if is_fnuz(semantics):
+        signed = body.emit(arith.SelectOp(body.emit(arith.CmpiOp(code, c(0), "eq")), code, signed))
+    nan = body.emit(arith.SelectOp(negative, c(int(nan_code(semantics, np.array(True)))), c(int(nan_code(semantics, np.array(False))))))
+    code = body.emit(arith.SelectOp(body.emit(arith.CmpiOp(magnitude, c(F32_INFINITY), "ugt")), nan, signed))
+    return body.emit(arith.TruncIOp(code, qtype.storage_integer_type()))
+
+
+class LowerQuantizeToFloatStorage(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: QuantizeCastOp, rewriter: PatternRewriter):
+        if (qtype := _float_storage(op, op.result.type)) is None:
+            return
+        f32 = Float32Type()
+        scales = parameter_table(qtype, qtype.scale_values()).astype(np.float32)
+
+        def build(body: Body):
+            return emit_encode(body, body.emit(arith.DivfOp(body.values["input"], body.values["scale"])), qtype)
+
+        lowered = build_elementwise(rewriter, op.input, f32, qtype, {"scale": Parameter(scales, f32)},
+                                    _storage_tensor(op.result.type, qtype), build)
+        rewriter.replace(op, [], [lowered])
+
+
+class LowerDequantizeFromFloatStorage(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DequantizeCastOp, rewriter: PatternRewriter):
+        if (qtype := _float_storage(op, op.input.type)) is None:
+            return
+        f32, storage = Float32Type(), qtype.storage_integer_type()
+        values = decode_table(qtype.semantics)
+        table = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(f32, [values.size]), values.tolist()))
+        rewriter.insert(table)
+        scales = parameter_table(qtype, qtype.scale_values()).astype(np.float32)
+
+        def build(body: Body):
+            index = body.emit(arith.IndexCastOp(body.emit(arith.ExtUIOp(body.values["input"], I32)), IndexType()))
+            decoded = body.emit(tensor.ExtractOp(table.result, [index], f32))
+            return body.emit(arith.MulfOp(decoded, body.values["scale"]))
+
+        result = TensorType(f32, op.input.type.get_shape())
+        lowered = build_elementwise(rewriter, op.input, storage, qtype, {"scale": Parameter(scales, f32)}, result, build)
+        rewriter.replace(op, [], [lowered])
+
+
+FLOAT_STORAGE_PATTERNS = (LowerQuantizeToFloatStorage(), LowerDequantizeFromFloatStorage())
