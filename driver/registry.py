@@ -61,6 +61,8 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "bitfold-linalg-to-loops": _lazy("backends.riscv.linalg_to_loops", "BitfoldLinalgToLoopsPass"),
         "bitfold-riscv-copy-loop-values": _lazy("backends.riscv.loop_value_copies", "CopyLoopValuesPass"),
         "bitfold-riscv-sink-constants": _lazy("backends.riscv.constant_sinking", "SinkConstantsPass"),
+        "bitfold-expand-float-rounding": _lazy("backends.riscv.float_rounding", "ExpandFloatRoundingPass"),
+        "bitfold-float-to-riscv": _lazy("backends.riscv.lower_floats", "FloatToRiscvPass"),
         "bitfold-riscv-allocate-registers": _lazy("backends.riscv.register_allocation", "BitfoldAllocateRegistersPass"),
         "bitfold-riscv-prologue-epilogue": _lazy("backends.riscv.prologue", "BitfoldPrologueEpiloguePass"),
     }

@@ -51,6 +51,7 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     IntegerAttr,
+    Float32Type,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -86,7 +87,10 @@ def memref_type_of(tensor_type: Attribute) -> MemRefType:
 
 
 def element_bytes(element_type: Attribute) -> int:
-    """Bytes of one element in memory: i1..i8 one (sub-byte values one a byte), i16 two, ..."""
+    """Bytes of one element in memory: i1..i8 one (sub-byte values one a byte), i16 two, ...;
+    f32 four."""
+    if isinstance(element_type, Float32Type):
+        return 4
     if not isinstance(element_type, IntegerType):
         raise PassFailedException(f"bufferize: intermediate buffers of {element_type} are not supported")
     return max(1, -(-element_type.width.data // BITS_PER_BYTE))

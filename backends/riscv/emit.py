@@ -3,7 +3,7 @@
 - A comment line `# workspace: N bytes` states the size of the workspace the function takes as
   its last argument (docs/riscv-abi.md); the harness reads it.
 - `.rodata`: each constant `memref.global` as `.byte`/`.half`/`.word`/`.dword` lines, aligned
-  to its element size (sub-byte constants are already packed bytes).
+  to its element size (sub-byte constants are already packed bytes; f32 as the `.word` of its bits).
 - No `.data`, no `.bss`: intermediate buffers live in the caller's workspace
   (`bitfold.passes.bufferize`), so the function keeps no state and is reentrant.
 """
@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IntegerType, ModuleOp, StringAttr
 from xdsl.dialects.riscv import riscv_code
 from xdsl.passes import ModulePass
+from xdsl.utils.bitwise_casts import convert_f32_to_u32
 
 from bitfold.backends.riscv.isa import Isa
 from bitfold.backends.riscv.pipeline import CodegenError, check_input, isa_of, lower_to_riscv
@@ -25,8 +26,10 @@ VALUES_PER_LINE = 16
 
 
 def element_bytes(global_op: memref.GlobalOp) -> int:
-    """Bytes of one element in memory (sub-byte values take a byte each)."""
+    """Bytes of one element in memory (sub-byte values take a byte each; f32 four)."""
     element = global_op.type.element_type
+    if isinstance(element, Float32Type):
+        return 4
     if not isinstance(element, IntegerType):
         raise ValueError(f"riscv: global @{global_op.sym_name.data} of {element} elements")
     return max(1, (element.width.data + 7) // 8)
@@ -44,7 +47,10 @@ def data_sections(globals_: list[memref.GlobalOp]) -> str:
         if global_op.constant is None or not isinstance(value, DenseIntOrFPElementsAttr):
             raise CodegenError(f"riscv: global @{global_op.sym_name.data} is not a constant (the function keeps "
                                "no state: intermediates live in the workspace)")
-        values = [int(v) for v in value.get_values()]
+        values = [
+            convert_f32_to_u32(v) if isinstance(global_op.type.element_type, Float32Type) else int(v)
+            for v in value.get_values()
+        ]
         if len(values) == 1 and count != 1:
             values *= count
         for start in range(0, len(values), VALUES_PER_LINE):
@@ -72,7 +78,7 @@ def lower(module: ModuleOp, function: func.FuncOp, isa: Isa) -> tuple[ModuleOp, 
             bufferized = next(f for f in lowered.ops if isinstance(f, func.FuncOp) and f.sym_name == function.sym_name)
             sizes.append(workspace_size(bufferized))
 
-    lowered = lower_to_riscv(module, isa.xlen, after=observe, zbb=isa.zbb)
+    lowered = lower_to_riscv(module, isa.xlen, after=observe, zbb=isa.zbb, hard_float=isa.hard_float)
     return lowered, sizes[-1]
 
 

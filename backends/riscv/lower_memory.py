@@ -18,7 +18,9 @@ computation):
   as the `arith.extsi` / `arith.extui` consuming it asks. Sub-byte values that are not
   constants (activations, arguments) live one per byte.
 
-`bitfold-ptr-to-riscv` (after it): `ptr.load` / `ptr.store` by element width. xDSL's
+`bitfold-ptr-to-riscv` (after it): `ptr.load` / `ptr.store` by element width; f32 with `flw` /
+`fsw` into f registers where the target has F (`hard_float`), else with `lw` / `sw` (soft float
+holds the bits in integer registers, `soft_float.py`). xDSL's
 `convert-memref-to-riscv` and `convert-ptr-to-riscv` load every integer with `lw` and store
 with `sw`, so an i8 load reads four elements. Here: `lb`/`lh`/`lw`/`ld` sign-extend into the
 register convention; when every user of a loaded value is an `arith.extui`, the load is the
@@ -37,6 +39,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
+    Float32Type,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -268,6 +271,10 @@ class LoadByWidth(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ptr.LoadOp, rewriter: PatternRewriter) -> None:
         (address,) = cast_operands_to_regs(rewriter, op)
+        if isinstance(op.res.type, Float32Type):
+            load = riscv.FLwOp(address, 0)
+            rewriter.replace(op, [load, UnrealizedConversionCastOp.get((load.rd,), (op.res.type,))])
+            return
         width = bit_width(op.res.type, self.xlen)
         users = [use.operation for use in op.res.uses]
         zero_extended = bool(users) and all(isinstance(u, arith.ExtUIOp) for u in users) and width < self.xlen
@@ -299,6 +306,9 @@ class StoreByWidth(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ptr.StoreOp, rewriter: PatternRewriter) -> None:
         address, value = cast_operands_to_regs(rewriter, op)
+        if isinstance(op.value.type, Float32Type):
+            rewriter.replace(op, riscv.FSwOp(address, value, 0))
+            return
         width = bit_width(op.value.type, self.xlen)
         store = STORES[max(BITS_PER_BYTE, width)] if width <= BITS_PER_BYTE or width in STORES else None
         if store is None:

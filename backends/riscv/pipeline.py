@@ -3,6 +3,7 @@ riscv dialects. xDSL's passes wherever they are right; bitfold's shims (each doc
 module) where 0.74 is wrong or missing:
 
     bitfold-expand-ctpop                    without Zbb: math.ctpop as SWAR arith
+    bitfold-expand-float-rounding           f32 roundeven/trunc/floor/ceil as exact arith
     bufferize                               bitfold.passes.bufferize
     bitfold-register-tiled-loops            linear generics: register tiles, pointer loops
     bitfold-linalg-to-loops                 accumulators in registers, else xDSL's perfect nest
@@ -12,6 +13,7 @@ module) where 0.74 is wrong or missing:
     convert-ptr-type-offsets                xDSL
     canonicalize, multiply-by-power-of-two-to-shift, licm, cse
     bitfold-ptr-to-riscv                    lb/lbu/lh/lhu/lw/lwu/ld, sb/sh/sw/sd
+    bitfold-float-to-riscv                  with F: f32 arith to F instructions, rne, rtz
     bitfold-arith-to-riscv, convert-arith-to-riscv
     convert-scf-to-riscv-scf, convert-func-to-riscv-func, reconcile-unrealized-casts
     bitfold-riscv-immediates                li operands -> addi/slli/andi/... forms
@@ -49,10 +51,12 @@ from xdsl.transforms.riscv_scf_for_infer_constant_step import RiscvScfForInferCo
 from xdsl.utils.exceptions import DiagnosticException
 
 from bitfold.backends.riscv.constant_sinking import SinkConstantsPass
+from bitfold.backends.riscv.float_rounding import ExpandFloatRoundingPass
 from bitfold.backends.riscv.immediates import BitfoldRiscvImmediatesPass
 from bitfold.backends.riscv.isa import Isa, IsaError
 from bitfold.backends.riscv.linalg_to_loops import BitfoldLinalgToLoopsPass
 from bitfold.backends.riscv.loop_value_copies import CopyLoopValuesPass
+from bitfold.backends.riscv.lower_floats import FloatToRiscvPass
 from bitfold.backends.riscv.lower_integers import BitfoldArithToRiscvPass
 from bitfold.backends.riscv.lower_memory import BitfoldMemrefToAddressesPass, BitfoldPtrToRiscvPass
 from bitfold.backends.riscv.population_count import ExpandPopulationCountPass
@@ -136,13 +140,15 @@ restrict it to force spilling)."""
 
 
 def riscv_passes(
-    xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spill: bool = True, registers: int = 27, zbb: bool = False
+    xlen: int, tile_registers: int = TILE_REGISTER_BUDGETS[0], spill: bool = True, registers: int = 27, zbb: bool = False,
+    hard_float: bool = False,
 ) -> list[ModulePass]:
     """The passes from the backend's tensor IR to register-allocated riscv (module docstring):
     register tiles planned for `tile_registers`, `registers` allocatable, spilling allowed or
-    not, Zbb's instructions used or not."""
+    not, Zbb's and F's instructions used or not."""
     return [
         *([] if zbb else [ExpandPopulationCountPass()]),
+        ExpandFloatRoundingPass(),
         BufferizePass(),
         WidenSubByteOutputsPass(),
         BitfoldRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
@@ -157,6 +163,7 @@ def riscv_passes(
         CommonSubexpressionElimination(),
         CanonicalizePass(),
         BitfoldPtrToRiscvPass(xlen=xlen),
+        *([FloatToRiscvPass(xlen=xlen)] if hard_float else []),
         BitfoldArithToRiscvPass(xlen=xlen, zbb=zbb),
         ConvertArithToRiscvPass(),
         ConvertScfToRiscvPass(),
@@ -180,6 +187,7 @@ def lower_to_riscv(
     after: Callable[[ModulePass, ModuleOp], None] | None = None,
     registers: int | None = None,
     zbb: bool = False,
+    hard_float: bool = False,
 ) -> ModuleOp:
     """`riscv_passes` on a copy of `module`, with the largest register-tile budget (at most
     `registers`, default `ALLOCATABLE_REGISTERS`) whose code needs no spilling, else the
@@ -195,7 +203,7 @@ def lower_to_riscv(
         attempt = module.clone()
         last = budget == budgets[-1]
         try:
-            for module_pass in riscv_passes(xlen, budget, spill=last, registers=registers, zbb=zbb):
+            for module_pass in riscv_passes(xlen, budget, spill=last, registers=registers, zbb=zbb, hard_float=hard_float):
                 module_pass.apply(ctx, attempt)
                 if after is not None:
                     after(module_pass, attempt)

@@ -90,9 +90,16 @@ class RegisterAllocationError(DiagnosticException):
     """A function the allocator cannot fit in the allocatable registers, even spilling."""
 
 
+FLOAT_REGISTERS = (*Registers.FT, *Registers.FA, *Registers.FS)
+"""The allocatable f registers in order of preference: ft0..ft11, fa0..fa7, fs0..fs11 (saved by
+the prologue when used). The pressure model and spilling count integer registers only: a float
+island is elementwise code that never needs more than a few of these 32."""
+
+
 def allocation_order(registers: int) -> tuple[riscv.RISCVRegisterType, ...]:
-    """The register stack pops from the end: the first `registers` of `INTEGER_REGISTERS`, in order."""
-    return (*reversed(INTEGER_REGISTERS[:registers]), *reversed(FloatRegisterType.allocatable_registers()))
+    """The register stack pops from the end: the first `registers` of `INTEGER_REGISTERS`, in
+    order, and every one of `FLOAT_REGISTERS`."""
+    return (*reversed(INTEGER_REGISTERS[:registers]), *reversed(FLOAT_REGISTERS))
 
 
 ALLOCATION_ORDER = allocation_order(len(INTEGER_REGISTERS))

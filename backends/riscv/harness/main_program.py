@@ -33,6 +33,7 @@ C_TYPES = {
     np.dtype(np.uint32): "uint32_t",
     np.dtype(np.int64): "int64_t",
     np.dtype(np.uint64): "uint64_t",
+    np.dtype(np.float32): "float",
 }
 GUARD_BYTES = 64
 GUARD_BYTE = 0xA7
@@ -48,7 +49,7 @@ WORKSPACE_LINE = re.compile(r"^# workspace: (\d+) bytes", re.MULTILINE)
 
 
 def c_type(dtype: np.dtype) -> str:
-    """The <stdint.h> type of one element of a buffer of `dtype`."""
+    """The C type (<stdint.h> for integers) of one element of a buffer of `dtype`."""
     try:
         return C_TYPES[np.dtype(dtype)]
     except KeyError:
