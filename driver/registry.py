@@ -63,6 +63,8 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "bitfold-riscv-sink-constants": _lazy("backends.riscv.constant_sinking", "SinkConstantsPass"),
         "bitfold-expand-float-rounding": _lazy("backends.riscv.float_rounding", "ExpandFloatRoundingPass"),
         "bitfold-float-to-riscv": _lazy("backends.riscv.lower_floats", "FloatToRiscvPass"),
+        "bitfold-soft-float": _lazy("backends.riscv.soft_float", "SoftFloatPass"),
+        "bitfold-riscv-expand-calls": _lazy("backends.riscv.soft_float_calls", "ExpandCallsPass"),
         "bitfold-riscv-allocate-registers": _lazy("backends.riscv.register_allocation", "BitfoldAllocateRegistersPass"),
         "bitfold-riscv-prologue-epilogue": _lazy("backends.riscv.prologue", "BitfoldPrologueEpiloguePass"),
     }

@@ -17,6 +17,7 @@ from xdsl.dialects.riscv import riscv_code
 from xdsl.passes import ModulePass
 from xdsl.utils.bitwise_casts import convert_f32_to_u32
 
+from bitfold.backends.riscv.float_instructions import CallOp
 from bitfold.backends.riscv.isa import Isa
 from bitfold.backends.riscv.pipeline import CodegenError, check_input, isa_of, lower_to_riscv
 from bitfold.passes.bufferize import BufferizePass, workspace_size
@@ -66,6 +67,8 @@ class Kernel:
 
     assembly: str
     workspace_size: int
+    calls: tuple[str, ...] = ()
+    """the routines the function calls (libgcc's soft-float ones), which the caller must link"""
 
 
 def lower(module: ModuleOp, function: func.FuncOp, isa: Isa) -> tuple[ModuleOp, int]:
@@ -106,4 +109,5 @@ def compile_kernel(module: ModuleOp, target: str, symbol: str) -> Kernel:
     # (backends/riscv/harness: it maps executed addresses to functions) need them.
     function_type = f".type {symbol}, @function\n"
     code = riscv_code(module).replace(f"{symbol}:\n", f"{function_type}{symbol}:\n", 1)
-    return Kernel(header + code + f".size {symbol}, .-{symbol}\n" + data_sections(globals_), workspace)
+    calls = tuple(sorted({op.immediate.data for op in module.walk() if isinstance(op, CallOp)}))
+    return Kernel(header + code + f".size {symbol}, .-{symbol}\n" + data_sections(globals_), workspace, calls)

@@ -12,22 +12,34 @@ interpreter computes, whatever `frm` holds:
     rvfloat.fcvt.s.w / fcvt.s.wu                  rne (exact below 2^24, else rounded to even)
     rvfloat.fcvt.w.s / fcvt.wu.s {rounding}       rtz (fptosi/fptoui), or rne/rdn/rup
 
+Soft float (targets without F) calls libgcc's routines through two ops:
+
+    rvfloat.libcall {callee}   a call as one instruction for the register allocator: register
+                               operands (the routine's arguments), one register result;
+                               `bitfold-riscv-expand-calls` (`soft_float_calls.py`) replaces it
+                               after allocation by saves, moves to a0/a1, the call, restores
+    rvfloat.call {callee}      `call symbol` (jal ra through the PLT-free near call)
+
 `tests/backends/riscv/test_float_codegen.py` assembles them.
 """
 
 from xdsl.backend.assembly_printer import AssemblyPrinter
 from xdsl.dialects.builtin import StringAttr
 from xdsl.dialects.riscv.abstract_ops import (
+    AssemblyInstructionArg,
     FloatRegisterType,
     IntRegisterType,
+    LabelAttr,
     RdRsFloatOperation,
     RdRsIntegerOperation,
     RdRsRsFloatOperation,
     Registers,
+    RISCVCustomFormatOperation,
+    RISCVInstruction,
     assembly_arg_str,
 )
 from xdsl.ir import Dialect, Operation, SSAValue
-from xdsl.irdl import attr_def, irdl_op_definition, traits_def
+from xdsl.irdl import attr_def, irdl_op_definition, opt_attr_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
 
 ROUNDING_MODES = ("rne", "rtz", "rdn", "rup")
@@ -130,4 +142,46 @@ class FCvtWuSOp(_FloatToInteger):
     name = "rvfloat.fcvt.wu.s"
 
 
-RvFloat = Dialect("rvfloat", [FAddSOp, FSubSOp, FMulSOp, FDivSOp, FCvtSWOp, FCvtSWuOp, FCvtWSOp, FCvtWuSOp], [])
+@irdl_op_definition
+class LibcallOp(RISCVCustomFormatOperation, RISCVInstruction):
+    """`rd = callee(arguments...)` for a libgcc routine taking and returning integer registers
+    (soft float: f32 bits, ints). Pure: the routines read and write no memory."""
+
+    name = "rvfloat.libcall"
+
+    arguments = var_operand_def(IntRegisterType)
+    rd = result_def(IntRegisterType)
+    callee = attr_def(StringAttr)
+    comment = opt_attr_def(StringAttr)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, callee: str, arguments: list[SSAValue], *, rd: IntRegisterType = Registers.UNALLOCATED_INT):
+        super().__init__(operands=[arguments], result_types=[rd], attributes={"callee": StringAttr(callee)})
+
+    def assembly_line_args(self) -> tuple[AssemblyInstructionArg, ...]:
+        return (self.rd, *self.arguments)
+
+
+@irdl_op_definition
+class CallOp(RISCVCustomFormatOperation, RISCVInstruction):
+    """`call symbol`: ra = the return address, pc = symbol (clobbers every caller-saved register)."""
+
+    name = "rvfloat.call"
+
+    immediate = attr_def(LabelAttr)
+    comment = opt_attr_def(StringAttr)
+
+    def __init__(self, symbol: str):
+        super().__init__(attributes={"immediate": LabelAttr(symbol)})
+
+    def assembly_instruction_name(self) -> str:
+        return "call"
+
+    def assembly_line_args(self) -> tuple[AssemblyInstructionArg, ...]:
+        return (self.immediate,)
+
+
+RvFloat = Dialect(
+    "rvfloat", [FAddSOp, FSubSOp, FMulSOp, FDivSOp, FCvtSWOp, FCvtSWuOp, FCvtWSOp, FCvtWuSOp, LibcallOp, CallOp], []
+)

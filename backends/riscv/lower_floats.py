@@ -30,6 +30,7 @@ from xdsl.dialects import arith, math, riscv
 from xdsl.dialects.builtin import AnyFloat, Float32Type, FloatAttr, IntegerType, ModuleOp, UnrealizedConversionCastOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -163,6 +164,14 @@ class LowerFloatArith(RewritePattern):
         return None
 
 
+def erase_unused_casts(module: ModuleOp) -> None:
+    """Drop the casts `to_register`'s shortcut left without uses: xDSL 0.74's pattern walkers fail
+    on a dead cast ("insertion point must have a parent block")."""
+    for op in reversed(list(module.walk())):
+        if isinstance(op, UnrealizedConversionCastOp) and not op.results[0].uses:
+            Rewriter.erase_op(op)
+
+
 def refuse_floats(module: ModuleOp, allowed: tuple[type, ...] = ()) -> None:
     """One line naming the first arith / math op on a float (other than the `allowed` types)."""
     for op in module.walk():
@@ -184,4 +193,5 @@ class FloatToRiscvPass(ModulePass):
         refuse_floats(op, allowed=(Float32Type,))
         patterns = [LowerFloatArith(self.xlen), LowerArithCmpf(), LowerArithNegf()]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
+        erase_unused_casts(op)
         refuse_floats(op)

@@ -267,12 +267,13 @@ class BitfoldMemrefToAddressesPass(ModulePass):
 @dataclass
 class LoadByWidth(RewritePattern):
     xlen: int
+    hard_float: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ptr.LoadOp, rewriter: PatternRewriter) -> None:
         (address,) = cast_operands_to_regs(rewriter, op)
         if isinstance(op.res.type, Float32Type):
-            load = riscv.FLwOp(address, 0)
+            load = riscv.FLwOp(address, 0) if self.hard_float else LOADS[(32, True)](address, 0)
             rewriter.replace(op, [load, UnrealizedConversionCastOp.get((load.rd,), (op.res.type,))])
             return
         width = bit_width(op.res.type, self.xlen)
@@ -302,9 +303,14 @@ class LoadByWidth(RewritePattern):
 @dataclass
 class StoreByWidth(RewritePattern):
     xlen: int
+    hard_float: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ptr.StoreOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op.value.type, Float32Type) and not self.hard_float:
+            casts = [UnrealizedConversionCastOp.get((v,), (riscv.Registers.UNALLOCATED_INT,)) for v in (op.addr, op.value)]
+            rewriter.replace(op, [*casts, STORES[32](casts[0].results[0], casts[1].results[0], 0)])
+            return
         address, value = cast_operands_to_regs(rewriter, op)
         if isinstance(op.value.type, Float32Type):
             rewriter.replace(op, riscv.FSwOp(address, value, 0))
@@ -323,10 +329,12 @@ class BitfoldPtrToRiscvPass(ModulePass):
     name = "bitfold-ptr-to-riscv"
 
     xlen: int = 64
+    hard_float: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = [LoadByWidth(self.xlen, self.hard_float), StoreByWidth(self.xlen, self.hard_float)]
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([LoadByWidth(self.xlen), StoreByWidth(self.xlen)]),
+            GreedyRewritePatternApplier(patterns),
             apply_recursively=False,
         ).rewrite_module(op)
         ConvertPtrToRiscvPass().apply(ctx, op)

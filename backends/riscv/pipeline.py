@@ -14,6 +14,7 @@ module) where 0.74 is wrong or missing:
     canonicalize, multiply-by-power-of-two-to-shift, licm, cse
     bitfold-ptr-to-riscv                    lb/lbu/lh/lhu/lw/lwu/ld, sb/sh/sw/sd
     bitfold-float-to-riscv                  with F: f32 arith to F instructions, rne, rtz
+    | bitfold-soft-float                    without: integer arith and libgcc calls (rvfloat.libcall)
     bitfold-arith-to-riscv, convert-arith-to-riscv
     convert-scf-to-riscv-scf, convert-func-to-riscv-func, reconcile-unrealized-casts
     bitfold-riscv-immediates                li operands -> addi/slli/andi/... forms
@@ -23,6 +24,7 @@ module) where 0.74 is wrong or missing:
     bitfold-riscv-allocate-registers        xDSL's allocator with bitfold's loop allocation
                                             (loop_allocation.py), s0..s11, spilling
     riscv-lower-parallel-mov                xDSL
+    bitfold-riscv-expand-calls              libcalls: caller-saved registers saved, a0/a1, call
     convert-riscv-scf-to-riscv-cf           xDSL: loops to labels and branches
     bitfold-riscv-prologue-epilogue         frame: spill slots, saved s registers, 16-byte
                                             aligned; no useless li/mv
@@ -63,6 +65,8 @@ from bitfold.backends.riscv.population_count import ExpandPopulationCountPass
 from bitfold.backends.riscv.prologue import BitfoldPrologueEpiloguePass
 from bitfold.backends.riscv.register_allocation import BitfoldAllocateRegistersPass, NeedsSpilling
 from bitfold.backends.riscv.register_tiled_loops import BitfoldRegisterTiledLoopsPass
+from bitfold.backends.riscv.soft_float import SoftFloatPass
+from bitfold.backends.riscv.soft_float_calls import ExpandCallsPass
 from bitfold.passes.bufferize import BufferizePass
 from bitfold.passes.sub_byte_outputs import WidenSubByteOutputsPass
 
@@ -162,8 +166,8 @@ def riscv_passes(
         LoopInvariantCodeMotionPass(),
         CommonSubexpressionElimination(),
         CanonicalizePass(),
-        BitfoldPtrToRiscvPass(xlen=xlen),
-        *([FloatToRiscvPass(xlen=xlen)] if hard_float else []),
+        BitfoldPtrToRiscvPass(xlen=xlen, hard_float=hard_float),
+        FloatToRiscvPass(xlen=xlen) if hard_float else SoftFloatPass(),
         BitfoldArithToRiscvPass(xlen=xlen, zbb=zbb),
         ConvertArithToRiscvPass(),
         ConvertScfToRiscvPass(),
@@ -175,6 +179,7 @@ def riscv_passes(
         CopyLoopValuesPass(),
         BitfoldAllocateRegistersPass(xlen=xlen, registers=registers, spill=spill),
         RISCVLowerParallelMovPass(),
+        ExpandCallsPass(xlen=xlen),
         ConvertRiscvScfToRiscvCfPass(),
         BitfoldPrologueEpiloguePass(xlen=xlen),
     ]

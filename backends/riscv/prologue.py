@@ -11,8 +11,8 @@ registers the function uses, XLEN bits each (`sw`/`lw` on RV32, `sd`/`ld` on RV6
     sp + 0     ->  spill slots
 
 The prologue (`addi sp, sp, -frame` and the saves) opens the function; the epilogue (restores,
-`addi sp, sp, frame`) precedes every return. No frame when nothing is spilled or saved. The
-function stays a leaf: nothing here saves `ra`.
+`addi sp, sp, frame`) precedes every return. No frame when nothing is spilled or saved. A
+function that calls (libgcc's soft-float routines, `soft_float_calls.py`) saves `ra` first.
 
 xDSL 0.74's `riscv-prologue-epilogue-insertion` is not used: it saves with `sw` whatever XLEN
 is (on RV64 only the low half of the caller's `s0..s11` survives), sizes the frame to exactly the
@@ -32,6 +32,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
+from bitfold.backends.riscv.float_instructions import CallOp
 from bitfold.backends.riscv.instructions import LdOp, LwOp, SdOp, SwOp
 
 STACK_ALIGNMENT = 16
@@ -64,14 +65,15 @@ def spill_area(function: riscv_func.FuncOp, xlen: int) -> int:
 
 
 def saved_registers(function: riscv_func.FuncOp) -> list[riscv.RISCVRegisterType]:
-    """The callee-saved registers the function reads or writes, in register order: s0..s11,
-    then fs0..fs11."""
+    """The registers the function must save: ra if it calls (soft float), then the callee-saved
+    ones it reads or writes, in register order: s0..s11, then fs0..fs11."""
     used = {
         value.type
         for op in function.walk()
         for value in (*op.results, *op.operands, *(a for r in op.regions for b in r.blocks for a in b.args))
     }
-    return [r for r in (*Registers.S, *Registers.FS) if r in used]
+    calls = any(isinstance(op, CallOp) for op in function.walk())
+    return [*([Registers.RA] if calls else []), *(r for r in (*Registers.S, *Registers.FS) if r in used)]
 
 
 def _save_and_restore(register: riscv.RISCVRegisterType, xlen: int):

@@ -16,6 +16,7 @@ from bitfold.load import full_context
 from xdsl.parser import Parser
 
 HARD_FLOAT = ("rv32imf", "rv32imfc", "rv64imfd")
+SOFT_FLOAT = ("rv32im", "rv64im")
 N = 64
 INTERPRETER_SIGNED_ZEROS = pytest.mark.xfail(
     strict=True, reason="bitfold-run's arith.maximumf/minimumf are np.maximum/np.minimum, which order a pair of "
@@ -174,7 +175,7 @@ def interpreted(name: str) -> np.ndarray:
 
 CASES = [
     pytest.param(name, target, marks=() if name in QUICK else pytest.mark.slow)
-    for target in HARD_FLOAT
+    for target in (*HARD_FLOAT, *SOFT_FLOAT)
     for name in OPS
 ]
 
@@ -192,3 +193,33 @@ def test_float_op_under_qemu(name, target, tmp_path):
 def test_interpreter_orders_signed_zeros(name):
     reference, inputs = OPS[name][3:]
     check_equal(interpreted(name), reference(*inputs))
+
+
+LIVE_CONSTANTS = 24
+"""f32 constants live through the loop at once: more than ft0..ft11 and fa0..fa7 hold, so the
+allocator takes fs registers, which the prologue must save (the harness checks them)."""
+
+
+def many_constants_kernel() -> tuple[str, list[float]]:
+    constants = [1.0 + 0.125 * i for i in range(LIVE_CONSTANTS)]
+    body = ["%v0 = arith.addf %x, %x : f32"]
+    for i, c in enumerate(constants):
+        body += [f"%c{i} = arith.constant {c!r} : f32", f"%v{i + 1} = arith.{'mulf' if i % 2 else 'addf'} %v{i}, %c{i} : f32"]
+    body.append(f"%r = arith.subf %v{LIVE_CONSTANTS}, %x : f32")
+    return kernel("\n    ".join(body), ["f32"], "f32"), constants
+
+
+@pytest.mark.usefixtures("riscv_toolchain")
+@pytest.mark.parametrize("target", ["rv32imf", "rv64imfd"])
+def test_callee_saved_float_registers(target, tmp_path):
+    ir, constants = many_constants_kernel()
+    assembly = compile_to_assembly(Parser(full_context(), ir).parse_module(), target, "kernel")
+    assert ("fsw fs0" if target == "rv32imf" else "fsd fs0") in assembly
+    x = special_floats(4)
+    with np.errstate(all="ignore"):
+        want = x + x
+        for i, c in enumerate(constants):
+            want = want * F32(c) if i % 2 else want + F32(c)
+        want = want - x
+    (got,) = run_assembly(assembly, target, "kernel", [x], [((N,), np.dtype(np.float32))], tmp_path)
+    check_equal(got, want)
