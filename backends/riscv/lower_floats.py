@@ -77,6 +77,12 @@ def to_register(value: SSAValue) -> tuple[list[Operation], SSAValue]:
     return [cast], cast.results[0]
 
 
+def drop(ops: list[Operation]) -> None:
+    """Erase ops built but never inserted (they hold uses of their operands)."""
+    for op in reversed(ops):
+        op.erase(safe_erase=False)
+
+
 def nan_propagating(op: arith.MaximumfOp | arith.MinimumfOp, a: SSAValue, b: SSAValue) -> tuple[list[Operation], SSAValue]:
     """maximumf / minimumf: fmax.s / fmin.s where both operands are numbers, else the canonical NaN:
     `select(feq(a, a) & feq(b, b), bits(fmax(a, b)), 0x7FC00000)`."""
@@ -97,7 +103,7 @@ class LowerFloatArith(RewritePattern):
     xlen: int
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not any(is_float(v.type) for v in (*op.operands, *op.results)):
+        if op.dialect_name() not in FLOAT_DIALECTS or not any(is_float(v.type) for v in (*op.operands, *op.results)):
             return
         if isinstance(op, arith.CmpfOp | arith.NegfOp):
             return  # xDSL's patterns (FloatToRiscvPass)
@@ -108,6 +114,7 @@ class LowerFloatArith(RewritePattern):
             registers.append(register)
         lowered = self._lower(op, registers)
         if lowered is None:
+            drop(casts)
             return
         ops, result = lowered
         back = UnrealizedConversionCastOp.get((result,), (op.results[0].type,))

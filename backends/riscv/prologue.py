@@ -19,7 +19,7 @@ is (on RV64 only the low half of the caller's `s0..s11` survives), sizes the fra
 saved bytes (breaking the 16-byte alignment) and knows no spill area.
 
 It also drops what register allocation leaves useless: `li zero, 0` (the allocator gives
-constant zeros the `zero` register) and `mv x, x`.
+constant zeros the `zero` register), `mv x, x` and `fmv.s f, f`.
 """
 
 from dataclasses import dataclass
@@ -46,7 +46,7 @@ def _drop_useless_moves(function: riscv_func.FuncOp) -> None:
     for inner in list(function.walk()):
         if isinstance(inner, rv32.LiOp | rv64.LiOp) and inner.rd.type == Registers.ZERO:
             Rewriter.replace_op(inner, rv32.GetRegisterOp(Registers.ZERO))
-        elif isinstance(inner, riscv.MVOp) and inner.rd.type == inner.rs.type and inner.rd.type.is_allocated:
+        elif isinstance(inner, riscv.MVOp | riscv.FMVOp) and inner.rd.type == inner.rs.type and inner.rd.type.is_allocated:
             inner.rd.replace_all_uses_with(inner.rs)
             Rewriter.erase_op(inner)
 

@@ -19,21 +19,32 @@ nearest even as IEEE binary32 does (the caller must link libgcc: the header says
 NaN results of the libgcc routines carry an operand's payload (where hardware F gives the
 canonical NaN): NaN stays NaN, its bits may differ. Each call is an `rvfloat.libcall`, an
 instruction to the register allocator; `bitfold-riscv-expand-calls` makes it a call after
-allocation (`soft_float_calls.py`). f32 loop-carried values are not supported (the islands are
-elementwise); any other op on a float is refused in one line naming it."""
+allocation (`soft_float_calls.py`). f32 values a loop carries (a float reduction) are carried as
+their bits (`carry_bits`); any other op on a float is refused in one line naming it."""
 
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, math, riscv
-from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, UnrealizedConversionCastOp, i1, i32
+from xdsl.dialects import arith, math, riscv, scf
+from xdsl.dialects.builtin import (
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    UnrealizedConversionCastOp,
+    f32,
+    i1,
+    i32,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import Rewriter
 from xdsl.utils.bitwise_casts import convert_f32_to_u32
 
 from bitfold.backends.riscv.float_instructions import LibcallOp
-from bitfold.backends.riscv.lower_floats import CANONICAL_NAN, is_float, refuse_floats
+from bitfold.backends.riscv.lower_floats import CANONICAL_NAN, FLOAT_DIALECTS, drop, is_float, refuse_floats
 from bitfold.backends.riscv.registers import canonical_constant
 
 SIGN = -(2**31)
@@ -109,11 +120,12 @@ class LowerSoftFloat(RewritePattern):
     """The f32 ops of the module docstring, as i32 arith and libcalls."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not any(is_float(v.type) for v in (*op.operands, *op.results)) or isinstance(op, UnrealizedConversionCastOp):
+        if op.dialect_name() not in FLOAT_DIALECTS or not any(is_float(v.type) for v in (*op.operands, *op.results)):
             return
         emit = _Emitter()
         result = self._lower(op, emit)
         if result is None:
+            drop(emit.ops)
             return
         if isinstance(op.results[0].type, Float32Type):
             result = emit(UnrealizedConversionCastOp.get((result,), (op.results[0].type,)))
@@ -163,6 +175,35 @@ class LowerSoftFloat(RewritePattern):
         return None
 
 
+def _cast(value: SSAValue, type_) -> UnrealizedConversionCastOp:
+    return UnrealizedConversionCastOp.get((value,), (type_,))
+
+
+def carry_bits(module: ModuleOp) -> None:
+    """f32 values carried by `scf.for` loops (float reductions) carried as their i32 bits, with
+    casts at the loop's edges: the integer registers the soft-float code keeps f32 in."""
+    for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
+        block = loop.body.block
+        yield_op = block.last_op
+        for k, init in enumerate(loop.iter_args):
+            if not isinstance(init.type, Float32Type):
+                continue
+            into = _cast(init, i32)
+            loop.parent_block().insert_op_before(into, loop)
+            loop.operands[len(loop.operands) - len(loop.iter_args) + k] = into.results[0]
+            argument = Rewriter.replace_value_with_new_type(block.args[1 + k], i32)
+            as_float = _cast(argument, f32)
+            block.insert_op_before(as_float, block.first_op)
+            argument.replace_uses_with_if(as_float.results[0], lambda use: use.operation is not as_float)
+            out = _cast(yield_op.operands[k], i32)
+            block.insert_op_before(out, yield_op)
+            yield_op.operands[k] = out.results[0]
+            result = Rewriter.replace_value_with_new_type(loop.results[k], i32)
+            back = _cast(result, f32)
+            loop.parent_block().insert_op_after(back, loop)
+            result.replace_uses_with_if(back.results[0], lambda use: use.operation is not back)
+
+
 @dataclass(frozen=True)
 class SoftFloatPass(ModulePass):
     """f32 arith as integer arith and libgcc calls (module docstring); any float op left is an error."""
@@ -171,5 +212,6 @@ class SoftFloatPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         refuse_floats(op, allowed=(Float32Type,))
+        carry_bits(op)
         PatternRewriteWalker(LowerSoftFloat(), apply_recursively=False).rewrite_module(op)
         refuse_floats(op)

@@ -223,3 +223,38 @@ def test_callee_saved_float_registers(target, tmp_path):
         want = want - x
     (got,) = run_assembly(assembly, target, "kernel", [x], [((N,), np.dtype(np.float32))], tmp_path)
     check_equal(got, want)
+
+
+REDUCTION = """
+func.func @kernel(%a: tensor<8x16xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%e : tensor<8xf32>) {
+  ^bb0(%o: f32):
+    %c0 = arith.constant 0.0 : f32
+    linalg.yield %c0 : f32
+  } -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<8x16xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %p = arith.mulf %x, %x : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  func.return %r : tensor<8xf32>
+}"""
+
+
+@pytest.mark.usefixtures("riscv_toolchain")
+@pytest.mark.parametrize("target", ["rv32imf", "rv64imfd", "rv32im", "rv64im"])
+def test_float_reduction_sums_in_order(target, tmp_path):
+    """A loop-carried f32 accumulator: sum of squares, one rounding per product and per addition
+    (no fused multiply-add), in index order, as numpy float32 computes it step by step."""
+    module = Parser(full_context(), REDUCTION).parse_module()
+    x = (np.random.default_rng(5).standard_normal((8, 16)) * 3).astype(np.float32)
+    want = np.zeros(8, np.float32)
+    for j in range(16):
+        want = want + x[:, j] * x[:, j]
+    (got,) = run_assembly(compile_to_assembly(module, target, "kernel"), target, "kernel", [x],
+                          [((8,), np.dtype(np.float32))], tmp_path)
+    check_equal(got, want)
+    (interpreted_sum,) = run(module, [x]).values()
+    check_equal(got, np.asarray(interpreted_sum, np.float32))
