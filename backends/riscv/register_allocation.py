@@ -157,14 +157,24 @@ def taken_registers(function: riscv_func.FuncOp, free: set) -> set:
 
 def allocate(function: riscv_func.FuncOp, registers: int, taken: set) -> None:
     """xDSL's `allocate_func` with the first `registers` allocatable but those `taken`.
-    Raises `OutOfRegisters`."""
+    Raises `OutOfRegisters` (integer registers: spilling may help), or `RegisterAllocationError`
+    where the f registers run out."""
     stack = RiscvRegisterStack.get(allocatable_registers=allocation_order(registers))
     for register in taken:
         stack.exclude_register(register)
     allocator = _Allocator(stack)
     block = function.body.block
     allocator.live_ins_per_block = live_ins_per_block(block)
-    allocator.allocate_block(block)
+    try:
+        allocator.allocate_block(block)
+    except OutOfRegisters:
+        pools = stack.available_registers
+        if not pools[FloatRegisterType.register_pool_key()] and pools[IntRegisterType.register_pool_key()]:
+            raise RegisterAllocationError(
+                f"riscv: @{function.sym_name.data}: more f32 values live at once than the {len(FLOAT_REGISTERS)} f "
+                "registers hold (float values are not spilled)"
+            ) from None
+        raise
 
 
 # Pressure: the registers xDSL's allocator holds at each op.

@@ -11,6 +11,7 @@ from conftest import require_tools
 
 from bitfold.backends.riscv import compile_to_assembly
 from bitfold.backends.riscv.harness import run_assembly
+from bitfold.backends.riscv.register_allocation import RegisterAllocationError
 from bitfold.interpreter import run
 from bitfold.load import full_context
 from xdsl.parser import Parser
@@ -200,12 +201,12 @@ LIVE_CONSTANTS = 24
 allocator takes fs registers, which the prologue must save (the harness checks them)."""
 
 
-def many_constants_kernel() -> tuple[str, list[float]]:
-    constants = [1.0 + 0.125 * i for i in range(LIVE_CONSTANTS)]
+def many_constants_kernel(count: int = LIVE_CONSTANTS) -> tuple[str, list[float]]:
+    constants = [1.0 + 0.125 * i for i in range(count)]
     body = ["%v0 = arith.addf %x, %x : f32"]
     for i, c in enumerate(constants):
         body += [f"%c{i} = arith.constant {c!r} : f32", f"%v{i + 1} = arith.{'mulf' if i % 2 else 'addf'} %v{i}, %c{i} : f32"]
-    body.append(f"%r = arith.subf %v{LIVE_CONSTANTS}, %x : f32")
+    body.append(f"%r = arith.subf %v{count}, %x : f32")
     return kernel("\n    ".join(body), ["f32"], "f32"), constants
 
 
@@ -258,3 +259,9 @@ def test_float_reduction_sums_in_order(target, tmp_path):
     check_equal(got, want)
     (interpreted_sum,) = run(module, [x]).values()
     check_equal(got, np.asarray(interpreted_sum, np.float32))
+
+
+def test_too_many_live_floats_is_one_clear_error():
+    ir, _ = many_constants_kernel(40)
+    with pytest.raises(RegisterAllocationError, match=r"^riscv: @kernel: more f32 values live at once than the 32 f "):
+        compile_to_assembly(Parser(full_context(), ir).parse_module(), "rv32imf", "kernel")
