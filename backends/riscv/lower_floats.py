@@ -23,6 +23,7 @@ instruction does; -0.0 < +0.0 for both (RISC-V's fmax.s, and IEEE 754-2019 maxim
 Any other op on a float (f64, f16, math.exp, ...) is refused in one line naming it."""
 
 from dataclasses import dataclass
+from math import isnan
 
 from xdsl.backend.riscv.lowering.convert_arith_to_riscv import LowerArithCmpf, LowerArithNegf
 from xdsl.context import Context
@@ -83,17 +84,30 @@ def drop(ops: list[Operation]) -> None:
         op.erase(safe_erase=False)
 
 
+def is_number_constant(value: SSAValue) -> bool:
+    """Whether `value` is an `arith.constant` that is not NaN (a clamp bound)."""
+    owner = value.owner
+    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr) and not isnan(owner.value.value.data)
+
+
 def nan_propagating(op: arith.MaximumfOp | arith.MinimumfOp, a: SSAValue, b: SSAValue) -> tuple[list[Operation], SSAValue]:
     """maximumf / minimumf: fmax.s / fmin.s where both operands are numbers, else the canonical NaN:
-    `select(feq(a, a) & feq(b, b), bits(fmax(a, b)), 0x7FC00000)`."""
+    `select(feq(a, a) & feq(b, b), bits(fmax(a, b)), 0x7FC00000)`, without the test of an operand
+    that is a constant number."""
     picked = (riscv.FMaxSOp if isinstance(op, arith.MaximumfOp) else riscv.FMinSOp)(a, b)
-    a_number, b_number = riscv.FeqSOp(a, a), riscv.FeqSOp(b, b)
-    numbers = riscv.AndOp(a_number, b_number)
+    tests = [riscv.FeqSOp(r, r) for r, v in ((a, op.lhs), (b, op.rhs)) if not is_number_constant(v)]
+    if not tests:
+        return [picked], picked.rd
+    ops: list[Operation] = [picked, *tests]
+    numbers = tests[0].rd
+    if len(tests) == 2:
+        ops.append(both := riscv.AndOp(tests[0], tests[1]))
+        numbers = both.rd
     bits = riscv.FMvXWOp(picked)
     nan = load_immediate(CANONICAL_NAN, 32)
-    ops, result = select_ops(numbers.rd, bits.rd, nan.results[0])
+    select, result = select_ops(numbers, bits.rd, nan.results[0])
     back = riscv.FMvWXOp(result)
-    return [picked, a_number, b_number, numbers, bits, nan, *ops, back], back.rd
+    return [*ops, bits, nan, *select, back], back.rd
 
 
 @dataclass

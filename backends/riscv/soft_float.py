@@ -44,7 +44,14 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.bitwise_casts import convert_f32_to_u32
 
 from bitfold.backends.riscv.float_instructions import LibcallOp
-from bitfold.backends.riscv.lower_floats import CANONICAL_NAN, FLOAT_DIALECTS, drop, is_float, refuse_floats
+from bitfold.backends.riscv.lower_floats import (
+    CANONICAL_NAN,
+    FLOAT_DIALECTS,
+    drop,
+    is_float,
+    is_number_constant,
+    refuse_floats,
+)
 from bitfold.backends.riscv.registers import canonical_constant
 
 SIGN = -(2**31)
@@ -156,7 +163,10 @@ class LowerSoftFloat(RewritePattern):
                 above = emit(arith.CmpiOp(emit.order_key(x[0]), emit.order_key(x[1]), "sgt"))
                 picked = emit(arith.SelectOp(above, x[0], x[1]) if isinstance(op, arith.MaximumfOp)
                               else arith.SelectOp(above, x[1], x[0]))
-                nan = emit(arith.OrIOp(emit.is_nan(x[0]), emit.is_nan(x[1])))
+                tests = [emit.is_nan(bits) for bits, v in zip(x, op.operands) if not is_number_constant(v)]
+                if not tests:
+                    return picked
+                nan = tests[0] if len(tests) == 1 else emit(arith.OrIOp(*tests))
                 return emit(arith.SelectOp(nan, emit.constant(CANONICAL_NAN), picked))
             case arith.SIToFPOp() | arith.UIToFPOp() if isinstance(op.result.type, Float32Type):
                 width = op.operands[0].type.width.data if isinstance(op.operands[0].type, IntegerType) else 64

@@ -108,6 +108,8 @@ def _ops():
     zeros = np.array([0.0, -0.0, -0.0, 0.0], F32), np.array([-0.0, 0.0, -0.0, 0.0], F32)
     for name in ("maximumf", "minimumf"):
         ops[f"{name}_signed_zeros"] = (*ops[name][:4], list(zeros))
+    ops["minimumf_constant"] = ("%c = arith.constant 127.0 : f32\n    %r = arith.minimumf %x, %c : f32", ["f32"], "f32",
+                                lambda x: ieee_minimum(x, F32(127.0)), [a])
     ops["negf"] = ("%r = arith.negf %x : f32", ["f32"], "f32", np.negative, [a])
     ops["constant"] = ("%c = arith.constant -3.1415927 : f32\n    %r = arith.mulf %x, %c : f32", ["f32"], "f32",
                        lambda x: x * F32(-3.1415927), [a])
