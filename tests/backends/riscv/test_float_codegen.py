@@ -267,3 +267,40 @@ def test_too_many_live_floats_is_one_clear_error():
     ir, _ = many_constants_kernel(40)
     with pytest.raises(RegisterAllocationError, match=r"^riscv: @kernel: more f32 values live at once than the 32 f "):
         compile_to_assembly(Parser(full_context(), ir).parse_module(), "rv32imf", "kernel")
+
+
+MATMUL = """func.func @kernel(%a: tensor<5x7xf32>, %w: tensor<7x3xf32>) -> tensor<5x3xf32> {
+  %e = tensor.empty() : tensor<5x3xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<5x3xf32>) {
+  ^bb0(%o: f32):
+    %c0 = arith.constant 0.0 : f32
+    linalg.yield %c0 : f32
+  } -> tensor<5x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %w : tensor<5x7xf32>, tensor<7x3xf32>) outs(%z : tensor<5x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<5x3xf32>
+  func.return %r : tensor<5x3xf32>
+}
+"""
+
+
+@pytest.mark.usefixtures("riscv_toolchain")
+@pytest.mark.parametrize("target", ["rv32imf", *(pytest.param(t, marks=pytest.mark.slow) for t in ("rv64imfd", "rv32im", "rv64im"))])
+def test_float_matmul_register_tiled(target, tmp_path):
+    """A float contraction through bitfold-register-tiled-loops (a register tile of f32
+    accumulators): products and sums rounded one at a time, in reduction order, never fused."""
+    module = Parser(full_context(), MATMUL).parse_module()
+    rng = np.random.default_rng(6)
+    a, w = rng.standard_normal((5, 7)).astype(np.float32), rng.standard_normal((7, 3)).astype(np.float32)
+    want = np.zeros((5, 3), np.float32)
+    for k in range(7):
+        want = want + a[:, k : k + 1] * w[k : k + 1, :]
+    assembly = compile_to_assembly(module, target, "kernel")
+    assert "fmadd" not in assembly
+    (got,) = run_assembly(assembly, target, "kernel", [a, w], [((5, 3), np.dtype(np.float32))], tmp_path)
+    check_equal(got, want)
+    (interpreted_product,) = run(module, [a, w]).values()
+    check_equal(got, np.asarray(interpreted_product, np.float32))
