@@ -27,9 +27,16 @@ def _qonnx() -> Dialect:
     return QOnnx
 
 
+def _rvfloat() -> Dialect:
+    from bitfold.backends.riscv.float_instructions import RvFloat
+
+    return RvFloat
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
-    """bitfold's dialects by name."""
-    return {"quant": _quant, "onnx": _onnx, "qonnx": _qonnx}
+    """bitfold's dialects by name (`rvfloat`: the RISC-V code generator's float instructions and
+    libgcc calls, so that IR between its passes parses)."""
+    return {"quant": _quant, "onnx": _onnx, "qonnx": _qonnx, "rvfloat": _rvfloat}
 
 
 def _lazy(module: str, name: str) -> Callable[[], type]:
