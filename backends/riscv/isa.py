@@ -67,7 +67,8 @@ class Isa:
         found = ISA_PATTERN.fullmatch(text)
         if found is None:
             raise IsaError(
-                f"unknown architecture {text!r} (expected rv32im or rv64im, then f (rv32) or fd (rv64), then c, then _zbb)"
+                f"unknown architecture {text!r} (expected rv32im or rv64im, then f (rv32) or fd (rv64), then c, "
+                "then _zbb)"
             )
         xlen, float_letters = int(found["xlen"]), found["float"] or ""
         if float_letters and float_letters != HARDWARE_FLOAT[xlen]:

@@ -27,8 +27,8 @@ from math import isnan
 
 from xdsl.backend.riscv.lowering.convert_arith_to_riscv import LowerArithCmpf, LowerArithNegf
 from xdsl.context import Context
-from xdsl.dialects import arith, math, riscv
-from xdsl.dialects.builtin import AnyFloat, Float32Type, FloatAttr, IntegerType, ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects import arith, math, riscv, rv32, rv64
+from xdsl.dialects.builtin import AnyFloat, Float32Type, FloatAttr, IntegerAttr, ModuleOp, UnrealizedConversionCastOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -56,6 +56,8 @@ from bitfold.backends.riscv.registers import bit_width, canonical_constant, load
 
 CANONICAL_NAN = 0x7FC00000
 """The quiet NaN every RISC-V F instruction returns for a NaN result."""
+INFINITY_BITS = 0x7F800000
+"""f32 bits above this (ignoring the sign) are NaN"""
 
 FLOAT_DIALECTS = ("arith", "math")
 
@@ -85,12 +87,23 @@ def drop(ops: list[Operation]) -> None:
 
 
 def is_number_constant(value: SSAValue) -> bool:
-    """Whether `value` is an `arith.constant` that is not NaN (a clamp bound)."""
+    """Whether `value` is a constant f32 that is not NaN (a clamp bound): an `arith.constant`,
+    or what this pass or `soft_float.py` lowered one to (`li` of the bits, `fmv.w.x`, casts)."""
     owner = value.owner
-    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr) and not isnan(owner.value.value.data)
+    while isinstance(owner, UnrealizedConversionCastOp | riscv.FMvWXOp):
+        owner = owner.operands[0].owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr):
+        return not isnan(owner.value.value.data)
+    if isinstance(owner, arith.ConstantOp | rv32.LiOp | rv64.LiOp):
+        attribute = owner.value if isinstance(owner, arith.ConstantOp) else owner.immediate
+        if isinstance(attribute, IntegerAttr):
+            return attribute.value.data & 0x7FFFFFFF <= INFINITY_BITS
+    return False
 
 
-def nan_propagating(op: arith.MaximumfOp | arith.MinimumfOp, a: SSAValue, b: SSAValue) -> tuple[list[Operation], SSAValue]:
+def nan_propagating(
+    op: arith.MaximumfOp | arith.MinimumfOp, a: SSAValue, b: SSAValue
+) -> tuple[list[Operation], SSAValue]:
     """maximumf / minimumf: fmax.s / fmin.s where both operands are numbers, else the canonical NaN:
     `select(feq(a, a) & feq(b, b), bits(fmax(a, b)), 0x7FC00000)`, without the test of an operand
     that is a constant number."""

@@ -308,7 +308,8 @@ class StoreByWidth(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ptr.StoreOp, rewriter: PatternRewriter) -> None:
         if isinstance(op.value.type, Float32Type) and not self.hard_float:
-            casts = [UnrealizedConversionCastOp.get((v,), (riscv.Registers.UNALLOCATED_INT,)) for v in (op.addr, op.value)]
+            register = riscv.Registers.UNALLOCATED_INT
+            casts = [UnrealizedConversionCastOp.get((v,), (register,)) for v in (op.addr, op.value)]
             rewriter.replace(op, [*casts, STORES[32](casts[0].results[0], casts[1].results[0], 0)])
             return
         address, value = cast_operands_to_regs(rewriter, op)

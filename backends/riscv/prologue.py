@@ -46,7 +46,11 @@ def _drop_useless_moves(function: riscv_func.FuncOp) -> None:
     for inner in list(function.walk()):
         if isinstance(inner, rv32.LiOp | rv64.LiOp) and inner.rd.type == Registers.ZERO:
             Rewriter.replace_op(inner, rv32.GetRegisterOp(Registers.ZERO))
-        elif isinstance(inner, riscv.MVOp | riscv.FMVOp) and inner.rd.type == inner.rs.type and inner.rd.type.is_allocated:
+        elif (
+            isinstance(inner, riscv.MVOp | riscv.FMVOp)
+            and inner.rd.type == inner.rs.type
+            and inner.rd.type.is_allocated
+        ):
             inner.rd.replace_all_uses_with(inner.rs)
             Rewriter.erase_op(inner)
 

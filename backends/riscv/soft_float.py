@@ -47,6 +47,7 @@ from bitfold.backends.riscv.float_instructions import LibcallOp
 from bitfold.backends.riscv.lower_floats import (
     CANONICAL_NAN,
     FLOAT_DIALECTS,
+    INFINITY_BITS,
     drop,
     is_float,
     is_number_constant,
@@ -57,7 +58,6 @@ from bitfold.backends.riscv.registers import canonical_constant
 SIGN = -(2**31)
 """0x80000000 as an i32"""
 MAGNITUDE = 2**31 - 1
-INFINITY_BITS = 0x7F800000
 
 ROUTINES = {arith.AddfOp: "__addsf3", arith.SubfOp: "__subsf3", arith.MulfOp: "__mulsf3", arith.DivfOp: "__divsf3"}
 

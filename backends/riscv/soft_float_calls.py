@@ -10,8 +10,9 @@ allocated as one instruction (registers for its operands and result) and expande
     mv rd, a0                    (RV64: sext.w rd, a0: the register convention for i32 bits)
     lw/ld  r, slot_r(sp)          the saved registers live across the call, but rd
 
-The arguments are read from memory, so no move into a0/a1 overwrites another argument. The save slots lie above the spill slots, so the frame of
-`bitfold-riscv-prologue-epilogue` covers them; it also saves `ra` when the function calls."""
+The arguments are read from memory, so no move into a0/a1 overwrites another argument. The save
+slots lie above the spill slots, so the frame of `bitfold-riscv-prologue-epilogue` covers them; it
+also saves `ra` when the function calls."""
 
 from dataclasses import dataclass
 
@@ -106,7 +107,8 @@ def expand_calls(function: riscv_func.FuncOp, xlen: int) -> None:
         rd = call.rd.type
         result = AddiwOp(a0, 0, rd=rd, comment="sext.w") if xlen == 64 else riscv.MVOp(a0, rd=rd)
         ops.append(result)
-        ops += [load(sp, slot[register], rd=register) for register in saved if register != rd and register in live[call]]
+        restored = [register for register in saved if register != rd and register in live[call]]
+        ops += [load(sp, slot[register], rd=register) for register in restored]
         call.parent_block().insert_ops_before(ops, call)
         call.rd.replace_all_uses_with(result.rd)
         Rewriter.erase_op(call)

@@ -115,7 +115,8 @@ def _ops():
                        lambda x: x * F32(-3.1415927), [a])
     ops["sitofp"] = ("%r = arith.sitofp %x : i32 to f32", ["i32"], "f32", lambda x: x.astype(F32), [i])
     ops["uitofp"] = ("%r = arith.uitofp %x : i32 to f32", ["i32"], "f32", lambda x: x.view(np.uint32).astype(F32), [i])
-    ops["fptosi"] = ("%r = arith.fptosi %x : f32 to i32", ["f32"], "i32", lambda x: np.trunc(x).astype(I32), [in_range(a)])
+    ops["fptosi"] = ("%r = arith.fptosi %x : f32 to i32", ["f32"], "i32", lambda x: np.trunc(x).astype(I32),
+                     [in_range(a)])
     ops["bitcast_to_f32"] = ("%r = arith.bitcast %x : i32 to f32", ["i32"], "f32", lambda x: x.view(F32), [i])
     ops["bitcast_to_i32"] = ("%r = arith.bitcast %x : f32 to i32", ["f32"], "i32", lambda x: x.view(I32), [a])
     ops["select"] = ("%c = arith.cmpf olt, %x, %y : f32\n    %r = arith.select %c, %x, %y : f32", ["f32", "f32"], "f32",
@@ -207,7 +208,8 @@ def many_constants_kernel(count: int = LIVE_CONSTANTS) -> tuple[str, list[float]
     constants = [1.0 + 0.125 * i for i in range(count)]
     body = ["%v0 = arith.addf %x, %x : f32"]
     for i, c in enumerate(constants):
-        body += [f"%c{i} = arith.constant {c!r} : f32", f"%v{i + 1} = arith.{'mulf' if i % 2 else 'addf'} %v{i}, %c{i} : f32"]
+        operation = "mulf" if i % 2 else "addf"
+        body += [f"%c{i} = arith.constant {c!r} : f32", f"%v{i + 1} = arith.{operation} %v{i}, %c{i} : f32"]
     body.append(f"%r = arith.subf %v{count}, %x : f32")
     return kernel("\n    ".join(body), ["f32"], "f32"), constants
 
@@ -288,7 +290,9 @@ MATMUL = """func.func @kernel(%a: tensor<5x7xf32>, %w: tensor<7x3xf32>) -> tenso
 
 
 @pytest.mark.usefixtures("riscv_toolchain")
-@pytest.mark.parametrize("target", ["rv32imf", *(pytest.param(t, marks=pytest.mark.slow) for t in ("rv64imfd", "rv32im", "rv64im"))])
+@pytest.mark.parametrize(
+    "target", ["rv32imf", *(pytest.param(t, marks=pytest.mark.slow) for t in ("rv64imfd", "rv32im", "rv64im"))]
+)
 def test_float_matmul_register_tiled(target, tmp_path):
     """A float contraction through bitfold-register-tiled-loops (a register tile of f32
     accumulators): products and sums rounded one at a time, in reduction order, never fused."""
