@@ -1,4 +1,4 @@
-"""`bitfold-compile MODEL --target rv32im|rv64im|rv32imc|rv64imc|rv32imv|rv64imv|rv64gcv|host -o DIR
+"""`bitfold-compile MODEL --target rv32im|rv64im|rv32imc|rv64imc|rv32imf|rv32imfc|rv64imfd|rv32imv|rv64imv|rv64gcv|host -o DIR
 [--backend xdsl|llvm] [--vlen N] [--symbol NAME]
 [--run INPUT.npy | --run NAME=FILE.npy ...] [--count]`: compile an ONNX model (or quant-form `.mlir`) to `DIR/<symbol>.S` and `DIR/<symbol>.h`.
 With `--run`, the float inputs are quantized to the integers the function takes (an input the
@@ -23,7 +23,7 @@ import numpy as np
 
 from bitfold import __version__
 from bitfold.backends.llvm import DEFAULT_VLEN, HOST, LLVM_TARGETS, VLENS, LlvmInputError, harness_target
-from bitfold.backends.riscv import CodegenError
+from bitfold.backends.riscv import ARCHITECTURES, CodegenError
 from bitfold.backends.riscv.harness import HarnessError, compile_object, section_sizes
 from bitfold.diagnostics import add_tensor_cap_argument, fail, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
@@ -37,9 +37,10 @@ from bitfold.samples import named_arrays
 def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bitfold-compile", description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="an .onnx model or a quant-form .mlir file")
-    parser.add_argument("--target", required=True, choices=sorted(LLVM_TARGETS),
-                        help="rv32imv, rv64imv, rv64gcv (RVV 1.0) and host (x86-64, --run executes it in this "
-                             "process) are compiled through MLIR 22 and LLVM 22")
+    parser.add_argument("--target", required=True, choices=sorted(set(LLVM_TARGETS) | set(ARCHITECTURES)),
+                        help="rv32imf, rv32imfc, rv64imfd: hardware float (bitfold's code generator); rv32imv, "
+                             "rv64imv, rv64gcv (RVV 1.0) and host (x86-64, --run executes it in this process) are "
+                             "compiled through MLIR 22 and LLVM 22")
     parser.add_argument("--backend", choices=("xdsl", "llvm"), default="xdsl",
                         help="xdsl: bitfold's own code generator (the scalar targets); llvm: upstream MLIR and LLVM")
     parser.add_argument("--vlen", type=int, choices=VLENS, default=DEFAULT_VLEN,

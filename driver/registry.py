@@ -33,9 +33,16 @@ def _rvmem() -> Dialect:
     return RvMem
 
 
+def _rvfloat() -> Dialect:
+    from bitfold.backends.riscv.float_instructions import RvFloat
+
+    return RvFloat
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
-    """bitfold's dialects by name (`rvmem`: the RISC-V backend's loads, stores and `la`)."""
-    return {"quant": _quant, "onnx": _onnx, "qonnx": _qonnx, "rvmem": _rvmem}
+    """bitfold's dialects by name (`rvmem`: the RISC-V backend's loads, stores and `la`;
+    `rvfloat`: its float instructions and libgcc calls, so that IR between its passes parses)."""
+    return {"quant": _quant, "onnx": _onnx, "qonnx": _qonnx, "rvmem": _rvmem, "rvfloat": _rvfloat}
 
 
 def _lazy(module: str, name: str) -> Callable[[], type]:
@@ -79,6 +86,12 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "bitfold-riscv-multiply-to-shift": _lazy("backends.riscv.pipeline", "BitfoldRiscvMultiplyToShiftPass"),
         "bitfold-riscv-lower-ptr": _lazy("backends.riscv.lower_memory", "BitfoldRiscvLowerPtrPass"),
         "bitfold-riscv-lower-arith": _lazy("backends.riscv.lower_integers", "BitfoldRiscvLowerArithPass"),
+        "bitfold-riscv-expand-float-rounding": _lazy(
+            "backends.riscv.float_rounding", "BitfoldRiscvExpandFloatRoundingPass"
+        ),
+        "bitfold-riscv-lower-float": _lazy("backends.riscv.lower_floats", "BitfoldRiscvLowerFloatPass"),
+        "bitfold-riscv-soft-float": _lazy("backends.riscv.soft_float", "BitfoldRiscvSoftFloatPass"),
+        "bitfold-riscv-expand-calls": _lazy("backends.riscv.soft_float_calls", "BitfoldRiscvExpandCallsPass"),
         "bitfold-riscv-immediates": _lazy("backends.riscv.immediates", "BitfoldRiscvImmediatesPass"),
         "bitfold-riscv-sink-constants": _lazy("backends.riscv.constant_sinking", "BitfoldRiscvSinkConstantsPass"),
         "bitfold-riscv-copy-loop-values": _lazy("backends.riscv.loop_value_copies", "BitfoldRiscvCopyLoopValuesPass"),

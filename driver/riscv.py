@@ -218,8 +218,9 @@ def compile_model(
     """Lower `module` (ONNX-imported or quant-form IR) to the backend's input with integer
     inputs and outputs, then to assembly and a header for `target`: with `backend` "xdsl" (bitfold's
     own code generator) "rv32im", "rv64im", or either with compressed instructions, "rv32imc",
-    "rv64imc"; with "llvm" (upstream MLIR 22 and LLVM 22, `backends.llvm`) those and "rv32imv",
-    "rv64imv", "rv64gcv" (RVV 1.0) and "host" (x86-64). The LLVM-only targets imply "llvm".
+    "rv64imc", or hardware float "rv32imf", "rv32imfc", "rv64imfd"; with "llvm" (upstream MLIR 22
+    and LLVM 22, `backends.llvm`) those and "rv32imv", "rv64imv", "rv64gcv" (RVV 1.0) and "host"
+    (x86-64). The LLVM-only targets imply "llvm".
     `integer_only`: refuse float islands (docs/float-islands.md) instead of compiling them."""
     source_type = entry_function(module).function_type
     lower_to_backend_input(full_context(), module, integer_only=integer_only)
@@ -231,6 +232,7 @@ def compile_model(
         kernel = compile_llvm_kernel(full_context(), module, target, symbol)
     else:
         kernel = compile_kernel(module, target, symbol)
-    header = c_header(symbol, [p.buffer() for p in inputs], [p.buffer() for p in outputs], kernel.workspace_size)
+    header = c_header(symbol, [p.buffer() for p in inputs], [p.buffer() for p in outputs], kernel.workspace_size,
+                      getattr(kernel, "calls", ()))
     return CompiledModel(module, target, symbol, inputs, outputs, kernel.assembly, header, kernel.workspace_size)
 

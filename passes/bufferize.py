@@ -90,7 +90,7 @@ def element_bytes(element_type: Attribute) -> int:
     """Bytes of one element in memory, for buffers, views and globals alike: ceil(bits / 8), so
     i1..i8 one (sub-byte values one a byte), i16 two, i32 and f32 (a float island's) four (packed
     sub-byte constants are the RISC-V backend's `bitfold-riscv-memref-to-addresses`)."""
-    if element_type == Float32Type():
+    if isinstance(element_type, Float32Type):
         return 4
     if not isinstance(element_type, IntegerType):
         raise PassFailedException(f"bufferize: buffers of {element_type} are not supported")

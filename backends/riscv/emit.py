@@ -3,7 +3,7 @@
 - A comment line `# workspace: N bytes` states the size of the workspace the function takes as
   its last argument (docs/riscv-abi.md); the harness reads it.
 - `.rodata`: each constant `memref.global` as `.byte`/`.half`/`.word`/`.dword` lines, aligned
-  to its element size (sub-byte constants are already packed bytes).
+  to its element size (sub-byte constants are already packed bytes; f32 as the `.word` of its bits).
 - No `.data`, no `.bss`: intermediate buffers live in the caller's workspace
   (`bitfold.passes.bufferize`), so the function keeps no state and is reentrant.
 """
@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IntegerType, ModuleOp, StringAttr
 from xdsl.dialects.riscv import riscv_code
 from xdsl.passes import ModulePass
+from xdsl.utils.bitwise_casts import convert_f32_to_u32
 
+from bitfold.backends.riscv.float_instructions import CallOp
 from bitfold.backends.riscv.isa import Isa
 from bitfold.backends.riscv.pipeline import CodegenError, check_input, isa_of, lower_to_riscv
 from bitfold.passes.bufferize import BufferizePass, element_bytes, workspace_size
@@ -36,7 +38,10 @@ def data_sections(globals_: list[memref.GlobalOp]) -> str:
         if global_op.constant is None or not isinstance(value, DenseIntOrFPElementsAttr):
             raise CodegenError(f"riscv: global @{global_op.sym_name.data} is not a constant (the function keeps "
                                "no state: intermediates live in the workspace)")
-        values = [int(v) for v in value.get_values()]
+        values = [
+            convert_f32_to_u32(v) if isinstance(global_op.type.element_type, Float32Type) else int(v)
+            for v in value.get_values()
+        ]
         if len(values) == 1 and count != 1:
             values *= count
         for start in range(0, len(values), VALUES_PER_LINE):
@@ -52,6 +57,8 @@ class Kernel:
 
     assembly: str
     workspace_size: int
+    calls: tuple[str, ...] = ()
+    """the routines the function calls (libgcc's soft-float ones), which the caller must link"""
 
 
 def lower(module: ModuleOp, function: func.FuncOp, isa: Isa) -> tuple[ModuleOp, int]:
@@ -64,7 +71,7 @@ def lower(module: ModuleOp, function: func.FuncOp, isa: Isa) -> tuple[ModuleOp, 
             bufferized = next(f for f in lowered.ops if isinstance(f, func.FuncOp) and f.sym_name == function.sym_name)
             sizes.append(workspace_size(bufferized))
 
-    lowered = lower_to_riscv(module, isa.xlen, after=observe, zbb=isa.zbb)
+    lowered = lower_to_riscv(module, isa.xlen, after=observe, zbb=isa.zbb, hard_float=isa.hard_float)
     return lowered, sizes[-1]
 
 
@@ -92,4 +99,5 @@ def compile_kernel(module: ModuleOp, target: str, symbol: str) -> Kernel:
     # (backends/riscv/harness: it maps executed addresses to functions) need them.
     function_type = f".type {symbol}, @function\n"
     code = riscv_code(module).replace(f"{symbol}:\n", f"{function_type}{symbol}:\n", 1)
-    return Kernel(header + code + f".size {symbol}, .-{symbol}\n" + data_sections(globals_), workspace)
+    calls = tuple(sorted({op.immediate.data for op in module.walk() if isinstance(op, CallOp)}))
+    return Kernel(header + code + f".size {symbol}, .-{symbol}\n" + data_sections(globals_), workspace, calls)

@@ -242,10 +242,13 @@ def _format_macro(prefix: str, quantization: Quantization) -> list[str]:
     return [f'#define {prefix}FORMAT "{quantization.storage_format}"'] if quantization.storage_format else []
 
 
-def c_header(symbol: str, inputs: Sequence[Buffer], outputs: Sequence[Buffer], workspace_size: int) -> str:
+def c_header(
+    symbol: str, inputs: Sequence[Buffer], outputs: Sequence[Buffer], workspace_size: int, calls: Sequence[str] = ()
+) -> str:
     """The header of kernel `symbol(const in0 *, ..., out0 *, ..., void *workspace)`: include
     guard, <stdint.h>, the workspace's size and alignment, the macros of every buffer (see the
-    module docstring) and the prototype."""
+    module docstring) and the prototype; `calls`: the libgcc routines the kernel calls (soft
+    float), which the comment tells the caller to link."""
     if not C_IDENTIFIER.fullmatch(symbol) or symbol in C_KEYWORDS:
         raise ValueError(f"kernel symbol {symbol!r} is not a C identifier")
     if workspace_size < 0:
@@ -270,6 +273,11 @@ def c_header(symbol: str, inputs: Sequence[Buffer], outputs: Sequence[Buffer], w
         " * data but its constants (no .data, no .bss) and keeps no state between calls: it is reentrant,",
         " * and calls on different workspaces may run at the same time. Buffers must not overlap the",
         " * workspace or one another (inputs may share memory with other inputs).",
+        *(
+            [" *", f" * {symbol} calls libgcc's soft-float routines {', '.join(sorted(calls))}: link with libgcc",
+             " * (gcc links it by default; with -nostdlib add -lgcc)."]
+            if calls else []
+        ),
         " */",
         f"#ifndef {guard}",
         f"#define {guard}",

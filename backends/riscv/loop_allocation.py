@@ -41,14 +41,19 @@ from bitfold.backends.riscv.loop_value_copies import ancestor_in
 Loop = riscv_scf.ForOp | riscv_scf.RofOp
 
 
+def _key(register: RegisterType) -> tuple[str, int]:
+    """A register's identity across the integer and float files: (pool, index)."""
+    return register.register_pool_key(), register.index.data
+
+
 @dataclass
 class Window:
     """One loop body being allocated: where each carried register's argument is last used."""
 
     block: Block
     positions: dict[Operation, int]
-    last_uses: dict[int, int]
-    """register index -> position of the carried argument's last use (-1: unused)"""
+    last_uses: dict[tuple[str, int], int]
+    """(register pool, index) -> position of the carried argument's last use (-1: unused)"""
 
     @staticmethod
     def of(loop: Loop) -> "Window":
@@ -57,7 +62,7 @@ class Window:
         last_uses: dict[int, int] = {}
         for argument in block.args[1:]:
             uses = [positions[a] for u in argument.uses if (a := ancestor_in(block, u.operation)) is not None]
-            last_uses[argument.type.index.data] = max(uses, default=-1)
+            last_uses[_key(argument.type)] = max(uses, default=-1)
         return Window(block, positions, last_uses)
 
     def position(self, value: SSAValue) -> int | None:
@@ -70,7 +75,7 @@ class Window:
         ancestor = ancestor_in(self.block, op) if op is not None else None
         return None if ancestor is None else self.positions[ancestor]
 
-    def forbidden(self, value: SSAValue) -> list[int]:
+    def forbidden(self, value: SSAValue) -> list[tuple[str, int]]:
         """Carried registers `value` may not take: it is defined before their argument's last use."""
         position = self.position(value)
         if position is None:
@@ -126,27 +131,27 @@ class LoopAwareAllocator(RegisterAllocatorLivenessBlockNaive):
         if val.type.is_allocated:
             # live from here up to its definition: its register is not free meanwhile (a
             # chain value given its loop's register, a loop result)
-            if isinstance(val.type, riscv.IntRegisterType):
-                self._take(val.type)
+            self._take(val.type)
             return None
         with self._withheld(self._forbidden(val)):
             return super().allocate_value(val)
 
-    def _forbidden(self, value: SSAValue) -> set[int]:
+    def _forbidden(self, value: SSAValue) -> set[tuple[str, int]]:
         return {r for window in self.windows for r in window.forbidden(value)}
 
     @contextmanager
-    def _withheld(self, indices: set[int]) -> Iterator[None]:
-        """The integer registers `indices` out of the available list for a moment."""
-        available = self.available_registers.available_registers[riscv.IntRegisterType.register_pool_key()]
-        held = [i for i in available if i in indices]
-        for i in held:
-            available.remove(i)
+    def _withheld(self, keys: set[tuple[str, int]]) -> Iterator[None]:
+        """The registers `keys` ((pool, index): integer or float) out of the available lists for a moment."""
+        pools = self.available_registers.available_registers
+        held = {pool: [i for i in pools.get(pool, []) if (pool, i) in keys] for pool in {p for p, _ in keys}}
+        for pool, indices in held.items():
+            for i in indices:
+                pools[pool].remove(i)
         try:
             yield
         finally:
-            kept = [i for i in available]
-            available[:] = held + kept  # below the others: popped last, as before
+            for pool, indices in held.items():
+                pools[pool][:] = indices + pools[pool]  # below the others: popped last, as before
 
     def _take(self, register: RegisterType) -> bool:
         available = self.available_registers.available_registers[register.register_pool_key()]
@@ -189,7 +194,7 @@ class LoopAwareAllocator(RegisterAllocatorLivenessBlockNaive):
         if self.windows and isinstance(start, BlockArgument) and start.type.is_allocated:
             window = self.windows[-1]
             here = window.positions.get(ancestor_in(window.block, loop))
-            if start.block is window.block and window.last_uses.get(start.type.index.data) == here:
+            if start.block is window.block and window.last_uses.get(_key(start.type)) == here:
                 if self._take(start.type):
                     self._replace_value_with_new_type(loop.body.block.args[0], start.type)
                     return

@@ -18,7 +18,9 @@ computation):
   as the `arith.extsi` / `arith.extui` consuming it asks. Sub-byte values that are not
   constants (activations, arguments) live one per byte.
 
-`bitfold-riscv-lower-ptr` (after it): `ptr.load` / `ptr.store` by element width. xDSL's
+`bitfold-riscv-lower-ptr` (after it): `ptr.load` / `ptr.store` by element width; f32 with `flw` /
+`fsw` into f registers where the target has F (`hard_float`), else with `lw` / `sw` (soft float
+holds the bits in integer registers, `soft_float.py`). xDSL's
 `convert-memref-to-riscv` and `convert-ptr-to-riscv` load every integer with `lw` and store
 with `sw`, so an i8 load reads four elements. Here: `lb`/`lh`/`lw`/`ld` sign-extend into the
 register convention; when every user of a loaded value is an `arith.extui`, the load is the
@@ -37,6 +39,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
+    Float32Type,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -264,10 +267,15 @@ class BitfoldRiscvMemrefToAddressesPass(ModulePass):
 @dataclass
 class LoadByWidth(RewritePattern):
     xlen: int
+    hard_float: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ptr.LoadOp, rewriter: PatternRewriter) -> None:
         (address,) = cast_operands_to_regs(rewriter, op)
+        if isinstance(op.res.type, Float32Type):
+            load = riscv.FLwOp(address, 0) if self.hard_float else LOADS[(32, True)](address, 0)
+            rewriter.replace(op, [load, UnrealizedConversionCastOp.get((load.rd,), (op.res.type,))])
+            return
         width = bit_width(op.res.type, self.xlen)
         users = [use.operation for use in op.res.uses]
         zero_extended = bool(users) and all(isinstance(u, arith.ExtUIOp) for u in users) and width < self.xlen
@@ -295,10 +303,19 @@ class LoadByWidth(RewritePattern):
 @dataclass
 class StoreByWidth(RewritePattern):
     xlen: int
+    hard_float: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ptr.StoreOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op.value.type, Float32Type) and not self.hard_float:
+            register = riscv.Registers.UNALLOCATED_INT
+            casts = [UnrealizedConversionCastOp.get((v,), (register,)) for v in (op.addr, op.value)]
+            rewriter.replace(op, [*casts, STORES[32](casts[0].results[0], casts[1].results[0], 0)])
+            return
         address, value = cast_operands_to_regs(rewriter, op)
+        if isinstance(op.value.type, Float32Type):
+            rewriter.replace(op, riscv.FSwOp(address, value, 0))
+            return
         width = bit_width(op.value.type, self.xlen)
         store = STORES[max(BITS_PER_BYTE, width)] if width <= BITS_PER_BYTE or width in STORES else None
         if store is None:
@@ -313,10 +330,12 @@ class BitfoldRiscvLowerPtrPass(ModulePass):
     name = "bitfold-riscv-lower-ptr"
 
     xlen: int = 64
+    hard_float: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = [LoadByWidth(self.xlen, self.hard_float), StoreByWidth(self.xlen, self.hard_float)]
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([LoadByWidth(self.xlen), StoreByWidth(self.xlen)]),
+            GreedyRewritePatternApplier(patterns),
             apply_recursively=False,
         ).rewrite_module(op)
         ConvertPtrToRiscvPass().apply(ctx, op)

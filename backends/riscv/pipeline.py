@@ -3,6 +3,7 @@ riscv dialects. xDSL's passes wherever they are right; bitfold's shims (each doc
 module) where 0.74 is wrong or missing:
 
     bitfold-riscv-expand-ctpop              without Zbb: math.ctpop as SWAR arith
+    bitfold-riscv-expand-float-rounding     f32 roundeven/trunc/floor/ceil as exact arith
     bufferize                               bitfold.passes.bufferize
     widen-sub-byte-outputs                  bitfold.passes.sub_byte_outputs
     bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
@@ -13,6 +14,8 @@ module) where 0.74 is wrong or missing:
     convert-ptr-type-offsets                xDSL
     canonicalize, bitfold-riscv-multiply-to-shift, licm, cse
     bitfold-riscv-lower-ptr                 lb/lbu/lh/lhu/lw/lwu/ld, sb/sh/sw/sd
+    bitfold-riscv-lower-float               with F: f32 arith to F instructions, rne, rtz
+    | bitfold-riscv-soft-float              without: integer arith and libgcc calls (rvfloat.libcall)
     bitfold-riscv-lower-arith, convert-arith-to-riscv
     convert-scf-to-riscv-scf, convert-func-to-riscv-func, reconcile-unrealized-casts
     bitfold-riscv-immediates                li operands -> addi/slli/andi/... forms
@@ -22,6 +25,7 @@ module) where 0.74 is wrong or missing:
     bitfold-riscv-allocate-registers        xDSL's allocator with bitfold's loop allocation
                                             (loop_allocation.py), s0..s11, spilling
     riscv-lower-parallel-mov                xDSL
+    bitfold-riscv-expand-calls              libcalls: caller-saved registers saved, a0/a1, call
     convert-riscv-scf-to-riscv-cf           xDSL: loops to labels and branches
     bitfold-riscv-prologue-epilogue         frame: spill slots, saved s registers, 16-byte
                                             aligned; no useless li/mv
@@ -50,10 +54,12 @@ from xdsl.transforms.riscv_scf_for_infer_constant_step import RiscvScfForInferCo
 from xdsl.utils.exceptions import DiagnosticException
 
 from bitfold.backends.riscv.constant_sinking import BitfoldRiscvSinkConstantsPass
+from bitfold.backends.riscv.float_rounding import BitfoldRiscvExpandFloatRoundingPass
 from bitfold.backends.riscv.immediates import BitfoldRiscvImmediatesPass
 from bitfold.backends.riscv.isa import Isa, IsaError
 from bitfold.backends.riscv.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
 from bitfold.backends.riscv.loop_value_copies import BitfoldRiscvCopyLoopValuesPass
+from bitfold.backends.riscv.lower_floats import BitfoldRiscvLowerFloatPass
 from bitfold.backends.riscv.lower_integers import BitfoldRiscvLowerArithPass
 from bitfold.backends.riscv.lower_memory import BitfoldRiscvMemrefToAddressesPass, BitfoldRiscvLowerPtrPass
 from bitfold.backends.riscv.population_count import BitfoldRiscvExpandCtpopPass
@@ -61,6 +67,8 @@ from bitfold.backends.riscv.prologue import BitfoldRiscvPrologueEpiloguePass
 from bitfold.backends.riscv.register_allocation import BitfoldRiscvAllocateRegistersPass, NeedsSpilling
 from bitfold.backends.riscv.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
 from bitfold.backends.riscv.registers import ALLOCATABLE_INTEGER_REGISTERS
+from bitfold.backends.riscv.soft_float import BitfoldRiscvSoftFloatPass
+from bitfold.backends.riscv.soft_float_calls import BitfoldRiscvExpandCallsPass
 from bitfold.passes.bufferize import BufferizePass
 from bitfold.passes.sub_byte_outputs import WidenSubByteOutputsPass
 
@@ -141,12 +149,14 @@ def riscv_passes(
     spill: bool = True,
     registers: int = ALLOCATABLE_INTEGER_REGISTERS,
     zbb: bool = False,
+    hard_float: bool = False,
 ) -> list[ModulePass]:
     """The passes from the backend's tensor IR to register-allocated riscv (module docstring):
     register tiles planned for `tile_registers`, `registers` allocatable, spilling allowed or
-    not, Zbb's instructions used or not."""
+    not, Zbb's and F's instructions used or not."""
     return [
         *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
+        BitfoldRiscvExpandFloatRoundingPass(),
         BufferizePass(),
         WidenSubByteOutputsPass(),
         BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
@@ -160,7 +170,8 @@ def riscv_passes(
         LoopInvariantCodeMotionPass(),
         CommonSubexpressionElimination(),
         CanonicalizePass(),
-        BitfoldRiscvLowerPtrPass(xlen=xlen),
+        BitfoldRiscvLowerPtrPass(xlen=xlen, hard_float=hard_float),
+        BitfoldRiscvLowerFloatPass(xlen=xlen) if hard_float else BitfoldRiscvSoftFloatPass(),
         BitfoldRiscvLowerArithPass(xlen=xlen, zbb=zbb),
         ConvertArithToRiscvPass(),
         ConvertScfToRiscvPass(),
@@ -172,6 +183,7 @@ def riscv_passes(
         BitfoldRiscvCopyLoopValuesPass(),
         BitfoldRiscvAllocateRegistersPass(xlen=xlen, registers=registers, spill=spill),
         RISCVLowerParallelMovPass(),
+        BitfoldRiscvExpandCallsPass(xlen=xlen),
         ConvertRiscvScfToRiscvCfPass(),
         BitfoldRiscvPrologueEpiloguePass(xlen=xlen),
     ]
@@ -184,6 +196,7 @@ def lower_to_riscv(
     after: Callable[[ModulePass, ModuleOp], None] | None = None,
     registers: int | None = None,
     zbb: bool = False,
+    hard_float: bool = False,
 ) -> ModuleOp:
     """`riscv_passes` on a copy of `module`, with the largest register-tile budget (at most
     `registers`, default all: `ALLOCATABLE_INTEGER_REGISTERS`) whose code needs no spilling, else the
@@ -199,7 +212,7 @@ def lower_to_riscv(
         attempt = module.clone()
         last = budget == budgets[-1]
         try:
-            for module_pass in riscv_passes(xlen, budget, spill=last, registers=registers, zbb=zbb):
+            for module_pass in riscv_passes(xlen, budget, spill=last, registers=registers, zbb=zbb, hard_float=hard_float):
                 module_pass.apply(ctx, attempt)
                 if after is not None:
                     after(module_pass, attempt)

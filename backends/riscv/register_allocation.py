@@ -88,9 +88,16 @@ class RegisterAllocationError(DiagnosticException):
     """A function the allocator cannot fit in the allocatable registers, even spilling."""
 
 
+FLOAT_REGISTERS = (*Registers.FT, *Registers.FA, *Registers.FS)
+"""The allocatable f registers in order of preference: ft0..ft11, fa0..fa7, fs0..fs11 (saved by
+the prologue when used). The pressure model and spilling count integer registers only: a float
+island is elementwise code that never needs more than a few of these 32."""
+
+
 def allocation_order(registers: int) -> tuple[riscv.RISCVRegisterType, ...]:
-    """The register stack pops from the end: the first `registers` of `INTEGER_REGISTERS`, in order."""
-    return (*reversed(INTEGER_REGISTERS[:registers]), *reversed(FloatRegisterType.allocatable_registers()))
+    """The register stack pops from the end: the first `registers` of `INTEGER_REGISTERS`, in
+    order, and every one of `FLOAT_REGISTERS`."""
+    return (*reversed(INTEGER_REGISTERS[:registers]), *reversed(FLOAT_REGISTERS))
 
 
 ALLOCATION_ORDER = allocation_order(len(INTEGER_REGISTERS))
@@ -148,14 +155,24 @@ def taken_registers(function: riscv_func.FuncOp, free: set) -> set:
 
 def allocate(function: riscv_func.FuncOp, registers: int, taken: set) -> None:
     """xDSL's `allocate_func` with the first `registers` allocatable but those `taken`.
-    Raises `OutOfRegisters`."""
+    Raises `OutOfRegisters` (integer registers: spilling may help), or `RegisterAllocationError`
+    where the f registers run out."""
     stack = RiscvRegisterStack.get(allocatable_registers=allocation_order(registers))
     for register in taken:
         stack.exclude_register(register)
     allocator = _Allocator(stack)
     block = function.body.block
     allocator.live_ins_per_block = live_ins_per_block(block)
-    allocator.allocate_block(block)
+    try:
+        allocator.allocate_block(block)
+    except OutOfRegisters:
+        pools = stack.available_registers
+        if not pools[FloatRegisterType.register_pool_key()] and pools[IntRegisterType.register_pool_key()]:
+            raise RegisterAllocationError(
+                f"riscv: @{function.sym_name.data}: more f32 values live at once than the {len(FLOAT_REGISTERS)} f "
+                "registers hold (float values are not spilled)"
+            ) from None
+        raise
 
 
 # Pressure: the registers xDSL's allocator holds at each op.

@@ -49,7 +49,7 @@ WORKSPACE_LINE = re.compile(r"^# workspace: (\d+) bytes", re.MULTILINE)
 
 
 def c_type(dtype: np.dtype) -> str:
-    """The <stdint.h> type of one element of a buffer of `dtype`."""
+    """The C type (<stdint.h> for integers) of one element of a buffer of `dtype`."""
     try:
         return C_TYPES[np.dtype(dtype)]
     except KeyError:

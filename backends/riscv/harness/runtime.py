@@ -13,7 +13,11 @@ CANARY = 0x5EED0000
 CLOBBER_BIT_SP = 12
 CLOBBER_BIT_GP = 13
 CLOBBER_BIT_TP = 14
-CLOBBER_NAMES = tuple(f"s{i}" for i in range(12)) + ("sp", "gp", "tp")
+# The values fs0..fs11 hold while the kernel runs (targets with F): FLOAT_CANARY + i, all FLEN bits.
+FLOAT_CANARY = 0x5EED0100
+CLOBBER_BIT_FS0 = 15
+"""fs<i> is bit 15 + i (checked where the harness is built with F: `__riscv_flen`)"""
+CLOBBER_NAMES = tuple(f"s{i}" for i in range(12)) + ("sp", "gp", "tp") + tuple(f"fs{i}" for i in range(12))
 
 START_FILE = rf"""/* Start file and checked call of the bitfold harness (qemu user mode, Linux ABI). */
 #if __riscv_xlen == 64
@@ -25,7 +29,25 @@ START_FILE = rf"""/* Start file and checked call of the bitfold harness (qemu us
 #define REG_L lw
 #define SZREG 4
 #endif
-#define FRAME (16 * SZREG)
+#ifdef __riscv_flen
+#if __riscv_flen == 64
+#define FREG_S fsd
+#define FREG_L fld
+#define FSZ 8
+#define FMV_TO fmv.d.x
+#define FMV_FROM fmv.x.d
+#else
+#define FREG_S fsw
+#define FREG_L flw
+#define FSZ 4
+#define FMV_TO fmv.w.x
+#define FMV_FROM fmv.x.w
+#endif
+#define FFRAME (12 * FSZ)
+#else
+#define FFRAME 0
+#endif
+#define FRAME (16 * SZREG + FFRAME)
 
     .option norelax     /* no gp-relative addressing: the checked call must survive a clobbered gp */
 
@@ -48,8 +70,9 @@ _start:
 /* unsigned long bitfold_call_checked(void (*function)(void), void *const *arguments, unsigned long count)
    Calls function(arguments[0], ..., arguments[count - 1]) by the standard calling convention
    (arguments[] has at least eight entries; those past the eighth go on the stack) with s<i> set
-   to {CANARY:#x} + i, and returns a mask of the callee-saved registers the call did not preserve:
-   bit i for s<i>, bit {CLOBBER_BIT_SP} sp, bit {CLOBBER_BIT_GP} gp, bit {CLOBBER_BIT_TP} tp. */
+   to {CANARY:#x} + i (and fs<i> to {FLOAT_CANARY:#x} + i in all FLEN bits where the target has F), and
+   returns a mask of the callee-saved registers the call did not preserve: bit i for s<i>,
+   bit {CLOBBER_BIT_SP} sp, bit {CLOBBER_BIT_GP} gp, bit {CLOBBER_BIT_TP} tp, bit {CLOBBER_BIT_FS0} + i for fs<i>. */
     .globl bitfold_call_checked
     .type bitfold_call_checked, @function
 bitfold_call_checked:
@@ -69,6 +92,20 @@ bitfold_call_checked:
     REG_S s11, 12*SZREG(sp)
     REG_S gp, 13*SZREG(sp)
     REG_S tp, 14*SZREG(sp)
+#ifdef __riscv_flen
+    FREG_S fs0, 16*SZREG+0*FSZ(sp)
+    FREG_S fs1, 16*SZREG+1*FSZ(sp)
+    FREG_S fs2, 16*SZREG+2*FSZ(sp)
+    FREG_S fs3, 16*SZREG+3*FSZ(sp)
+    FREG_S fs4, 16*SZREG+4*FSZ(sp)
+    FREG_S fs5, 16*SZREG+5*FSZ(sp)
+    FREG_S fs6, 16*SZREG+6*FSZ(sp)
+    FREG_S fs7, 16*SZREG+7*FSZ(sp)
+    FREG_S fs8, 16*SZREG+8*FSZ(sp)
+    FREG_S fs9, 16*SZREG+9*FSZ(sp)
+    FREG_S fs10, 16*SZREG+10*FSZ(sp)
+    FREG_S fs11, 16*SZREG+11*FSZ(sp)
+#endif
     lla t3, saved_frame
     REG_S sp, 0(t3)
     mv t0, a0
@@ -110,6 +147,32 @@ bitfold_call_checked:
     li s9, {CANARY} + 9
     li s10, {CANARY} + 10
     li s11, {CANARY} + 11
+#ifdef __riscv_flen
+    li t2, {FLOAT_CANARY} + 0
+    FMV_TO fs0, t2
+    li t2, {FLOAT_CANARY} + 1
+    FMV_TO fs1, t2
+    li t2, {FLOAT_CANARY} + 2
+    FMV_TO fs2, t2
+    li t2, {FLOAT_CANARY} + 3
+    FMV_TO fs3, t2
+    li t2, {FLOAT_CANARY} + 4
+    FMV_TO fs4, t2
+    li t2, {FLOAT_CANARY} + 5
+    FMV_TO fs5, t2
+    li t2, {FLOAT_CANARY} + 6
+    FMV_TO fs6, t2
+    li t2, {FLOAT_CANARY} + 7
+    FMV_TO fs7, t2
+    li t2, {FLOAT_CANARY} + 8
+    FMV_TO fs8, t2
+    li t2, {FLOAT_CANARY} + 9
+    FMV_TO fs9, t2
+    li t2, {FLOAT_CANARY} + 10
+    FMV_TO fs10, t2
+    li t2, {FLOAT_CANARY} + 11
+    FMV_TO fs11, t2
+#endif
     jalr t0
 
 .macro expect_equal register, other, bit
@@ -135,6 +198,32 @@ bitfold_call_checked:
     expect s9, {CANARY} + 9, 9
     expect s10, {CANARY} + 10, 10
     expect s11, {CANARY} + 11, 11
+#ifdef __riscv_flen
+    FMV_FROM t3, fs0
+    expect t3, {FLOAT_CANARY} + 0, {CLOBBER_BIT_FS0 + 0}
+    FMV_FROM t3, fs1
+    expect t3, {FLOAT_CANARY} + 1, {CLOBBER_BIT_FS0 + 1}
+    FMV_FROM t3, fs2
+    expect t3, {FLOAT_CANARY} + 2, {CLOBBER_BIT_FS0 + 2}
+    FMV_FROM t3, fs3
+    expect t3, {FLOAT_CANARY} + 3, {CLOBBER_BIT_FS0 + 3}
+    FMV_FROM t3, fs4
+    expect t3, {FLOAT_CANARY} + 4, {CLOBBER_BIT_FS0 + 4}
+    FMV_FROM t3, fs5
+    expect t3, {FLOAT_CANARY} + 5, {CLOBBER_BIT_FS0 + 5}
+    FMV_FROM t3, fs6
+    expect t3, {FLOAT_CANARY} + 6, {CLOBBER_BIT_FS0 + 6}
+    FMV_FROM t3, fs7
+    expect t3, {FLOAT_CANARY} + 7, {CLOBBER_BIT_FS0 + 7}
+    FMV_FROM t3, fs8
+    expect t3, {FLOAT_CANARY} + 8, {CLOBBER_BIT_FS0 + 8}
+    FMV_FROM t3, fs9
+    expect t3, {FLOAT_CANARY} + 9, {CLOBBER_BIT_FS0 + 9}
+    FMV_FROM t3, fs10
+    expect t3, {FLOAT_CANARY} + 10, {CLOBBER_BIT_FS0 + 10}
+    FMV_FROM t3, fs11
+    expect t3, {FLOAT_CANARY} + 11, {CLOBBER_BIT_FS0 + 11}
+#endif
     lla t3, saved_frame
     REG_L t3, 0(t3)
     lla t4, expected_sp
@@ -161,6 +250,20 @@ bitfold_call_checked:
     REG_L s11, 12*SZREG(sp)
     REG_L gp, 13*SZREG(sp)
     REG_L tp, 14*SZREG(sp)
+#ifdef __riscv_flen
+    FREG_L fs0, 16*SZREG+0*FSZ(sp)
+    FREG_L fs1, 16*SZREG+1*FSZ(sp)
+    FREG_L fs2, 16*SZREG+2*FSZ(sp)
+    FREG_L fs3, 16*SZREG+3*FSZ(sp)
+    FREG_L fs4, 16*SZREG+4*FSZ(sp)
+    FREG_L fs5, 16*SZREG+5*FSZ(sp)
+    FREG_L fs6, 16*SZREG+6*FSZ(sp)
+    FREG_L fs7, 16*SZREG+7*FSZ(sp)
+    FREG_L fs8, 16*SZREG+8*FSZ(sp)
+    FREG_L fs9, 16*SZREG+9*FSZ(sp)
+    FREG_L fs10, 16*SZREG+10*FSZ(sp)
+    FREG_L fs11, 16*SZREG+11*FSZ(sp)
+#endif
     addi sp, sp, FRAME
     ret
     .size bitfold_call_checked, . - bitfold_call_checked

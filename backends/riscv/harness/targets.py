@@ -1,6 +1,7 @@
 """The RISC-V targets a harness program is built for and run on: RV32IM and RV64IM, the same
-with the compressed-instruction extension C (rv32imc, rv64imc: code size), and each of those
-with Zbb (rv32im_zbb, ...: `cpop`), one per ISA string of `backends.riscv.isa`.
+with the compressed-instruction extension C (rv32imc, rv64imc: code size), with hardware float
+(rv32imf on ilp32f, rv64imfd on lp64d), and each of those with Zbb (rv32im_zbb, ...: `cpop`), one
+per ISA string of `backends.riscv.isa`.
 
 Every one is built freestanding (no C library start-up code, no glibc): Debian ships glibc for
 riscv64 only as rv64gc/lp64d, whose static start-up code executes compressed and
@@ -29,10 +30,16 @@ DISABLED_EXTENSIONS = (
 )
 
 
-def qemu_cpu(base: str, compressed: bool = False, zbb: bool = False) -> str:
+LIBRARY_MULTILIBS = {"rv64imfd": "rv64ifd"}
+"""ISAs whose libraries come from another multilib: neither picolibc nor the bare-metal libgcc
+ship rv64imfd/lp64d, and their rv64ifd/lp64d build runs on it (it only lacks `mul`)."""
+
+
+def qemu_cpu(base: str, compressed: bool = False, zbb: bool = False, float_letters: str = "") -> str:
     """The `-cpu` value that makes qemu's `base` CPU execute exactly the I and M extensions (and C
-    if `compressed`, Zbb if `zbb`)."""
-    kept = {"c": compressed, "zbb": zbb}
+    if `compressed`, Zbb if `zbb`, F and D as `float_letters` say, with the Zicsr they need)."""
+    kept = {"c": compressed, "zbb": zbb, "f": "f" in float_letters, "d": "d" in float_letters,
+            "Zicsr": bool(float_letters)}
     disabled = [f"{extension}=false" for extension in DISABLED_EXTENSIONS if not kept.get(extension)]
     return ",".join((base, *disabled, *(["zbb=true"] if zbb else [])))
 
@@ -68,14 +75,17 @@ class Target:
     def library_flags(self) -> tuple[str, ...]:
         """`-march`/`-mabi` of the multilib the libraries come from: the base ISA (gcc 12 finds
         no multilib for rv32im_zbb and would fall back to its rv64 default)."""
-        return (f"-march={Isa.parse(self.march).base}", f"-mabi={self.mabi}")
+        base = Isa.parse(self.march).base
+        return (f"-march={LIBRARY_MULTILIBS.get(base, base)}", f"-mabi={self.mabi}")
 
 
 def target(isa: Isa) -> Target:
     """`isa`: the bare-metal compiler for RV32 (Debian's glibc one has no rv32 multilib),
-    picolibc's IM multilib for both (no C-extension multilib is shipped; IM code runs on IMC)."""
+    picolibc's IM (IMF, IFD) multilib for both (no C-extension multilib is shipped; IM code runs
+    on IMC)."""
     xlen = isa.xlen
-    mabi = "ilp32" if xlen == 32 else "lp64"
+    mabi = isa.abi
+    library = LIBRARY_MULTILIBS.get(isa.base, isa.base)
     return Target(
         name=isa.name,
         xlen=xlen,
@@ -83,8 +93,8 @@ def target(isa: Isa) -> Target:
         mabi=mabi,
         compiler="riscv64-unknown-elf-gcc" if xlen == 32 else "riscv64-linux-gnu-gcc",
         qemu=f"qemu-riscv{xlen}",
-        cpu=qemu_cpu(f"rv{xlen}", isa.compressed, isa.zbb),
-        picolibc_dir=f"{PICOLIBC_LIB}/{isa.base}/{mabi}",
+        cpu=qemu_cpu(f"rv{xlen}", isa.compressed, isa.zbb, isa.float_letters),
+        picolibc_dir=f"{PICOLIBC_LIB}/{library}/{mabi}",
         clang_target=f"riscv{xlen}-unknown-elf",
     )
 

@@ -140,3 +140,32 @@ def test_prologue_saves_s_registers_with_sd_on_rv64():
 def test_allocator_uses_the_callee_saved_registers_too():
     assert not set(Registers.S) & set(IntRegisterType.allocatable_registers())
     assert set(Registers.S) <= set(ALLOCATION_ORDER)
+
+
+FLOAT_OPS = """func.func @f(%x: f32, %y: f32) -> (i32, f32, f32) {
+  %i = arith.fptosi %x : f32 to i32
+  %m = arith.maximumf %x, %y : f32
+  %s = arith.addf %x, %y : f32
+  func.return %i, %m, %s : i32, f32, f32
+}"""
+
+
+def _float_lines(lowering) -> list[str]:
+    ctx, module = parse(FLOAT_OPS)
+    lowering.apply(ctx, module)
+    return [op.assembly_line().strip() for op in module.walk() if hasattr(op, "assembly_line") and op.dialect_name() in ("riscv", "rvfloat")]
+
+
+def test_float_conversion_truncates_and_maximum_propagates_nan():
+    from bitfold.backends.riscv.lower_floats import BitfoldRiscvLowerFloatPass
+
+    xdsl = _float_lines(ConvertArithToRiscvPass())
+    # xDSL 0.74: fptosi by the dynamic rounding mode (round to nearest unless frm says otherwise),
+    # maximumf as fmax.s alone (the number where one operand is NaN), addf by frm
+    assert any(line.startswith("fcvt.w.s") and line.count(",") == 1 for line in xdsl)
+    assert any(line.startswith("fmax.s") for line in xdsl) and not any(line.startswith("feq.s") for line in xdsl)
+    assert any(line.startswith("fadd.s") and line.count(",") == 2 for line in xdsl)
+    bitfold = _float_lines(BitfoldRiscvLowerFloatPass(xlen=32))
+    assert any(line.startswith("fcvt.w.s") and line.endswith(", rtz") for line in bitfold)
+    assert any(line.startswith("feq.s") for line in bitfold)
+    assert any(line.startswith("fadd.s") and line.endswith(", rne") for line in bitfold)

@@ -179,3 +179,12 @@ def test_missing_toolchain_is_named(tmp_path):
     target = replace(TARGETS["rv64im"], compiler="riscv64-nonexistent-gcc")
     with pytest.raises(HarnessError, match="riscv64-nonexistent-gcc is not installed"):
         build_program([], target, "f", [], [], tmp_path)
+
+
+@pytest.mark.parametrize("float_target", ["rv32imf", "rv64imfd"])
+def test_clobbered_float_callee_saved_registers_are_named(float_target, tmp_path):
+    spec = TARGETS[float_target]
+    require_tools(spec.compiler, "riscv64-unknown-elf-gcc", spec.qemu)
+    body = "    fmv.w.x fs0, zero\n    fmv.w.x fs11, zero"
+    with pytest.raises(HarnessError, match="did not preserve callee-saved registers: fs0 fs11$"):
+        run_assembly(leaf("clobber", body), float_target, "clobber", [], [((1,), np.int32)], tmp_path)

@@ -157,3 +157,10 @@ def test_header_documents_quantization_and_ranges():
 def test_invalid_buffers_are_named(buffer, message):
     with pytest.raises(ValueError, match=f"^x: .*{re.escape(message)}"):
         c_header("kernel", [buffer], [], 0)
+
+
+def test_header_names_the_libgcc_routines_a_soft_float_kernel_calls():
+    buffers = [Buffer("x", (4,), "int8_t", Quantization(0.5, 0))]
+    header = c_header("model", buffers, buffers, 0, calls=("__mulsf3", "__addsf3"))
+    assert "model calls libgcc's soft-float routines __addsf3, __mulsf3: link with libgcc" in header
+    assert "libgcc" not in c_header("model", buffers, buffers, 0)

@@ -57,13 +57,14 @@ def test_cpop_only_with_zbb():
 @pytest.mark.parametrize(
     "text, isa",
     [("rv32im", Isa(32, False, ())), ("rv64imc", Isa(64, True, ())), ("rv32im_zbb", Isa(32, False, ("zbb",))),
-     ("rv64imc_zbb", Isa(64, True, ("zbb",)))],
+     ("rv64imc_zbb", Isa(64, True, ("zbb",))), ("rv32imf", Isa(32, False, (), "f")), ("rv32imfc", Isa(32, True, (), "f")),
+     ("rv64imfd", Isa(64, False, (), "fd"))],
 )
 def test_isa_strings(text, isa):
     assert Isa.parse(text) == isa and isa.name == text and text in ARCHITECTURES
 
 
-@pytest.mark.parametrize("text", ["rv32i", "rv32imzbb", "rv32im_zbb_zbb", "rv32im_zba", "rv128im", "RV32IM", "rv32im_"])
+@pytest.mark.parametrize("text", ["rv32i", "rv32imzbb", "rv32im_zbb_zbb", "rv32im_zba", "rv128im", "RV32IM", "rv32im_", "rv32imfd", "rv64imf", "rv32imcf"])
 def test_other_isa_strings_are_refused(text):
     with pytest.raises(IsaError):
         Isa.parse(text)
