@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IntegerType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, ModuleOp, StringAttr
 from xdsl.dialects.riscv import riscv_code
 from xdsl.passes import ModulePass
 from xdsl.utils.bitwise_casts import convert_f32_to_u32

@@ -19,11 +19,6 @@ from xdsl.parser import Parser
 HARD_FLOAT = ("rv32imf", "rv32imfc", "rv64imfd")
 SOFT_FLOAT = ("rv32im", "rv64im")
 N = 64
-INTERPRETER_SIGNED_ZEROS = pytest.mark.xfail(
-    strict=True, reason="bitfold-run's arith.maximumf/minimumf are np.maximum/np.minimum, which order a pair of "
-    "zeros by position, not -0 < +0 (driver/interpreters/arith.py)")
-
-
 @pytest.fixture(scope="module")
 def riscv_toolchain():
     require_tools("riscv64-linux-gnu-gcc", "riscv64-unknown-elf-gcc", "qemu-riscv64", "qemu-riscv32")
@@ -187,13 +182,10 @@ CASES = [
 @pytest.mark.usefixtures("riscv_toolchain")
 @pytest.mark.parametrize("name, target", CASES)
 def test_float_op_under_qemu(name, target, tmp_path):
-    got = run_op(name, target, tmp_path)
-    if "signed_zeros" not in name and "bitcast" not in name:  # bitfold-run has no arith.bitcast yet
-        check_equal(got, interpreted(name))
+    check_equal(run_op(name, target, tmp_path), interpreted(name))
 
 
 @pytest.mark.parametrize("name", ["maximumf_signed_zeros", "minimumf_signed_zeros"])
-@INTERPRETER_SIGNED_ZEROS
 def test_interpreter_orders_signed_zeros(name):
     reference, inputs = OPS[name][3:]
     check_equal(interpreted(name), reference(*inputs))
