@@ -1,6 +1,7 @@
 """Build the large models of `bench/compile_speed.py`: torchvision's EfficientNet-B0 and ResNet-18 at
 64x64 inputs with seeded weights (`torch.manual_seed`), exported by `torch.onnx.export` (opset 17,
-static shapes, the TorchScript exporter) and quantized by onnxruntime's `quantize_static` (QDQ,
+static shapes, the TorchScript exporter), pre-processed by onnxruntime's `quant_pre_process` and
+quantized by its `quantize_static` (QDQ,
 per-channel int8 weights, uint8 activations, MinMax calibration on seeded random inputs).
 
     python scripts/make_torchvision_models.py [--output DIR] [--networks efficientnet_b0 resnet18]
@@ -60,6 +61,14 @@ def export_float(network: str, path: Path) -> None:
                       output_names=["output"], dynamo=False)
 
 
+def pre_process(float_path: Path, path: Path) -> None:
+    """onnxruntime's recommended step before `quantize_static` (shape inference, graph optimization):
+    torch's export shares equal biases through Identity nodes, which the quantizer would leave float."""
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    quant_pre_process(os.fspath(float_path), os.fspath(path))
+
+
 def quantize(float_path: Path, path: Path) -> None:
     import onnx
     from onnxruntime.quantization import QuantFormat, quantize_static
@@ -87,7 +96,9 @@ def build(output: Path, networks: tuple[str, ...] = NETWORKS) -> None:
         for network in networks:
             float_path = Path(scratch) / f"{network}-float.onnx"
             export_float(network, float_path)
-            quantize(float_path, model_path(output, network))
+            pre_processed = float_path.with_suffix(".pre.onnx")
+            pre_process(float_path, pre_processed)
+            quantize(pre_processed, model_path(output, network))
             np.save(output / f"{network}.input.npy", random_input(INPUT_SEED))
             print(f"{model_path(output, network)}: {model_path(output, network).stat().st_size:,} B")
 
