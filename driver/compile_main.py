@@ -1,6 +1,6 @@
 """`bitfold-compile MODEL --target rv32im|rv64im|rv32imc|rv64imc|rv32imf|rv32imfc|rv64imfd|rv32imv|rv64imv|rv64gcv|host -o DIR
 [--backend xdsl|llvm] [--vlen N] [--symbol NAME]
-[--run INPUT.npy | --run NAME=FILE.npy ...] [--count]`: compile an ONNX model (or quant-form `.mlir`) to `DIR/<symbol>.S` and `DIR/<symbol>.h`.
+[--run INPUT.npy | --run NAME=FILE.npy ...] [--count] [--timeout SECONDS]`: compile an ONNX model (or quant-form `.mlir`) to `DIR/<symbol>.S` and `DIR/<symbol>.h`.
 With `--run`, the float inputs are quantized to the integers the function takes (an input the
 model itself takes as uint8 / int8 is passed as it is), the assembly runs under qemu
 (restricted to the target ISA), the outputs are saved as `DIR/<symbol>.outputs.npz` (storage
@@ -25,6 +25,7 @@ from bitfold import __version__
 from bitfold.backends.llvm import DEFAULT_VLEN, HOST, LLVM_TARGETS, VLENS, LlvmInputError, harness_target
 from bitfold.backends.riscv import ARCHITECTURES, CodegenError
 from bitfold.backends.riscv.harness import HarnessError, compile_object, section_sizes
+from bitfold.backends.riscv.harness.toolchain import time_limit
 from bitfold.diagnostics import add_tensor_cap_argument, fail, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, run
@@ -55,6 +56,9 @@ def _arguments() -> argparse.ArgumentParser:
                              "one error line naming the first float op")
     parser.add_argument("--count", action="store_true",
                         help="with --run: print the instructions one call executes and the code and data bytes")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="time limit of each external tool run (clang-22, mlir-opt-22, the assembler, qemu); "
+                             "0: none; default 120 s times the machine's load per core when above 1")
     add_tensor_cap_argument(parser)
     parser.add_argument("--version", action="version", version=f"bitfold-compile {__version__}")
     return parser
@@ -111,7 +115,10 @@ def main(args: Sequence[str] | None = None) -> None:
              "(it names the output files)")
     if options.count and options.target == HOST:
         parser.error("--count counts instructions under qemu: not for --target host")
-    with one_line_errors(InterpretationInputError, CodegenError, HarnessError, LlvmInputError), tensor_limits(max_bytes=options.max_tensor_bytes):
+    if options.timeout is not None and options.timeout < 0:
+        parser.error("--timeout must be at least 0 (0: no limit)")
+    with one_line_errors(InterpretationInputError, CodegenError, HarnessError, LlvmInputError), \
+            tensor_limits(max_bytes=options.max_tensor_bytes), time_limit(options.timeout):
         source_module = load_module(options.model)
         compiled = compile_model(source_module.clone(), options.target, options.symbol, options.backend,
                                  integer_only=options.integer_only)

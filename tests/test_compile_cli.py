@@ -31,3 +31,16 @@ def test_unsupported_model_is_one_line(tmp_path):
     assert "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "onnx.Relu" in lines[0], done.stderr
+
+
+def test_timeout_option_limits_every_external_tool(tmp_path):
+    """--timeout bounds clang-22 / mlir-opt-22 (a limit no tool meets fails in one line naming the
+    option); --timeout 0 removes the limit and the same compile succeeds."""
+    command = ["bitfold-compile", str(EXAMPLES / "cnn_depthwise_qdq.onnx"), "--target", "rv64imv", "-o", str(tmp_path)]
+    done = subprocess.run([*command, "--timeout", "0.001"], capture_output=True, text=True)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "did not finish within" in lines[0] and "--timeout" in lines[0], done.stderr
+    done = subprocess.run([*command, "--timeout", "0"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "cnn_depthwise.S").is_file()

@@ -9,17 +9,16 @@
 """
 
 from dataclasses import dataclass
-from math import prod
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr
 from xdsl.dialects.riscv import riscv_code
 from xdsl.passes import ModulePass
-from xdsl.utils.bitwise_casts import convert_f32_to_u32
 
 from bitfold.backends.riscv.float_instructions import CallOp
 from bitfold.backends.riscv.isa import Isa
 from bitfold.backends.riscv.pipeline import CodegenError, check_input, isa_of, lower_to_riscv
+from bitfold.backends.riscv.weight_panels import element_values
 from bitfold.passes.bufferize import BufferizePass, element_bytes, workspace_size
 
 DIRECTIVES = {1: ".byte", 2: ".half", 4: ".word", 8: ".dword"}
@@ -32,21 +31,15 @@ def data_sections(globals_: list[memref.GlobalOp]) -> str:
     for global_op in globals_:
         name = global_op.sym_name.data
         size = element_bytes(global_op.type.element_type)
-        count = prod(global_op.type.get_shape())
         lines = [f".p2align {size.bit_length() - 1}", f"{name}:"]
         value = global_op.initial_value
         if global_op.constant is None or not isinstance(value, DenseIntOrFPElementsAttr):
             raise CodegenError(f"riscv: global @{global_op.sym_name.data} is not a constant (the function keeps "
                                "no state: intermediates live in the workspace)")
-        values = [
-            convert_f32_to_u32(v) if isinstance(global_op.type.element_type, Float32Type) else int(v)
-            for v in value.get_values()
-        ]
-        if len(values) == 1 and count != 1:
-            values *= count
+        values = element_values(global_op).tolist()
         for start in range(0, len(values), VALUES_PER_LINE):
             chunk = values[start : start + VALUES_PER_LINE]
-            lines.append(f"    {DIRECTIVES[size]} {', '.join(str(v) for v in chunk)}")
+            lines.append(f"    {DIRECTIVES[size]} {', '.join(map(str, chunk))}")
         rodata += lines
     return ".section .rodata\n" + "\n".join(rodata) + "\n" if rodata else ""
 

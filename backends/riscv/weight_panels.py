@@ -20,15 +20,17 @@ and extracts each element in registers (`slli`/`srai`, or `srli`/`andi` where ev
 """
 
 from dataclasses import dataclass
-from itertools import product
 from math import prod
 
 import numpy as np
 from xdsl.dialects import memref
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, MemRefType, ModuleOp, StringAttr, TensorType, UnitAttr, i8
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, MemRefType, ModuleOp, StringAttr, UnitAttr, i8
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
+
+from bitfold.dialects.evaluation import numpy_dtype_of
+from bitfold.dialects.onnx.encoding import dense_attr
 
 BITS_PER_BYTE = 8
 
@@ -60,9 +62,25 @@ def constant_global(value, module: ModuleOp) -> tuple[memref.GetGlobalOp, memref
 
 
 def element_values(global_op: memref.GlobalOp) -> np.ndarray:
+    """The global's elements as int64 (f32 elements as their IEEE bit patterns, what `.word`
+    stores), read from its bytes where they are one element each (splats and i1 through
+    `get_values`)."""
     count = prod(global_op.type.get_shape())
-    values = np.array([int(v) for v in global_op.initial_value.get_values()], dtype=np.int64)
+    value = global_op.initial_value
+    dtype = numpy_dtype_of(value.type)
+    storage = value.data.data
+    if dtype != np.bool_ and len(storage) == dtype.itemsize * count:
+        return np.frombuffer(storage, dtype=_bits_dtype(dtype)).astype(np.int64)
+    if dtype.kind == "f":
+        values = np.array(value.get_values(), dtype=dtype).view(_bits_dtype(dtype)).astype(np.int64)
+    else:
+        values = np.array([int(v) for v in value.get_values()], dtype=np.int64)
     return np.broadcast_to(values, (count,)) if values.size == 1 else values
+
+
+def _bits_dtype(dtype: np.dtype) -> np.dtype:
+    """Little-endian integers reading `dtype`'s bytes as they are (unsigned for floats)."""
+    return np.dtype(f"<{'u' if dtype.kind == 'f' else dtype.kind}{dtype.itemsize}") if dtype != np.bool_ else dtype
 
 
 @dataclass
@@ -120,14 +138,13 @@ def _candidate(op: linalg.GenericOp, operand: int, view, module: ModuleOp) -> _C
     moving = [k for k in view.loop_levels() if view.advance(operand, k)]
     offsets = sorted(set(view.immediates(operand)))
     trips = [view.trips(k) for k in moving]
-    addresses = [
-        sum(i * view.advance(operand, k) for i, k in zip(index, moving)) + offset
-        for index in product(*(range(t) for t in trips))
-        for offset in offsets
-    ]
-    if len(addresses) != prod(global_op.type.get_shape()) and not sub_byte:
+    # address of (index, offset), index in row-major order over `trips`, offset innermost
+    indices = np.indices(trips, dtype=np.int64).reshape(len(trips), prod(trips)).T
+    steps = np.array([view.advance(operand, k) for k in moving], dtype=np.int64)
+    addresses = (indices @ steps)[:, None] + np.array(offsets, dtype=np.int64)[None, :]
+    if addresses.size != prod(global_op.type.get_shape()) and not sub_byte:
         return None  # a sliding window: the panel would repeat elements
-    values = element_values(global_op)[np.array(addresses, dtype=np.int64) // element_size]
+    values = element_values(global_op)[addresses.reshape(-1) // element_size]
     return _Candidate(operand, get, global_op, bits, moving, trips, offsets, values.reshape(-1, len(offsets)))
 
 
@@ -147,7 +164,7 @@ def _write_panel(op: linalg.GenericOp, members: list[_Candidate], module: Module
     panel_type = i8 if sub_byte else element
     name = _panel_name(module, first.global_op.sym_name.data)
     memref_type = MemRefType(panel_type, [len(values)])
-    data = DenseIntOrFPElementsAttr.from_list(TensorType(panel_type, [len(values)]), [int(v) for v in values])
+    data = dense_attr(np.asarray(values), panel_type)
     rewriter.insert(
         memref.GlobalOp.get(StringAttr(name), memref_type, data, StringAttr("private"), UnitAttr()),
         InsertPoint.after(first.global_op),

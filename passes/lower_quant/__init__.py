@@ -12,13 +12,13 @@ quantized type becomes its signless storage integer type.
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.ir import Attribute, ParametrizedAttribute
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriteWalker,
     TypeConversionPattern,
-    attr_type_rewrite_pattern,
 )
 
 from bitfold.dialects.quant import QuantizedType
@@ -27,13 +27,34 @@ from bitfold.passes.lower_quant.float_storage import FLOAT_STORAGE_PATTERNS
 from bitfold.passes.lower_quant.requant import LowerRequantize
 
 
+def storage_types(attr: Attribute) -> Attribute:
+    """`attr` with every quantized type in it (nested in parameters, arrays and dictionaries) made
+    its signless storage integer type; `attr` itself when it holds none."""
+    if isinstance(attr, QuantizedType):
+        return attr.storage_integer_type()
+    if isinstance(attr, ParametrizedAttribute):
+        parameters = [storage_types(p) for p in attr.parameters]
+        changed = any(new is not old for new, old in zip(parameters, attr.parameters))
+        return type(attr).new(parameters) if changed else attr
+    if isinstance(attr, ArrayAttr):
+        elements = tuple(storage_types(e) for e in attr)
+        return ArrayAttr(elements) if any(new is not old for new, old in zip(elements, attr)) else attr
+    if isinstance(attr, DictionaryAttr):
+        entries = {k: storage_types(v) for k, v in attr.data.items()}
+        return DictionaryAttr(entries) if any(entries[k] is not v for k, v in attr.data.items()) else attr
+    return attr
+
+
 class QuantToStorageType(TypeConversionPattern):
     """Every quantized type, wherever it appears (values, block arguments, function types,
-    nested in tensors), becomes its signless storage integer type."""
+    nested in tensors), becomes its signless storage integer type (`storage_types`: isinstance
+    tests where xDSL's own recursion (`recursive=True`) runs its slow generic `isa` twice per
+    attribute, and its `attr_type_rewrite_pattern` formats every other attribute, weight tensors
+    included, into an exception message it then drops)."""
 
-    @attr_type_rewrite_pattern
-    def convert_type(self, typ: QuantizedType) -> IntegerType:
-        return typ.storage_integer_type()
+    def convert_type(self, typ: Attribute) -> Attribute | None:
+        converted = storage_types(typ)
+        return None if converted is typ else converted
 
 
 @dataclass(frozen=True)
@@ -51,4 +72,4 @@ class LowerQuantPass(ModulePass):
         # Users first: each pattern reads its operand's quantized type before the producer
         # is lowered.
         PatternRewriteWalker(patterns, apply_recursively=False, walk_reverse=True).rewrite_module(op)
-        PatternRewriteWalker(QuantToStorageType(recursive=True)).rewrite_module(op)
+        PatternRewriteWalker(QuantToStorageType(recursive=False)).rewrite_module(op)

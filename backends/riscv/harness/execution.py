@@ -25,9 +25,10 @@ from bitfold.backends.riscv.harness.toolchain import (
     require_tool,
     run_tool,
     target_named,
+    timeout_message,
+    tool_timeout,
 )
 
-RUN_TIMEOUT_SECONDS = 120
 READELF = "riscv64-unknown-elf-readelf"
 INPUT_FILE_NAME = "inputs.bin"
 OUTPUT_FILE_NAME = "outputs.bin"
@@ -90,10 +91,11 @@ def run_program(program: Path, target: str | Target, inputs: Sequence[np.ndarray
     input_file = program.parent / INPUT_FILE_NAME
     input_file.write_bytes(input_bytes(inputs))
     command = [require_tool(target.qemu), "-cpu", target.cpu, str(program), str(input_file)]
+    timeout = tool_timeout()
     try:
-        done = subprocess.run(command, capture_output=True, timeout=RUN_TIMEOUT_SECONDS)
+        done = subprocess.run(command, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise HarnessError(f"{program.name} did not finish within {RUN_TIMEOUT_SECONDS} s under {target.qemu}") from None
+        raise HarnessError(timeout_message(f"{program.name} under {target.qemu}", timeout)) from None
     if done.returncode != 0:
         raise HarnessError(failure_message(program, target, done.returncode, done.stderr.decode(errors="replace")))
     return split_outputs(done.stdout, outputs)
@@ -145,10 +147,11 @@ def count_program(program: Path, target: str | Target, symbols: Sequence[str], i
     plugin = ",".join([str(plugin_path()), *options])
     command = [require_tool(target.qemu), "-cpu", target.cpu, "-plugin", plugin, "-d", "plugin", "-D", str(log_file),
                str(program), str(input_file), str(output_file)]
+    timeout = tool_timeout()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise HarnessError(f"counting {program.name} did not finish within {RUN_TIMEOUT_SECONDS} s") from None
+        raise HarnessError(timeout_message(f"counting {program.name}", timeout)) from None
     if done.returncode != 0:
         raise HarnessError("counting: " + failure_message(program, target, done.returncode, done.stderr + done.stdout))
     log = log_file.read_text() if log_file.is_file() else ""

@@ -9,11 +9,14 @@ Recipe (every target; `$CC`, `-march`, `-mabi` from `targets.py`):
 `section_sizes` reads an object's section sizes (`riscv64-unknown-elf-size -A`): code size.
 """
 
+import contextlib
 import functools
+import os
 import re
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 
 from bitfold.backends.riscv.harness.main_program import main_source, workspace_size_of
@@ -24,6 +27,10 @@ SIZE = "riscv64-unknown-elf-size"
 COMPILE_FLAGS = ("-O1", "-ffreestanding", "-fno-pie", "-fno-stack-protector", "-Wall")
 LINK_FLAGS = ("-static", "-no-pie", "-nostdlib", "-nostartfiles")
 TOOL_TIMEOUT_SECONDS = 120
+"""an external tool's (clang-22, mlir-opt-22, gcc, qemu) time limit on an idle machine; scaled by the
+load per core (`tool_timeout`), replaced by `time_limit` (`--timeout` of the drivers)"""
+_TIME_LIMIT: ContextVar[float | None] = ContextVar("time_limit", default=None)
+_NO_LIMIT = 0
 C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -55,15 +62,43 @@ def require_tool(tool: str) -> str:
     return path
 
 
-def run_tool(step: str, command: Sequence[str | Path], timeout: int = TOOL_TIMEOUT_SECONDS,
+@contextlib.contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Every external tool and qemu run inside the block gets `seconds` (0: no limit; None: the
+    default of `tool_timeout`)."""
+    token = _TIME_LIMIT.set(seconds)
+    try:
+        yield
+    finally:
+        _TIME_LIMIT.reset(token)
+
+
+def tool_timeout() -> float | None:
+    """The time limit of one external tool run, in seconds (None: no limit): the one `time_limit`
+    set, else `TOOL_TIMEOUT_SECONDS` times the machine's load per core when that exceeds 1 (a
+    busy machine runs each tool proportionally slower)."""
+    limit = _TIME_LIMIT.get()
+    if limit is not None:
+        return None if limit == _NO_LIMIT else limit
+    load_per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    return TOOL_TIMEOUT_SECONDS * max(1.0, load_per_core)
+
+
+def timeout_message(what: str, timeout: float) -> str:
+    return f"{what} did not finish within {timeout:.0f} s (--timeout SECONDS raises the limit, 0 removes it)"
+
+
+def run_tool(step: str, command: Sequence[str | Path], timeout: float | None = None,
              **kwargs) -> subprocess.CompletedProcess:
-    """Run a build tool; raise HarnessError with its output when it fails."""
+    """Run a build tool (within `timeout` seconds, default `tool_timeout()`); raise HarnessError
+    with its output when it fails."""
     command = [str(part) for part in command]
     require_tool(command[0])
+    timeout = tool_timeout() if timeout is None else timeout
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, **kwargs)
     except subprocess.TimeoutExpired:
-        raise HarnessError(f"{step}: {command[0]} did not finish within {timeout} s") from None
+        raise HarnessError(f"{step}: {timeout_message(command[0], timeout)}") from None
     if done.returncode != 0:
         output = (done.stderr + done.stdout).strip()
         raise HarnessError(f"{step} failed ({' '.join(command)}):\n{output}")

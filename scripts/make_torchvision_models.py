@@ -1,0 +1,116 @@
+"""Build the large models of `bench/compile_speed.py`: torchvision's EfficientNet-B0 and ResNet-18 at
+64x64 inputs with seeded weights (`torch.manual_seed`), exported by `torch.onnx.export` (opset 17,
+static shapes, the TorchScript exporter), pre-processed by onnxruntime's `quant_pre_process` and
+quantized by its `quantize_static` (QDQ,
+per-channel int8 weights, uint8 activations, MinMax calibration on seeded random inputs).
+
+    python scripts/make_torchvision_models.py [--output DIR] [--networks efficientnet_b0 resnet18]
+
+Needs torch and torchvision (install them in a separate environment: they are no dependency of
+bitfold) besides onnx and onnxruntime. Writes `<network>-qdq-u8s8-perchannel.onnx` and
+`<network>.input.npy` (seed 0) to DIR. The models are not committed (ResNet-18 alone is 11 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+NETWORKS = ("efficientnet_b0", "resnet18")
+SIZE = 64
+"""input height and width"""
+OPSET = 17
+IR_VERSION = 10
+"""what onnxruntime reads (onnx 1.23 writes 14 by default)"""
+WEIGHT_SEED = 0
+INPUT_SEED = 0
+CALIBRATION_SEED = 1000
+CALIBRATION_SAMPLES = 4
+FORM = "qdq-u8s8-perchannel"
+
+
+def random_input(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((1, 3, SIZE, SIZE)).astype(np.float32)
+
+
+class CalibrationInputs:
+    """An onnxruntime `CalibrationDataReader` over `CALIBRATION_SAMPLES` seeded inputs."""
+
+    def __init__(self):
+        seeds = range(CALIBRATION_SEED, CALIBRATION_SEED + CALIBRATION_SAMPLES)
+        self._samples = iter([{"input": random_input(seed)} for seed in seeds])
+
+    def get_next(self):
+        return next(self._samples, None)
+
+
+def export_float(network: str, path: Path) -> None:
+    import torch
+    import torchvision
+
+    torch.manual_seed(WEIGHT_SEED)
+    model = getattr(torchvision.models, network)(weights=None).eval()
+    example = torch.from_numpy(random_input(INPUT_SEED))
+    torch.onnx.export(model, (example,), os.fspath(path), opset_version=OPSET, input_names=["input"],
+                      output_names=["output"], dynamo=False)
+
+
+def pre_process(float_path: Path, path: Path) -> None:
+    """onnxruntime's recommended step before `quantize_static` (shape inference, graph optimization):
+    torch's export shares equal biases through Identity nodes, which the quantizer would leave float."""
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    quant_pre_process(os.fspath(float_path), os.fspath(path))
+
+
+def quantize(float_path: Path, path: Path) -> None:
+    import onnx
+    from onnxruntime.quantization import QuantFormat, quantize_static
+
+    previous = logging.root.manager.disable
+    logging.disable(logging.WARNING)  # the quantizer's advice about pre-processing
+    try:
+        quantize_static(os.fspath(float_path), os.fspath(path), CalibrationInputs(),
+                        quant_format=QuantFormat.QDQ, per_channel=True)
+    finally:
+        logging.disable(previous)
+    model = onnx.load(os.fspath(path))
+    model.ir_version = IR_VERSION
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.fspath(path))
+
+
+def model_path(output: Path, network: str) -> Path:
+    return output / f"{network}-{FORM}.onnx"
+
+
+def build(output: Path, networks: tuple[str, ...] = NETWORKS) -> None:
+    output.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        for network in networks:
+            float_path = Path(scratch) / f"{network}-float.onnx"
+            export_float(network, float_path)
+            pre_processed = float_path.with_suffix(".pre.onnx")
+            pre_process(float_path, pre_processed)
+            quantize(pre_processed, model_path(output, network))
+            np.save(output / f"{network}.input.npy", random_input(INPUT_SEED))
+            print(f"{model_path(output, network)}: {model_path(output, network).stat().st_size:,} B")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", type=Path, required=True)
+    parser.add_argument("--networks", nargs="+", choices=NETWORKS, default=list(NETWORKS))
+    arguments = parser.parse_args(argv)
+    build(arguments.output, tuple(arguments.networks))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
