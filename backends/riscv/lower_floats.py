@@ -3,6 +3,7 @@ binary32 per op, round to nearest even, never fused (no `fmadd`):
 
     addf subf mulf divf          fadd.s fsub.s fmul.s fdiv.s, rne (`float_instructions.py`)
     maximumf / minimumf          fmax.s / fmin.s, NaN-propagating (below)
+    maxnumf / minnumf            fmax.s / fmin.s (a NaN operand gives the other: IEEE maximumNumber)
     negf, math.absf, copysign    fsgnjn.s x,x / fsgnjx.s x,x / fsgnj.s a,b
     cmpf                         feq/flt/fle (+ xor/and/or): xDSL's `LowerArithCmpf`, which is right
     select on f32                the integer select (`lower_integers.select_ops`) of the bits
@@ -160,6 +161,9 @@ class LowerFloatArith(RewritePattern):
                 return [new], new.rd
             case arith.MaximumfOp() | arith.MinimumfOp():
                 return nan_propagating(op, x[0], x[1])
+            case arith.MaxnumfOp() | arith.MinnumfOp():
+                new = (riscv.FMaxSOp if isinstance(op, arith.MaxnumfOp) else riscv.FMinSOp)(x[0], x[1])
+                return [new], new.rd
             case math.AbsFOp():
                 new = riscv.FSgnJXSOp(x[0], x[0], comment="fabs.s")
                 return [new], new.rd

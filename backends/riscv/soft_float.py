@@ -15,6 +15,7 @@ nearest even as IEEE binary32 does (the caller must link libgcc: the header says
     maximumf / minimumf          integer compare of the order key k(b) = b ^ ((b >>s 31) & 0x7FFFFFFF)
                                  (monotone in the float's value, -0 below +0); the canonical NaN
                                  0x7FC00000 when an operand is NaN ((b & 0x7FFFFFFF) >u 0x7F800000)
+    maxnumf / minnumf            the same compare; a NaN operand gives the other one
 
 NaN results of the libgcc routines carry an operand's payload (where hardware F gives the
 canonical NaN): NaN stays NaN, its bits may differ. Each call is an `rvfloat.libcall`, an
@@ -121,6 +122,11 @@ class _Emitter:
         sign = self(arith.ShRSIOp(bits, self.constant(31)))
         return self(arith.XOrIOp(bits, self(arith.AndIOp(sign, self.constant(MAGNITUDE)))))
 
+    def ordered_pick(self, x: list[SSAValue], larger: bool) -> SSAValue:
+        """The larger (or smaller) of two f32 bit patterns by their order keys (-0 below +0)."""
+        above = self(arith.CmpiOp(self.order_key(x[0]), self.order_key(x[1]), "sgt"))
+        return self(arith.SelectOp(above, x[0], x[1]) if larger else arith.SelectOp(above, x[1], x[0]))
+
 
 @dataclass
 class LowerSoftFloat(RewritePattern):
@@ -160,14 +166,18 @@ class LowerSoftFloat(RewritePattern):
             case arith.CmpfOp():
                 return emit.compare(op.predicate.value.data, x[0], x[1])
             case arith.MaximumfOp() | arith.MinimumfOp():
-                above = emit(arith.CmpiOp(emit.order_key(x[0]), emit.order_key(x[1]), "sgt"))
-                picked = emit(arith.SelectOp(above, x[0], x[1]) if isinstance(op, arith.MaximumfOp)
-                              else arith.SelectOp(above, x[1], x[0]))
+                picked = emit.ordered_pick(x, larger=isinstance(op, arith.MaximumfOp))
                 tests = [emit.is_nan(bits) for bits, v in zip(x, op.operands) if not is_number_constant(v)]
                 if not tests:
                     return picked
                 nan = tests[0] if len(tests) == 1 else emit(arith.OrIOp(*tests))
                 return emit(arith.SelectOp(nan, emit.constant(CANONICAL_NAN), picked))
+            case arith.MaxnumfOp() | arith.MinnumfOp():
+                picked = emit.ordered_pick(x, larger=isinstance(op, arith.MaxnumfOp))
+                for k in (0, 1):  # a NaN operand gives the other one
+                    if not is_number_constant(op.operands[k]):
+                        picked = emit(arith.SelectOp(emit.is_nan(x[k]), x[1 - k], picked))
+                return picked
             case arith.SIToFPOp() | arith.UIToFPOp() if isinstance(op.result.type, Float32Type):
                 width = op.operands[0].type.width.data if isinstance(op.operands[0].type, IntegerType) else 64
                 if width > 32:

@@ -85,8 +85,8 @@ _CMPF: dict[str, IntegerFunction] = {
 }  # fmt: skip
 
 def _signed_zero_order(result: np.ndarray, a: np.ndarray, b: np.ndarray, larger: bool) -> np.ndarray:
-    """numpy's maximum / minimum (NaN-propagating) with MLIR's order -0.0 < +0.0 where a == b
-    (numpy returns its second operand there)."""
+    """numpy's maximum / minimum (NaN-propagating) or fmax / fmin (NaN-dropping) with the order
+    -0.0 < +0.0 where a == b (numpy returns its second operand there)."""
     a_first = np.signbit(a) != larger  # maximum: a unless a is -0.0; minimum: a if a is -0.0
     return np.where(a == b, np.where(a_first, a, b), result)
 
@@ -98,8 +98,10 @@ _FLOAT_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarr
     arith.DivfOp: np.divide,
     arith.MaximumfOp: lambda a, b: _signed_zero_order(np.maximum(a, b), a, b, larger=True),
     arith.MinimumfOp: lambda a, b: _signed_zero_order(np.minimum(a, b), a, b, larger=False),
-    arith.MaxnumfOp: np.fmax,  # NaN dropped for the other operand (LLVM's maxnum)
-    arith.MinnumfOp: np.fmin,
+    # maxnumf / minnumf: a NaN operand gives the other one (IEEE 754-2019 maximumNumber, RISC-V's
+    # fmax.s / fmin.s), -0.0 < +0.0 as for maximumf
+    arith.MaxnumfOp: lambda a, b: _signed_zero_order(np.fmax(a, b), a, b, larger=True),
+    arith.MinnumfOp: lambda a, b: _signed_zero_order(np.fmin(a, b), a, b, larger=False),
 }
 
 

@@ -79,6 +79,17 @@ def ieee_minimum(x, y):
     return np.where(both_zero, np.where(np.signbit(x) | np.signbit(y), -np.abs(x), x), np.minimum(x, y))
 
 
+def ieee_maximum_number(x, y):
+    """IEEE 754-2019 maximumNumber (MLIR's maxnumf, RISC-V's fmax.s): a NaN operand gives the
+    other one, +0 above -0."""
+    return np.where((x == 0) & (y == 0), ieee_maximum(x, y), np.fmax(x, y))
+
+
+def ieee_minimum_number(x, y):
+    """IEEE 754-2019 minimumNumber (MLIR's minnumf, RISC-V's fmin.s)."""
+    return np.where((x == 0) & (y == 0), ieee_minimum(x, y), np.fmin(x, y))
+
+
 def _bits(x):
     return np.asarray(x, np.float32).view(np.uint32)
 
@@ -98,10 +109,12 @@ def _ops():
         "divf": ("%r = arith.divf %x, %y : f32", lambda x, y: x / y),
         "maximumf": ("%r = arith.maximumf %x, %y : f32", ieee_maximum),
         "minimumf": ("%r = arith.minimumf %x, %y : f32", ieee_minimum),
+        "maxnumf": ("%r = arith.maxnumf %x, %y : f32", ieee_maximum_number),
+        "minnumf": ("%r = arith.minnumf %x, %y : f32", ieee_minimum_number),
     }
     ops = {name: (body, ["f32", "f32"], "f32", ref, [a, b]) for name, (body, ref) in f.items()}
     zeros = np.array([0.0, -0.0, -0.0, 0.0], F32), np.array([-0.0, 0.0, -0.0, 0.0], F32)
-    for name in ("maximumf", "minimumf"):
+    for name in ("maximumf", "minimumf", "maxnumf", "minnumf"):
         ops[f"{name}_signed_zeros"] = (*ops[name][:4], list(zeros))
     ops["minimumf_constant"] = ("%c = arith.constant 127.0 : f32\n    %r = arith.minimumf %x, %c : f32", ["f32"], "f32",
                                 lambda x: ieee_minimum(x, F32(127.0)), [a])
@@ -185,7 +198,7 @@ def test_float_op_under_qemu(name, target, tmp_path):
     check_equal(run_op(name, target, tmp_path), interpreted(name))
 
 
-@pytest.mark.parametrize("name", ["maximumf_signed_zeros", "minimumf_signed_zeros"])
+@pytest.mark.parametrize("name", [f"{name}_signed_zeros" for name in ("maximumf", "minimumf", "maxnumf", "minnumf")])
 def test_interpreter_orders_signed_zeros(name):
     reference, inputs = OPS[name][3:]
     check_equal(interpreted(name), reference(*inputs))
