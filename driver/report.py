@@ -10,7 +10,11 @@ layer's output scale) and the SQNR `10 log10(sum f^2 / sum (f - q)^2)` in dB ove
 (b) the integer IR (quant-to-integer, lower-quant) run by bitfold's interpreter: the largest
 difference in output steps (0, or 1 where requantization rounds a wide accumulator differently,
 README). With a target, the model is compiled with layer labels and run once under the
-instruction counter (`backends/riscv/layer_markers.py`) on the first sample (or zeros)."""
+instruction counter (`backends/riscv/layer_markers.py`) on the first sample (or zeros). A layer is
+a float island where its code after quant-to-integer computes on f32 (`computes_in_float`, the
+layer's ops found by the same labels); `total["float_instructions"]` sums those layers' instructions.
+
+With `errors=False` the samples only feed the instruction count (no comparison runs)."""
 
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -19,12 +23,13 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from bitfold.backends.riscv.layer_markers import count_layers, mark_layers
+from bitfold.backends.riscv.layer_markers import count_layers, mark_layers, ops_by_layer
 from bitfold.interpreter import entry_function, run_on_samples
 from bitfold.load import full_context
 from bitfold.passes.layer_report import (
     LayerCost,
     add_layer_probes,
+    computes_in_float,
     layer_costs,
     layer_ops,
     output_quantization,
@@ -39,6 +44,8 @@ from bitfold.riscv import compile_model
 
 @dataclass
 class LayerRow(LayerCost):
+    float_island: bool = False
+    """the layer's integer-IR code computes on f32 (a float island, docs/float-islands.md)"""
     instructions: int | None = None
     float_max_steps: float | None = None
     """largest |quantized - float| of the layer's output, in output steps (None: float output)"""
@@ -102,6 +109,16 @@ def _errors(canonical: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]]) ->
             for q, f, i, s in zip(quantized_values, float_values, integer_values, steps, strict=True)]
 
 
+def _float_islands(canonical: ModuleOp) -> list[bool]:
+    """Whether each layer's code after quant-to-integer computes on f32 (module docstring)."""
+    marked = canonical.clone()
+    function = entry_function(marked)
+    layers = layer_ops(function)
+    mark_layers(function, layers)
+    QuantToIntegerPass().apply(full_context(), marked)
+    return [computes_in_float(ops) for ops in ops_by_layer(entry_function(marked), len(layers))]
+
+
 def _instructions(canonical: ModuleOp, target: str, sample: Mapping[str, np.ndarray] | None):
     """(per-layer instructions, entry and exit, workspace bytes) of one call on `target`."""
     marked = canonical.clone()
@@ -120,14 +137,15 @@ def _instructions(canonical: ModuleOp, target: str, sample: Mapping[str, np.ndar
 
 
 def model_report(module: ModuleOp, target: str | None = None,
-                 samples: Sequence[Mapping[str, np.ndarray]] = ()) -> Report:
+                 samples: Sequence[Mapping[str, np.ndarray]] = (), errors: bool = True) -> Report:
     """The report of `module` (module docstring); `samples` are float inputs by name."""
     canonical = quant_form(module)
-    rows = [LayerRow(**asdict(cost)) for cost in layer_costs(entry_function(canonical))]
+    rows = [LayerRow(**asdict(cost), float_island=island)
+            for cost, island in zip(layer_costs(entry_function(canonical)), _float_islands(canonical), strict=True)]
     total = {"macs": sum(r.macs for r in rows), "bops": sum(r.bops for r in rows),
              "weight_bytes": sum(r.weight_bytes for r in rows),
              "workspace_bytes": max((r.live_bytes for r in rows), default=0), "instructions": None}
-    if samples:
+    if samples and errors:
         for row, (float_steps, sqnr, integer_steps) in zip(rows, _errors(canonical, samples), strict=True):
             row.float_max_steps, row.sqnr_db, row.integer_max_steps = float_steps, sqnr, integer_steps
     if target is not None:
@@ -135,5 +153,5 @@ def model_report(module: ModuleOp, target: str | None = None,
         for row, count in zip(rows, per_layer, strict=True):
             row.instructions = count
         total.update(instructions=sum(per_layer) + outside, entry_and_exit_instructions=outside,
-                     workspace_bytes=workspace)
+                     float_instructions=sum(r.instructions for r in rows if r.float_island), workspace_bytes=workspace)
     return Report(rows, total, target)

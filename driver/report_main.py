@@ -4,7 +4,9 @@ BOPs (MACs x weight bits x activation bits), weight bits and packed bytes, activ
 bits, output bytes, the bytes of layer outputs alive after it; with `--target`, the instructions
 each layer executes on that RISC-V target (one call under qemu, bitfold's instruction counter);
 with inputs, each layer's quantization error against the float network (largest difference in
-output steps, SQNR in dB) and against the integer code. `--calibration` takes an `.npz` with one
+output steps, SQNR in dB) and against the integer code. A model with float islands gets a
+`float` column flagging the layers whose code computes in f32, and a summary line with their share
+of the instructions. `--calibration` takes an `.npz` with one
 array per model input whose first axis concatenates samples of the input's shape. `--json` writes
 `{"layers": [...], "total": {...}}`, `--plot` a PNG or SVG of cost and error per layer
 (matplotlib). The calculation: `bitfold.report.model_report`. Errors are one line and exit 1."""
@@ -47,6 +49,8 @@ def _arguments() -> argparse.ArgumentParser:
 def _cell(value) -> str:
     if value is None:
         return "-"
+    if isinstance(value, bool):
+        return "float" if value else ""
     if isinstance(value, str):
         return value
     if isinstance(value, float):
@@ -59,6 +63,8 @@ def format_table(report: Report) -> str:
     columns = [("layer", "name"), ("op", "op"), ("MACs", "macs"), ("BOPs", "bops"), ("w bits", "weight_bits"),
                ("w bytes", "weight_bytes"), ("a bits", "activation_bits"), ("out bits", "output_bits"),
                ("out bytes", "output_bytes"), ("live bytes", "live_bytes")]
+    if any(row.float_island for row in report.layers):
+        columns.append(("float", "float_island"))
     if report.target is not None:
         columns.append((f"instr ({report.target})", "instructions"))
     if any(row.sqnr_db is not None or row.float_max_steps is not None for row in report.layers):
@@ -66,7 +72,7 @@ def format_table(report: Report) -> str:
     rows = [[_cell(getattr(row, key)) for _, key in columns] for row in report.layers]
     total = {"name": "total", "macs": report.total["macs"], "bops": report.total["bops"],
              "weight_bytes": report.total["weight_bytes"], "live_bytes": report.total["workspace_bytes"],
-             "instructions": report.total["instructions"]}
+             "instructions": report.total["instructions"], "float_island": False}
     rows.append([_cell(total.get(key)) for _, key in columns])
     header = [title for title, _ in columns]
     widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(columns))]
@@ -74,7 +80,19 @@ def format_table(report: Report) -> str:
              for line in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     lines.insert(len(lines) - 1, lines[1])
-    return "\n".join(lines)
+    return "\n".join([*lines, *_float_summary(report)])
+
+
+def _float_summary(report: Report) -> list[str]:
+    """One line on the float-island layers and their share of the instructions (none without islands)."""
+    islands = sum(row.float_island for row in report.layers)
+    if not islands:
+        return []
+    line = f"float islands: {islands} of {len(report.layers)} layers"
+    total, in_float = report.total["instructions"], report.total.get("float_instructions")
+    if total:
+        line += f", {in_float:,} of {total:,} instructions ({100 * in_float / total:.1f}%)"
+    return [line]
 
 
 def plot(report: Report, image_format: str) -> bytes:

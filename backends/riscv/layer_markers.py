@@ -6,7 +6,8 @@ pass keeps them in program order, and they reach the assembly as local symbols. 
 instruction counter with `profile=on` each executed address is counted;
 `instructions_by_layer` gives layer i every instruction at or after its label and before the next
 label, and the code before the first label or after the end label (prologue, workspace views,
-epilogue) to the function's entry and exit."""
+epilogue) to the function's entry and exit. `ops_by_layer` splits the marked function's ops at the
+same labels, at any stage of lowering (the labels stay in program order)."""
 
 import bisect
 from collections.abc import Sequence
@@ -45,6 +46,19 @@ def mark_layers(function: func.FuncOp, ops: Sequence[Operation]) -> None:
     returned = function.body.block.last_op
     assert isinstance(returned, func.ReturnOp)
     Rewriter.insert_op(riscv.LabelOp(END_LABEL), InsertPoint.before(returned))
+
+
+def ops_by_layer(function: func.FuncOp, layers: int) -> list[list[Operation]]:
+    """The top-level ops of the marked `function` from each layer's label to the next label."""
+    per_layer: list[list[Operation]] = [[] for _ in range(layers)]
+    current: list[Operation] | None = None
+    for op in function.body.block.ops:
+        if isinstance(op, riscv.LabelOp) and op.label.data.startswith(LABEL_PREFIX):
+            name = op.label.data
+            current = None if name == END_LABEL else per_layer[int(name.removeprefix(LABEL_PREFIX))]
+        elif current is not None:
+            current.append(op)
+    return per_layer
 
 
 def instructions_by_layer(by_address: dict[int, int], labels: dict[str, int], layers: int) -> tuple[list[int], int]:

@@ -111,3 +111,66 @@ def test_report_totals_of_a_quantized_mlperf_model_are_qonnx_inference_cost(netw
     expected = inference_cost(str(qonnx_path), discount_sparsity=False)["total_cost"]
     assert report.total["macs"] == multiply_accumulates(BUILDERS[network]()) == expected["total_macs"]
     assert report.total["bops"] == expected["total_bops"]
+
+
+LAYER_OPS = {"Conv", "Sigmoid", "ReduceMax", "ReduceMin", "Sub", "Add", "Div", "Tanh", "Gemm", "Softmax"}
+"""The compute ops of the float-island fixtures (the report's layers)."""
+
+
+def _integer_ir_float_nodes(model, path: Path) -> set[str]:
+    """The ONNX nodes of `model` that the integer IR (quant-form, quant-to-integer, no labels) still
+    computes in f32: an op other than a quant cast whose result, named by the node's output, is f32."""
+    from xdsl.dialects.builtin import Float32Type
+
+    from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp, StorageCastOp
+    from bitfold.load import full_context
+    from bitfold.passes.quant_to_integer import QuantToIntegerPass
+    from bitfold.report import quant_form
+
+    module = quant_form(import_model(path))
+    QuantToIntegerPass().apply(full_context(), module)
+    float_values = {result.name_hint for op in module.walk()
+                    if not isinstance(op, DequantizeCastOp | QuantizeCastOp | StorageCastOp)
+                    for result in op.results
+                    if getattr(result.type, "get_element_type", lambda: None)() == Float32Type()}
+    return {node.name for node in model.graph.node if node.output[0] in float_values}
+
+
+@pytest.mark.parametrize("name", ["accumulator_sigmoid", "reduce_normalize"])
+def test_float_island_layers_are_those_the_integer_ir_computes_in_f32(name, tmp_path, capsys):
+    """models.float_islands: the Sigmoid on the accumulator is float, its Conv integer; in the LayerNorm-like
+    model ReduceMax and x - max are exact integer ops, everything after them float."""
+    import onnx
+
+    from models.float_islands import FLOAT_ISLAND_MODELS
+
+    model = FLOAT_ISLAND_MODELS[name]()
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(model, path)
+    flagged = {row.name for row in model_report(import_model(path)).layers if row.float_island}
+    assert flagged == _integer_ir_float_nodes(model, path)
+    integer = {"accumulator_sigmoid": {"quant_conv"}, "reduce_normalize": {"reduce_max", "center"}}[name]
+    assert flagged == {node.name for node in model.graph.node if node.op_type in LAYER_OPS} - integer
+    main([str(path)])
+    table = capsys.readouterr().out.splitlines()
+    assert table[-1] == f"float islands: {len(flagged)} of {len(flagged) + len(integer)} layers"
+    assert all(line.split()[-1] == "float" for line in table if line.split()[0] in flagged)
+
+
+def test_float_island_share_of_instructions(tmp_path, capsys):
+    """The float first Conv of models.float_islands is the only float layer; the summary's share is its count."""
+    import onnx
+
+    from models.float_islands import float_first_conv
+
+    require_tools("qemu-riscv32")
+    path = tmp_path / "float_first_conv.onnx"
+    onnx.save(float_first_conv(), path)
+    main([str(path), "--target", "rv32im", "--json", str(tmp_path / "report.json")])
+    data = json.loads((tmp_path / "report.json").read_text())
+    (island,) = [row for row in data["layers"] if row["float_island"]]
+    assert island["name"] == "float_conv"
+    assert data["total"]["float_instructions"] == island["instructions"]
+    share = 100 * island["instructions"] / data["total"]["instructions"]
+    assert capsys.readouterr().out.splitlines()[-1].endswith(
+        f"{island['instructions']:,} of {data['total']['instructions']:,} instructions ({share:.1f}%)")
