@@ -16,7 +16,9 @@ CLOBBER_BIT_TP = 14
 # The values fs0..fs11 hold while the kernel runs (targets with F): FLOAT_CANARY + i, all FLEN bits.
 FLOAT_CANARY = 0x5EED0100
 CLOBBER_BIT_FS0 = 15
-"""fs<i> is bit 15 + i (checked where the harness is built with F: `__riscv_flen`)"""
+"""fs<i> is bit 15 + i (checked where the harness is built with F and a hard-float ABI, `CHECK_FS`: under
+a soft-float ABI, lp64 on rv64imv with its implied D, fs0..fs11 are caller-saved and the LLVM backend
+uses them freely)"""
 CLOBBER_NAMES = tuple(f"s{i}" for i in range(12)) + ("sp", "gp", "tp") + tuple(f"fs{i}" for i in range(12))
 
 START_FILE = rf"""/* Start file and checked call of the bitfold harness (qemu user mode, Linux ABI). */
@@ -28,6 +30,9 @@ START_FILE = rf"""/* Start file and checked call of the bitfold harness (qemu us
 #define REG_S sw
 #define REG_L lw
 #define SZREG 4
+#endif
+#if defined(__riscv_flen) && !defined(__riscv_float_abi_soft)
+#define CHECK_FS 1
 #endif
 #ifdef __riscv_flen
 #if __riscv_flen == 64
@@ -92,7 +97,7 @@ bitfold_call_checked:
     REG_S s11, 12*SZREG(sp)
     REG_S gp, 13*SZREG(sp)
     REG_S tp, 14*SZREG(sp)
-#ifdef __riscv_flen
+#ifdef CHECK_FS
     FREG_S fs0, 16*SZREG+0*FSZ(sp)
     FREG_S fs1, 16*SZREG+1*FSZ(sp)
     FREG_S fs2, 16*SZREG+2*FSZ(sp)
@@ -147,7 +152,7 @@ bitfold_call_checked:
     li s9, {CANARY} + 9
     li s10, {CANARY} + 10
     li s11, {CANARY} + 11
-#ifdef __riscv_flen
+#ifdef CHECK_FS
     li t2, {FLOAT_CANARY} + 0
     FMV_TO fs0, t2
     li t2, {FLOAT_CANARY} + 1
@@ -198,7 +203,7 @@ bitfold_call_checked:
     expect s9, {CANARY} + 9, 9
     expect s10, {CANARY} + 10, 10
     expect s11, {CANARY} + 11, 11
-#ifdef __riscv_flen
+#ifdef CHECK_FS
     FMV_FROM t3, fs0
     expect t3, {FLOAT_CANARY} + 0, {CLOBBER_BIT_FS0 + 0}
     FMV_FROM t3, fs1
@@ -250,7 +255,7 @@ bitfold_call_checked:
     REG_L s11, 12*SZREG(sp)
     REG_L gp, 13*SZREG(sp)
     REG_L tp, 14*SZREG(sp)
-#ifdef __riscv_flen
+#ifdef CHECK_FS
     FREG_L fs0, 16*SZREG+0*FSZ(sp)
     FREG_L fs1, 16*SZREG+1*FSZ(sp)
     FREG_L fs2, 16*SZREG+2*FSZ(sp)

@@ -188,3 +188,14 @@ def test_clobbered_float_callee_saved_registers_are_named(float_target, tmp_path
     body = "    fmv.w.x fs0, zero\n    fmv.w.x fs11, zero"
     with pytest.raises(HarnessError, match="did not preserve callee-saved registers: fs0 fs11$"):
         run_assembly(leaf("clobber", body), float_target, "clobber", [], [((1,), np.int32)], tmp_path)
+
+
+def test_float_registers_are_caller_saved_under_a_soft_float_abi(tmp_path):
+    """rv64imv is lp64 (soft-float ABI, D implied by V): fs0..fs11 are not callee-saved there (psABI)."""
+    from bitfold.backends.llvm import harness_target
+
+    spec = harness_target("rv64imv")
+    require_tools(spec.compiler, spec.qemu)
+    body = "    fmv.d.x fs0, zero\n    fmv.d.x fs11, zero"
+    (out,) = run_assembly(leaf("clobber", body), spec, "clobber", [], [((1,), np.uint8)], tmp_path)
+    assert out.tolist() == [0x5C]
