@@ -14,7 +14,8 @@ qcast, x of float type F (uniform):
   L for NaN too; `quant_semantics.quantize`). The integer clamp (maxsi / minsi) is emitted only
   when a bound is not exact in F (i32 storage in f32), and then makes the result exact.
 qcast to bipolar: q = (x >= 0) as an i1 (cmpf oge: NaN gives 0, which stands for -1).
-dcast: x = sitofp_F(ext_W(q) - zp) * s (extsi for signed storage, extui for unsigned);
+dcast: x = sitofp_F(ext_W(q) - zp) * s (extsi for signed storage, extui for unsigned), W = 32 where
+  q and q - zp lie in i32 for every value and zero point (an i32 accumulator, so rv32 needs no i64), else 64;
   bipolar: x = select(q, s, -s).
 scast: the value itself (storage is already the signless iN); to or from `uiN` / `siN`, a
   `builtin.unrealized_conversion_cast`.
@@ -53,6 +54,14 @@ def expressed_tensor(container: TensorType) -> TensorType:
 def working_type(qtype: QuantizedType) -> IntegerType:
     """iW holding q - zp and the qcast grid without overflow."""
     return IntegerType(32 if qtype.storage_integer_type().width.data <= 16 else 64)
+
+
+def dcast_working_type(qtype: QuantizedType) -> IntegerType:
+    """i32 where every stored value q and q - zp lies in [-2^31, 2^31) (sitofp of i32 and of i64
+    round the same integer once, alike), else i64; i32 for storage of 16 bits or less."""
+    low, high = qtype.value_range()
+    values = [low, high, *(v - zp for zp in qtype.zero_point_values() for v in (low, high))]
+    return IntegerType(32 if all(-(2**31) <= v < 2**31 for v in values) else 64)
 
 
 def checked_tensor(op, container) -> TensorType:
@@ -137,7 +146,7 @@ class LowerDequantizeCast(RewritePattern):
                 arith.SelectOp(body.values["input"], body.values["scale"], body.values["negated_scale"])
             )
         else:
-            wide = working_type(qtype)
+            wide = dcast_working_type(qtype)
             zero_points = parameter_table(qtype, qtype.zero_point_values())
             if np.any(zero_points != 0):
                 parameters["zero_point"] = Parameter(zero_points, wide)

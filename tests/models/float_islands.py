@@ -10,9 +10,17 @@ Each builder returns an `onnx.ModelProto` made with `onnx.helper`, weights from 
 - `reduce_normalize`: between DequantizeLinear and QuantizeLinear a LayerNorm-like float
   computation (x - ReduceMax(x)) / (ReduceMax(x) - ReduceMin(x) + 1) along the last axis, then
   Tanh, Gemm (float weights) and Softmax.
+
+As a fixture set of bench/riscv_models.py (`--set float-islands`): `names()`, `path(name)` (the model
+saved once per process to a temporary directory), `inputs(name)` (seeded normal floats), `macs(name)`,
+`network_of`, `form_of`.
 """
 
 from __future__ import annotations
+
+import functools
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -121,3 +129,48 @@ FLOAT_ISLAND_MODELS = {
     "reduce_normalize": reduce_normalize,
 }
 """name -> builder of every float-island test model"""
+
+
+MACS = {
+    "float_first_conv": 4 * 4 * 4 * 3 * 3 * 3 + 4 * 4 * 6 * 4 * 3 * 3,
+    "accumulator_sigmoid": 6 * 6 * 4 * 2 * 3 * 3,
+    "reduce_normalize": 2 * 5 * 8,
+}
+"""Multiply-accumulates of one inference (Conv: output elements x input channels x kernel elements;
+Gemm: output elements x reduction length)."""
+
+
+def names() -> list[str]:
+    return list(FLOAT_ISLAND_MODELS)
+
+
+def network_of(name: str) -> str:
+    return name
+
+
+def form_of(name: str) -> str:
+    return "qdq-float"
+
+
+def macs(name: str) -> int:
+    return MACS[name]
+
+
+@functools.cache
+def _directory() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="float-islands-")
+
+
+def path(name: str) -> Path:
+    """The model `name` saved as ONNX (once per process; the directory goes when the process ends)."""
+    saved = Path(_directory().name) / f"{name}.onnx"
+    if not saved.exists():
+        onnx.save(FLOAT_ISLAND_MODELS[name](), saved)
+    return saved
+
+
+def inputs(name: str, seed: int = 0) -> dict[str, np.ndarray]:
+    """Feeds of the model's one graph input, `input`: standard normal float32 from `seed`."""
+    (graph_input,) = FLOAT_ISLAND_MODELS[name]().graph.input
+    shape = [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
+    return {"input": np.random.default_rng(seed).normal(0, 1, shape).astype(np.float32)}
