@@ -20,5 +20,6 @@ def test_scalar_code_under_qemu_is_bit_exact_to_the_integer_ir(name, target, tmp
     compiled = compile_model(load_module(str(float_islands.path(name))), target)
     for seed in range(3):
         stored = compiled.quantize(float_islands.inputs(name, seed))
-        for got, want in zip(compiled.run_qemu(stored, tmp_path / str(seed)), compiled.run_reference(stored), strict=True):
+        ran = compiled.run_qemu(stored, tmp_path / str(seed))
+        for got, want in zip(ran, compiled.run_reference(stored), strict=True):
             np.testing.assert_array_equal(got, want, err_msg=f"{name} {target} seed {seed}")
