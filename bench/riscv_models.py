@@ -13,13 +13,24 @@ each quantized by onnxruntime as QDQ per tensor, QDQ per channel and QOperator) 
                    for the target, and `section_sizes`, size -A; .rodata counts .srodata and .rodata.* too)
     workspace      bytes of the workspace the caller passes to the function (`CompiledModel.workspace_size`)
     compile s      wall-clock seconds of `compile_model` (import excluded)
+    float %        `--set float-islands` on bitfold's scalar targets: the share of the instructions
+                   executed in layers that run as float islands (bitfold-report's per-layer count,
+                   `model_report`: the model compiled with layer labels, one call on the same input
+                   under the counter with an address profile; a layer is an island where its code
+                   after quant-to-integer computes on f32, docs/report.md); "-" elsewhere (the LLVM
+                   targets get no layer labels)
+
+`--set float-islands` takes the models of tests/models/float_islands.py (a float first Conv, a
+Sigmoid on an unrequantized accumulator, a LayerNorm-like Reduce/Div/Tanh/Gemm/Softmax island) on
+rv32im (soft-float), rv32imf and rv64imv unless `--target` says otherwise.
 
 The function's outputs are checked bit for bit against bitfold's interpreter on the same integer
 IR (`run_reference`, run once per model); a row whose outputs differ says so instead of counting.
 A model the compiler refuses prints as a row with the one-line error. The figures are printed,
 never asserted.
 
-    python bench/riscv_models.py [--set mlperf-tiny|producer-layouts ...] [--network NAME ...] [--form FORM ...]
+    python bench/riscv_models.py [--set mlperf-tiny|producer-layouts|float-islands ...] [--network NAME ...]
+                                 [--form FORM ...]
                                  [--target rv32im|rv64im|rv64imv ...] [--vlen N] [--workdir DIR]
 """
 
@@ -35,23 +46,28 @@ from pathlib import Path
 import numpy as np
 
 from bitfold.backends.llvm import DEFAULT_VLEN, VECTOR_TARGETS, VLENS, harness_target
+from bitfold.backends.riscv import ARCHITECTURES
 from bitfold.backends.riscv.harness import TARGETS, compile_object
 from bitfold.backends.riscv.harness import section_sizes as harness_section_sizes
 from bitfold.load import load_module
+from bitfold.report import model_report
 from bitfold.riscv import CompiledModel, compile_model
 
 BENCH = Path(__file__).resolve().parent
 TESTS = BENCH.parent / "tests"
 sys.path.insert(0, str(TESTS))  # the fixtures: models.mlperf_tiny
 
-from models import mlperf_tiny, producer_layouts  # noqa: E402
+from models import float_islands, mlperf_tiny, producer_layouts  # noqa: E402
 
-FIXTURE_SETS = {"mlperf-tiny": mlperf_tiny, "producer-layouts": producer_layouts}
-"""`--set`: the MLPerf Tiny fixtures, or the QDQ models with float data movement before the
-first quantizer or after the last (tests/models/producer_layouts); each module offers names(),
-path, inputs, macs, network_of and form_of."""
+FIXTURE_SETS = {"mlperf-tiny": mlperf_tiny, "producer-layouts": producer_layouts, "float-islands": float_islands}
+"""`--set`: the MLPerf Tiny fixtures, the QDQ models with float data movement before the
+first quantizer or after the last (tests/models/producer_layouts), or the models with float
+islands (tests/models/float_islands.py); each module offers names(), path, inputs, macs,
+network_of and form_of."""
 
 DEFAULT_TARGETS = ("rv32im", "rv64im")
+FLOAT_ISLAND_TARGETS = ("rv32im", "rv32imf", "rv64imv")
+"""The targets of `--set float-islands` without `--target`: soft-float, hardware F, RVV."""
 SECTION_GROUPS = {".text": (".text",), ".rodata": (".rodata", ".srodata")}
 """A column's sections: these names and their `.name.suffix` subsections."""
 
@@ -82,7 +98,7 @@ class Row:
     fixtures: object
     """The fixture set's module (`FIXTURE_SETS`)."""
     cells: list[str] | None = None
-    """instructions, per MAC, .text, .rodata, workspace, compile s; None when `error` is set."""
+    """instructions, per MAC, .text, .rodata, workspace, compile s, float %; None when `error` is set."""
     error: str | None = None
 
 
@@ -111,11 +127,19 @@ def measure(name: str, target: str, reference: dict, workdir: Path, vlen: int = 
                                            f"{port.name} differ from run_reference")
     macs = fixtures.macs(name)
     per_mac = f"{instructions / macs:.2f}" if macs else "-"
+    share = float_share(name, target, fixtures) if fixtures is float_islands and target in ARCHITECTURES else "-"
     return Row(name, target, fixtures, [f"{instructions:,}", per_mac, f"{sizes['.text']:,}",
-                              f"{sizes['.rodata']:,}", f"{compiled.workspace_size:,}", f"{seconds:.1f}"])
+                              f"{sizes['.rodata']:,}", f"{compiled.workspace_size:,}", f"{seconds:.1f}", share])
 
 
-HEADER = ["network", "form", "target", "MACs", "instructions", "per MAC", ".text", ".rodata", "workspace", "compile s"]
+def float_share(name: str, target: str, fixtures) -> str:
+    """The percentage of one call's instructions executed in float-island layers (module docstring)."""
+    report = model_report(load_module(str(fixtures.path(name))), target, [fixtures.inputs(name)], errors=False)
+    return f"{100 * report.total['float_instructions'] / report.total['instructions']:.1f}"
+
+
+HEADER = ["network", "form", "target", "MACs", "instructions", "per MAC", ".text", ".rodata", "workspace", "compile s",
+          "float %"]
 LEFT = 3
 """Columns aligned left (the names); the numbers align right."""
 
@@ -141,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--network", action="append", choices=mlperf_tiny.NETWORKS, help="mlperf-tiny: default all")
     parser.add_argument("--form", action="append", choices=mlperf_tiny.FORMS, help="default: all")
     parser.add_argument("--target", action="append", choices=sorted({*TARGETS, *VECTOR_TARGETS}),
-                        help="default: rv32im, rv64im")
+                        help="default: rv32im, rv64im (float-islands: rv32im, rv32imf, rv64imv)")
     parser.add_argument("--vlen", type=int, choices=VLENS, default=DEFAULT_VLEN, help="vector targets: VLEN")
     parser.add_argument("--workdir", type=Path, help="keep the programs here (default: a temporary directory)")
     arguments = parser.parse_args(argv)
@@ -150,13 +174,15 @@ def main(argv: list[str] | None = None) -> int:
     fixture_names = {
         "mlperf-tiny": [f"{network}-{form}" for network in networks for form in forms],
         "producer-layouts": producer_layouts.names(),
+        "float-islands": float_islands.names(),
     }
-    targets = arguments.target or DEFAULT_TARGETS
     rows: list[Row] = []
     reference: dict = {}
     with tempfile.TemporaryDirectory() as scratch:
         root = arguments.workdir or Path(scratch)
         for fixture_set in arguments.set or ["mlperf-tiny"]:
+            default_targets = FLOAT_ISLAND_TARGETS if fixture_set == "float-islands" else DEFAULT_TARGETS
+            targets = arguments.target or default_targets
             for name in fixture_names[fixture_set]:
                 for target in targets:
                     workdir = root / name / target
