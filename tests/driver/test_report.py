@@ -35,6 +35,11 @@ def test_layer_instructions_add_up_to_one_call(counted_report, tmp_path):
     assert all(row.instructions >= row.macs for row in convolutions)  # one multiply per MAC at least
 
 
+def test_an_all_integer_model_has_no_float_island(counted_report):
+    assert not any(row.float_island for row in counted_report.layers)
+    assert counted_report.total["float_instructions"] == 0
+
+
 def test_integer_code_is_within_one_step(counted_report):
     assert all(row.integer_max_steps is not None and row.integer_max_steps <= 1 for row in counted_report.layers)
     assert all(row.sqnr_db is not None and row.sqnr_db > 20 for row in counted_report.layers)
