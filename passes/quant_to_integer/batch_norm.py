@@ -36,7 +36,7 @@ from bitfold.dialects.quant import Granularity, UniformQuantizedType
 from bitfold.passes.quant_propagation.casts import constant_array
 from bitfold.passes.quant_to_integer.dequantized import dequantized
 from bitfold.passes.quant_to_integer.elementwise import add_real_constant
-from bitfold.passes.quant_to_integer.operands import Quantized, fail, quantized_operand, round_to_grid
+from bitfold.passes.quant_to_integer.operands import Quantized, fail, quantized_operand
 from bitfold.passes.quant_to_integer.sign_thresholds import affine_chain
 
 
@@ -59,12 +59,11 @@ class FoldedBatchNorm:
         """S'[c] = |a[c]| S[c]."""
         return np.abs(self.multiplier) * scales
 
-    def init(self, real_bias: np.ndarray | None, scales: np.ndarray) -> np.ndarray:
-        """R_even(r[c] / S'[c]) with r[c] = a[c] (b[c] - mean[c]) + beta[c], `real_bias` the
-        contraction's own real bias b (None: 0) and `scales` S."""
-        bias = np.zeros(len(scales)) if real_bias is None else np.asarray(real_bias, dtype=np.float64)
-        real = self.multiplier * (bias - self.mean) + self.beta
-        return round_to_grid(real, self.scales(scales))
+    def real(self, real_bias: np.ndarray | None) -> np.ndarray:
+        """r[c] = a[c] (b[c] - mean[c]) + beta[c] in float64, `real_bias` the contraction's own
+        real bias b (None: 0)."""
+        bias = np.zeros(len(self.multiplier)) if real_bias is None else np.asarray(real_bias, dtype=np.float64)
+        return self.multiplier * (bias - self.mean) + self.beta
 
 
 def following_batch_norm(op: Operation, channel_axis: int, channels: int) -> FoldedBatchNorm | None:

@@ -172,14 +172,31 @@ def epilogue(
     op: Operation, centered: np.ndarray, scales: np.ndarray, bias: SSAValue | None, beta: float, channel_axis: int
 ) -> Epilogue:
     """The bias split (`split_bias`) or, where a BatchNormalization follows, BN folded into
-    the weights' signs, the scales and the init (`batch_norm`)."""
+    the weights' signs, the scales and the init R_even(r[c] / S'[c]) (`batch_norm`); a constant
+    channel on its own grid (`constant_channel_scales`)."""
     channels = len(scales)
     norm = following_batch_norm(op, channel_axis, channels)
+    real = real_bias(op, bias, channels, beta)
     if norm is None:
+        scales = constant_channel_scales(centered, scales, real)
         return Epilogue(centered, scales, *split_bias(op, bias, scales, channels, beta), None)
-    signs = norm.signs.reshape(-1, *(1,) * (centered.ndim - 1))
-    init = norm.init(real_bias(op, bias, channels, beta), scales)
-    return Epilogue(centered * signs, norm.scales(scales), init, None, norm)
+    centered = centered * norm.signs.reshape(-1, *(1,) * (centered.ndim - 1))
+    real = norm.real(real)
+    scales = constant_channel_scales(centered, norm.scales(scales), real)
+    return Epilogue(centered, scales, round_to_grid(real, scales), None, norm)
+
+
+def constant_channel_scales(centered: np.ndarray, scales: np.ndarray, real: np.ndarray | None) -> np.ndarray:
+    """The accumulator's scale per channel, S[c] = |r[c]| for a channel whose centered weights
+    (channel first) are all zero and whose constant real value r[c] (the bias; BN's r[c] with a
+    BatchNormalization) is not: such a channel's accumulator is its init alone, so its scale is
+    free, and on this grid r[c] is +-1 step, exact for a float64 r[c] (an integer bias's exact
+    rational: within 2^-53 |r[c]|). Brevitas exports a dead channel as zero weights at a scale
+    clamped to 1e-10, where r[c] on the grid s_x * 1e-10 would be an integer far beyond i32."""
+    if real is None:
+        return scales
+    constant = ~centered.reshape(len(scales), -1).any(axis=1) & np.array([r != 0 for r in real])
+    return np.where(constant, np.array([abs(float(r)) for r in real]), scales)
 
 
 def finish_contraction(
