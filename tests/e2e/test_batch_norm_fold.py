@@ -8,7 +8,8 @@ onnxruntime (ORT_DISABLE_ALL) for QCDQ, qonnx's executor for QONNX.
   equal the oracle bit for bit.
 - General parameters: every output lies within the documented bound. With v the oracle's float
   value before the output quantizer (the same model cut there) and e[c] = |a[c]| s_x s_w[c] / 2
-  the bias rounding bound (docs/integer-ir.md), the integer result lies in
+  a bound of the bias rounding (docs/integer-ir.md: at most e[c] / 2^k, the bias added on a grid
+  2^k times finer), the integer result lies in
   [qcast(v - e - t), qcast(v + e + t)], t covering the oracle's own float32 rounding; so it is
   within one output step of the oracle, and RV32IM under qemu equals bitfold-run bit for bit."""
 
