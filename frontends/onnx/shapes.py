@@ -105,7 +105,8 @@ def _stated_types(model: onnx.ModelProto, types: dict[str, onnx.TypeProto], opse
     types = dict(types)
     constants = {t.name: t for t in model.graph.initializer}
     for node in model.graph.node:
-        if all(o in types and _static(types[o]) for o in node.output if o) or not all(i in types for i in node.input if i):
+        typed = all(o in types and _static(types[o]) for o in node.output if o)
+        if typed or not all(i in types for i in node.input if i):
             continue
         if canonical_domain(node.domain) == ONNX_DOMAIN:
             stated = _schema_types(node, types, model, opsets, constants)

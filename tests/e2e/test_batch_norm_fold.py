@@ -249,7 +249,9 @@ def test_dead_channel_at_a_clamped_scale_is_exact(contraction, form, tmp_path):
     dead = 2  # gamma 2.0: Relu passes r
     weights, s_w, beta, mean = fixture.weights.copy(), fixture.s_w.copy(), fixture.beta.copy(), fixture.mean.copy()
     weights[dead], s_w[dead], beta[dead], mean[dead] = 0, float(np.float32(1e-10)), 3 * fixture.s_y, 0.0
-    bias = None if fixture.bias is None else np.where(np.arange(fixture.channels) == dead, 0, fixture.bias).astype(np.float32)
+    bias = None if fixture.bias is None else fixture.bias.copy()
+    if bias is not None:
+        bias[dead] = 0
     fixture = replace(fixture, weights=weights, s_w=s_w, beta=beta, mean=mean, bias=bias)
     path = tmp_path / f"{form}.onnx"
     onnx.save(qcdq_model(fixture) if form == "qcdq" else qonnx_model(fixture), path)

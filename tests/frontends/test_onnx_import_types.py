@@ -80,7 +80,8 @@ def test_declared_symbolic_dimensions_are_refined_by_the_op_class():
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 4])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "c", "h", "w"])], initializers,
                               value_info=[helper.make_tensor_value_info("q", TensorProto.FLOAT, symbols)])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11), helper.make_opsetid("qonnx.custom_op.general", 1)])
+    opsets = [helper.make_opsetid("", 11), helper.make_opsetid("qonnx.custom_op.general", 1)]
+    model = helper.make_model(graph, opset_imports=opsets)
     function = import_model(model.SerializeToString()).body.block.first_op
     assert isinstance(function, func.FuncOp)
     assert [str(op.results[0].type) for op in function.body.ops if op.name in ("qonnx.Quant", "onnx.Resize")] == [
