@@ -17,18 +17,20 @@ qcast to bipolar: q = (x >= 0) as an i1 (cmpf oge: NaN gives 0, which stands for
 dcast: x = sitofp_F(ext_W(q) - zp) * s (extsi for signed storage, extui for unsigned), W = 32 where
   q and q - zp lie in i32 for every value and zero point (an i32 accumulator, so rv32 needs no i64), else 64;
   bipolar: x = select(q, s, -s).
-scast: the value itself (storage is already the signless iN); to or from `uiN` / `siN`, a
+scast: the value itself (storage is already the signless iN), an `onnx.Constant`'s as an
+  `arith.constant` (the stored weights of a float island's dcast); to or from `uiN` / `siN`, a
   `builtin.unrealized_conversion_cast`.
 qcast / dcast with float storage (f8E4M3FN, ...): `float_storage.py`.
 """
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType, TensorType, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, UnrealizedConversionCastOp
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import PassFailedException
 
 from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
     DequantizeCastOp,
@@ -170,6 +172,12 @@ class LowerStorageCast(RewritePattern):
     def match_and_rewrite(self, op: StorageCastOp, rewriter: PatternRewriter):
         quantized, integer = op.quantized_and_integer()
         if element_type(integer) == element_type(quantized).storage_integer_type():
+            stored = op.input.owner
+            if isinstance(stored, OnnxConstantOp) and isinstance(stored.value, DenseIntOrFPElementsAttr):
+                rewriter.replace(op, arith.ConstantOp(stored.value))  # stored weights a float island reads
+                if not stored.results[0].uses:
+                    rewriter.erase(stored)
+                return
             rewriter.replace(op, [], [op.input])
             return
         lowered_type = storage_tensor(quantized) if isinstance(quantized, TensorType) else quantized.storage_integer_type()

@@ -13,17 +13,20 @@ so the weights of a channel with a[c] < 0 are negated at compile time (exact: th
 centered weights take a wider storage type only where -(-2^(N-1)) needs it), the
 accumulator's scale becomes S'[c] (the following requantization absorbs it, exactly:
 `quant.requant` rescales in exact arithmetic), and the real bias r[c] = a[c] (b[c] -
-mean[c]) + beta[c] is rounded onto the accumulator's grid, R_even(r[c] / S'[c]), in the
-init. a[c] and r[c] are computed in float64; the one approximation that matters is that
-rounding: |error| <= S'[c] / 2 in real units (half an accumulator step, zero where r[c] lies
-on the grid), a fraction S'[c] / (2 s_y) of an output step (docs/integer-ir.md).
+mean[c]) + beta[c] folds into the init, R_even(r[c] / S'[c]), where every r[c] lies on the
+grid (within S'[c] / 1024, `contraction.folded_on_grid`); otherwise it is added after the
+contraction on the grid S'[c] / 2^k (k <= 16 the largest that keeps the sum in i32,
+`elementwise.add_real_constant`, one shift and add per output). a[c] and r[c] are computed in
+float64; the one approximation that matters is the rounding of r[c]: |error| <= S'[c] / 2^(k+1)
+in real units (zero where r[c] lies on the grid), a fraction S'[c] / (2^(k+1) s_y) of an output
+step (docs/integer-ir.md).
 
 Why here and not as a quant-form canonicalization: in the quant form the fold would have to
 rescale the float weights, whose dcast rounds a[c] s_w[c] (q - zp) to float32, and move BN's
 float arithmetic into a float bias: the canonical IR would no longer compute the numbers it
 computed before (canonicalize-quant's rewrites are bit-exact), and the exporters gain nothing
 (QDQ, QCDQ and QONNX keep BatchNormalization as it is). In integer code the fold is exact up
-to the bias rounding above and costs nothing at run time."""
+to the bias rounding above and costs at most the one add of an off-grid bias at run time."""
 
 from dataclasses import dataclass
 
@@ -36,7 +39,7 @@ from bitfold.dialects.quant import Granularity, UniformQuantizedType
 from bitfold.passes.quant_propagation.casts import constant_array
 from bitfold.passes.quant_to_integer.dequantized import dequantized
 from bitfold.passes.quant_to_integer.elementwise import add_real_constant
-from bitfold.passes.quant_to_integer.operands import Quantized, fail, quantized_operand, round_to_grid
+from bitfold.passes.quant_to_integer.operands import Quantized, fail, quantized_operand
 from bitfold.passes.quant_to_integer.sign_thresholds import affine_chain
 
 
@@ -59,12 +62,11 @@ class FoldedBatchNorm:
         """S'[c] = |a[c]| S[c]."""
         return np.abs(self.multiplier) * scales
 
-    def init(self, real_bias: np.ndarray | None, scales: np.ndarray) -> np.ndarray:
-        """R_even(r[c] / S'[c]) with r[c] = a[c] (b[c] - mean[c]) + beta[c], `real_bias` the
-        contraction's own real bias b (None: 0) and `scales` S."""
-        bias = np.zeros(len(scales)) if real_bias is None else np.asarray(real_bias, dtype=np.float64)
-        real = self.multiplier * (bias - self.mean) + self.beta
-        return round_to_grid(real, self.scales(scales))
+    def real(self, real_bias: np.ndarray | None) -> np.ndarray:
+        """r[c] = a[c] (b[c] - mean[c]) + beta[c] in float64, `real_bias` the contraction's own
+        real bias b (None: 0)."""
+        bias = np.zeros(len(self.multiplier)) if real_bias is None else np.asarray(real_bias, dtype=np.float64)
+        return self.multiplier * (bias - self.mean) + self.beta
 
 
 def following_batch_norm(op: Operation, channel_axis: int, channels: int) -> FoldedBatchNorm | None:

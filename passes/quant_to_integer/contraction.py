@@ -100,15 +100,20 @@ def split_bias(
     `BIAS_FOLD_TOLERANCE` (zeros otherwise); and the real values of any other bias (a float
     one, or integers at an unrelated scale; None otherwise), which `add_real_constant` adds
     on a grid 2^RESCALE_BITS times finer afterwards."""
-    none = np.zeros(channels, dtype=np.int64)
     real = real_bias(op, bias, channels, beta)
     if real is None or constant_array(bias) is not None:
-        return none, real
+        return np.zeros(channels, dtype=np.int64), real
+    return folded_on_grid(real, scales)
+
+
+def folded_on_grid(real: np.ndarray, scales: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(R_even(real / S), None) where every real value lies within `BIAS_FOLD_TOLERANCE` of its
+    channel's grid S, else (zeros, real): the values `add_real_constant` adds on a finer grid."""
     grid = round_to_grid(real, scales)
-    residual = max(abs(r - int(g) * exact(s)) / exact(s) for r, g, s in zip(real, grid, scales))
+    residual = max(abs(exact(r) - int(g) * exact(s)) / exact(s) for r, g, s in zip(real, grid, scales))
     if residual <= BIAS_FOLD_TOLERANCE:
         return grid, None
-    return none, real
+    return np.zeros(len(scales), dtype=np.int64), real
 
 
 def _contract(
@@ -164,7 +169,7 @@ class Epilogue:
     folded: np.ndarray
     """bias integers on S's grid, for the init"""
     float_bias: np.ndarray | None
-    """real bias values added after the contraction (never with BN)"""
+    """real bias values added after the contraction (BN's r[c] where it is off the grid)"""
     norm: FoldedBatchNorm | None
 
 
@@ -172,14 +177,32 @@ def epilogue(
     op: Operation, centered: np.ndarray, scales: np.ndarray, bias: SSAValue | None, beta: float, channel_axis: int
 ) -> Epilogue:
     """The bias split (`split_bias`) or, where a BatchNormalization follows, BN folded into
-    the weights' signs, the scales and the init (`batch_norm`)."""
+    the weights' signs and the scales, its real bias r[c] into the init where it lies on the
+    grid S'[c], else added on a finer grid (`folded_on_grid`, `batch_norm`); a constant channel
+    on its own grid (`constant_channel_scales`)."""
     channels = len(scales)
     norm = following_batch_norm(op, channel_axis, channels)
+    real = real_bias(op, bias, channels, beta)
     if norm is None:
+        scales = constant_channel_scales(centered, scales, real)
         return Epilogue(centered, scales, *split_bias(op, bias, scales, channels, beta), None)
-    signs = norm.signs.reshape(-1, *(1,) * (centered.ndim - 1))
-    init = norm.init(real_bias(op, bias, channels, beta), scales)
-    return Epilogue(centered * signs, norm.scales(scales), init, None, norm)
+    centered = centered * norm.signs.reshape(-1, *(1,) * (centered.ndim - 1))
+    real = norm.real(real)
+    scales = constant_channel_scales(centered, norm.scales(scales), real)
+    return Epilogue(centered, scales, *folded_on_grid(real, scales), norm)
+
+
+def constant_channel_scales(centered: np.ndarray, scales: np.ndarray, real: np.ndarray | None) -> np.ndarray:
+    """The accumulator's scale per channel, S[c] = |r[c]| for a channel whose centered weights
+    (channel first) are all zero and whose constant real value r[c] (the bias; BN's r[c] with a
+    BatchNormalization) is not: such a channel's accumulator is its init alone, so its scale is
+    free, and on this grid r[c] is +-1 step, exact for a float64 r[c] (an integer bias's exact
+    rational: within 2^-53 |r[c]|). Brevitas exports a dead channel as zero weights at a scale
+    clamped to 1e-10, where r[c] on the grid s_x * 1e-10 would be an integer far beyond i32."""
+    if real is None:
+        return scales
+    constant = ~centered.reshape(len(scales), -1).any(axis=1) & np.array([r != 0 for r in real])
+    return np.where(constant, np.array([abs(float(r)) for r in real]), scales)
 
 
 def finish_contraction(
@@ -329,4 +352,4 @@ class MatMulToInteger(RewritePattern):
             rewriter, op, x, storage, [*dims[:batch], i, k], ending.centered, [j, k], out_shape, len(out_shape) - 1, rank,
             [rank - 1], init
         )
-        finish_contraction(rewriter, op, acc, ending.scales, len(out_shape) - 1, None, ending.norm)
+        finish_contraction(rewriter, op, acc, ending.scales, len(out_shape) - 1, ending.float_bias, ending.norm)

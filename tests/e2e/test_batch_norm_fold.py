@@ -8,11 +8,12 @@ onnxruntime (ORT_DISABLE_ALL) for QCDQ, qonnx's executor for QONNX.
   equal the oracle bit for bit.
 - General parameters: every output lies within the documented bound. With v the oracle's float
   value before the output quantizer (the same model cut there) and e[c] = |a[c]| s_x s_w[c] / 2
-  the bias rounding bound (docs/integer-ir.md), the integer result lies in
+  a bound of the bias rounding (docs/integer-ir.md: at most e[c] / 2^k, the bias added on a grid
+  2^k times finer), the integer result lies in
   [qcast(v - e - t), qcast(v + e + t)], t covering the oracle's own float32 rounding; so it is
   within one output step of the oracle, and RV32IM under qemu equals bitfold-run bit for bit."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import onnx
@@ -205,9 +206,9 @@ def _input(fixture: Fixture, seed: int) -> dict[str, np.ndarray]:
     return {"x": (np.random.default_rng(seed).standard_normal(fixture.input_shape) * 2).astype(np.float32)}
 
 
-def _integer_output(path, inputs) -> np.ndarray:
+def _integer_output(path, inputs, integer_only: bool = False) -> np.ndarray:
     module = load_module(str(path))
-    for stage in integer_stages(integer_io=False):
+    for stage in integer_stages(integer_io=False, integer_only=integer_only):
         stage.apply(full_context(), module)
     module.verify()
     assert "onnx.BatchNormalization" not in str(module)
@@ -234,6 +235,31 @@ def test_representable_batch_norm_is_bit_exact(contraction, form, tmp_path):
         expected = (run_onnxruntime if form == "qcdq" else run_qonnx)(path, inputs)["y"]
         assert np.any(expected != 0)
         np.testing.assert_array_equal(_integer_output(path, inputs), expected)
+
+
+@pytest.mark.parametrize("contraction", CONTRACTIONS)
+@pytest.mark.parametrize("form", ["qcdq", "qonnx"])
+def test_dead_channel_at_a_clamped_scale_is_exact(contraction, form, tmp_path):
+    """Brevitas exports a channel whose weights are all zero at a scale clamped to 1e-10 (as in the
+    ESPCN models of the qonnx wheel). Its output is the constant r[c] = a[c] (b[c] - mean[c]) +
+    beta[c], here 3 output steps, which on the accumulator's grid |a[c]| s_x 1e-10 would need an
+    integer beyond i32; on its own grid |r[c]| (contraction.constant_channel_scales) it is exact:
+    the contraction stays integer (integer-only) and bit-exact to the oracle."""
+    fixture = _fixture(contraction, exact=True)
+    dead = 2  # gamma 2.0: Relu passes r
+    weights, s_w, beta, mean = fixture.weights.copy(), fixture.s_w.copy(), fixture.beta.copy(), fixture.mean.copy()
+    weights[dead], s_w[dead], beta[dead], mean[dead] = 0, float(np.float32(1e-10)), 3 * fixture.s_y, 0.0
+    bias = None if fixture.bias is None else fixture.bias.copy()
+    if bias is not None:
+        bias[dead] = 0
+    fixture = replace(fixture, weights=weights, s_w=s_w, beta=beta, mean=mean, bias=bias)
+    path = tmp_path / f"{form}.onnx"
+    onnx.save(qcdq_model(fixture) if form == "qcdq" else qonnx_model(fixture), path)
+    inputs = _input(fixture, 0)
+    expected = (run_onnxruntime if form == "qcdq" else run_qonnx)(path, inputs)["y"]
+    channel_axis = 1
+    assert np.all(np.take(expected, dead, axis=channel_axis) == 3 * np.float32(fixture.s_y))
+    np.testing.assert_array_equal(_integer_output(path, inputs, integer_only=True), expected)
 
 
 @pytest.mark.parametrize("coarse", [False, True], ids=["fine", "coarse"])

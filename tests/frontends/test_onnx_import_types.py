@@ -60,3 +60,30 @@ def test_contrib_quantize_linear_and_qonnx_quant_are_typed():
     assert types["qonnx.Quant"] == "tensor<3x?xf32>"
     assert types["onnx.QuantizeLinear"] == "tensor<3x?xi8>"
     assert types["onnx.DequantizeLinear"] == "tensor<3x?xf32>"
+
+
+def test_declared_symbolic_dimensions_are_refined_by_the_op_class():
+    """Brevitas declares each QONNX Quant output with symbols (`Quantq_dim_0`, ...), and the graph
+    output too: the Quant's op class numbers them, and onnx's inference carries the numbers through
+    the standard ops after it (a nearest Resize by constant scales) to the output. A declared
+    number stays."""
+    nodes = [
+        helper.make_node("Quant", ["x", "s", "f0", "bits"], ["q"], domain="qonnx.custom_op.general"),
+        helper.make_node("Resize", ["q", "roi", "scales"], ["r"], mode="nearest"),
+        helper.make_node("Quant", ["r", "s", "f0", "bits"], ["y"], domain="qonnx.custom_op.general"),
+    ]
+    initializers = [
+        initializer("s", 0.5, np.float32), initializer("f0", 0.0, np.float32), initializer("bits", 4.0, np.float32),
+        initializer("roi", [], np.float32), initializer("scales", [1, 1, 2, 2], np.float32),
+    ]
+    symbols = [f"Quantq_dim_{i}" for i in range(4)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "c", "h", "w"])], initializers,
+                              value_info=[helper.make_tensor_value_info("q", TensorProto.FLOAT, symbols)])
+    opsets = [helper.make_opsetid("", 11), helper.make_opsetid("qonnx.custom_op.general", 1)]
+    model = helper.make_model(graph, opset_imports=opsets)
+    function = import_model(model.SerializeToString()).body.block.first_op
+    assert isinstance(function, func.FuncOp)
+    assert [str(op.results[0].type) for op in function.body.ops if op.name in ("qonnx.Quant", "onnx.Resize")] == [
+        "tensor<1x2x3x4xf32>", "tensor<1x2x6x8xf32>", "tensor<1x2x6x8xf32>"]
+    assert str(function.function_type.outputs.data[0]) == "tensor<1x2x6x8xf32>"
