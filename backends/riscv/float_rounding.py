@@ -17,9 +17,11 @@ t - 1 and t + 1 are exact below 2^23. `lower-quant` emits these ops for a qcast'
 from xdsl.context import Context
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import Float32Type, FloatAttr, ModuleOp, f32, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+
+from bitfold.backends.riscv.op_sequence import OpSequence
 
 EXACT_INTEGERS = 2.0**23
 """From 2^23 on, the f32 spacing is at least 1: every such value is an integer."""
@@ -28,13 +30,8 @@ OLT, OGT = 4, 2
 """`arith.cmpf` predicates: ordered less than, ordered greater than"""
 
 
-class _Emitter:
-    def __init__(self):
-        self.ops: list[Operation] = []
-
-    def __call__(self, op: Operation) -> SSAValue:
-        self.ops.append(op)
-        return op.results[0]
+class _Emitter(OpSequence):
+    """The pass's ops in emission order, with helpers for f32 constants."""
 
     def constant(self, value: float) -> SSAValue:
         return self(arith.ConstantOp(FloatAttr(value, f32)))

@@ -54,6 +54,7 @@ from bitfold.backends.riscv.lower_floats import (
     is_number_constant,
     refuse_floats,
 )
+from bitfold.backends.riscv.op_sequence import OpSequence
 from bitfold.backends.riscv.registers import canonical_constant
 
 SIGN = -(2**31)
@@ -77,13 +78,8 @@ NEGATED = {7: 14, 9: 5, 10: 4, 11: 3, 12: 2}
 ONE, UEQ, FALSE, TRUE = 6, 8, 0, 15
 
 
-class _Emitter:
-    def __init__(self):
-        self.ops: list[Operation] = []
-
-    def __call__(self, op: Operation) -> SSAValue:
-        self.ops.append(op)
-        return op.results[0]
+class _Emitter(OpSequence):
+    """The pass's ops in emission order, with helpers for integer constants and libcalls."""
 
     def constant(self, value: int, type_=i32) -> SSAValue:
         return self(arith.ConstantOp(IntegerAttr(value, type_)))
