@@ -28,7 +28,10 @@ Distance to the exact `quant_semantics.requantize`. round_shift is exact roundin
 which differs from d r by at most |d r| 2^-31. The results differ only where a rounding
 boundary of R (a tie for the half modes, an integer for floor, ceil, toward and away from
 zero) lies between d r and d M 2^-n, by one step: at most 1 LSB wherever |d r| < 2^31 (every
-result that is not clamped to a 32-bit bound). The exact d r = d n / m (lowest terms) lies
+result that is not clamped to a 32-bit bound). One exception: `away_from_zero` jumps by two
+steps at 0 (sign(x) ceil(|x|) is -1 just below 0 and +1 just above it), so with
+`zero_point_first`, where d r + zp_out can straddle 0, the two may differ by 2 LSB (i8 -> i4,
+r = 0.1 / 0.3 in doubles, d = -3, zp_out = 1: exact -1, fixed point +1). The exact d r = d n / m (lowest terms) lies
 at least 1 / m from a boundary it is not on, so a difference needs m > 2^31 / |d r|: double
 scales with long ratios and large |d r| (i32 accumulators). Powers of two: M 2^-n = r, so the result is bit-exact in every mode.
 

@@ -63,7 +63,8 @@ class LowerQuantPass(ModulePass):
     arith, math, linalg and tensor ops; afterwards no quant op or type remains (a scalar
     cast, or a requant whose fixed-point form does not fit i64, fails the pass with one
     line). qcast, dcast and scast compute bit-identical results; requant computes
-    `requantization.requantize_fixed_point`, within 1 LSB of the exact `quant.requant`."""
+    `requantization.requantize_fixed_point`, within 1 LSB of the exact `quant.requant`
+    (2 LSB for `away_from_zero` with `zero_point_first`: see `requantization`)."""
 
     name = "lower-quant"
 
