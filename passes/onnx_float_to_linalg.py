@@ -5,7 +5,7 @@ a time, in the order written here (every backend and the interpreter then comput
 - elementwise, broadcasting as ONNX: Add, Sub, Mul, Div (`addf`/`subf`/`mulf`/`divf`), Relu
   (`maximumf(x, 0)`), Clip (`minimumf(maximumf(x, lo), hi)`, constant bounds), LeakyRelu
   (`x >= 0 ? x : x * alpha`), HardSigmoid (`min(max(x * alpha + beta, 0), 1)`), HardSwish
-  (`x * HardSigmoid(x; 1/6, 1/2)`), Exp (`math.exp`), Tanh (`math.tanh`), Sigmoid
+  (`x * HardSigmoid(x; 1/6, 1/2)`), Exp (`math.exp`), Tanh (`math.tanh`), Erf (`math.erf`), Sigmoid
   (`1 / (1 + math.exp(-x))`); `expand-float-math` then expands the `math` ops;
 - contractions, `out = init + sum_r a * b` accumulated along the reduction loops in ascending
   lexicographic order (one `mulf` and one `addf` per term, no FMA), init the bias or 0.0:
@@ -15,7 +15,9 @@ a time, in the order written here (every backend and the interpreter then comput
   computed in float64 and rounded to f32 once;
 - MaxPool (padding the lowest f32), AveragePool (padding 0.0, sum then `divf` by the taps counted as
   ONNX does), GlobalAveragePool (sum then `divf` by the window size), ReduceMax / ReduceMin
-  (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`).
+  (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`),
+  LayerNormalization (mean, centered, mean square, `math.sqrt(var + eps)`, divide, scale, bias:
+  `LowerLayerNorm`).
 
 Data movement on f32 tensors (Reshape, Transpose, Pad, Concat, ...) stays for
 `onnx-data-movement-to-linalg`. Any other ONNX op on floats, and ops on f16 / bf16 / f64
@@ -43,6 +45,7 @@ from bitfold.dialects.onnx.elementwise import (
     AddOp,
     ClipOp,
     DivOp,
+    ErfOp,
     ExpOp,
     HardSigmoidOp,
     HardSwishOp,
@@ -60,6 +63,7 @@ from bitfold.dialects.onnx.nn import (
     ConvOp,
     GemmOp,
     GlobalAveragePoolOp,
+    LayerNormalizationOp,
     MatMulOp,
     MaxPoolOp,
     SlidingWindow,
@@ -151,6 +155,7 @@ BINARY = {AddOp: arith.AddfOp, SubOp: arith.SubfOp, MulOp: arith.MulfOp, DivOp: 
 UNARY: dict[type[OnnxOp], Callable[[Body, SSAValue, OnnxOp], SSAValue]] = {
     ReluOp: lambda b, x, op: b.emit(arith.MaximumfOp(x, b.constant(0.0, F32))),
     ExpOp: lambda b, x, op: b.emit(math.ExpOp(x)),
+    ErfOp: lambda b, x, op: b.emit(math.ErfOp(x)),
     TanhOp: lambda b, x, op: b.emit(math.TanhOp(x)),
     SigmoidOp: lambda b, x, op: sigmoid(b, x),
     LeakyReluOp: lambda b, x, op: leaky_relu(b, x, op.float_attr("alpha")),
@@ -421,6 +426,59 @@ class LowerSoftmax(RewritePattern):
         rewriter.replace(op, [], [result])
 
 
+class LowerLayerNorm(RewritePattern):
+    """LayerNormalization on f32 over the axes from `axis` (n elements each):
+    mean = sum x / n, d = x - mean, var = sum d * d / n (sums ascending), r = sqrt(var + eps)
+    (`math.sqrt`), y = d / r * Scale + B; the Mean / InvStdDev outputs are not lowered."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, LayerNormalizationOp) or not _is_f32(op.y):
+            return
+        if any(r.uses for r in op.results[1:]):
+            fail(op, "no float lowering for LayerNormalization's Mean and InvStdDev outputs")
+        shape = _shape(op.x)
+        rank = len(shape)
+        axes = list(range(op.int_attr("axis") % rank, rank))
+        count = float(np.prod([shape[a] for a in axes]))
+        reads = [AffineDimExpr(d) for d in range(rank)]
+        reduced = _reduced_shape(shape, axes)
+        kept = affine_map(rank, [AffineDimExpr(d) for d in range(rank) if d not in axes])
+        identity = AffineMap.identity(rank)
+        epsilon = float(np.float32(op.float_attr("epsilon")))
+
+        def over_rows(inputs, build) -> SSAValue:
+            return build_generic(rewriter, inputs, (empty(rewriter, shape, F32), identity), [], build)
+
+        def per_row(value: SSAValue, build) -> SSAValue:
+            row = AffineMap.identity(len(reduced))
+            return build_generic(rewriter, [(value, row)], (empty(rewriter, reduced, F32), row), [], build)
+
+        def mean_of(total: SSAValue) -> SSAValue:
+            return per_row(total, lambda body: body.emit(arith.DivfOp(body.values["in0"], body.constant(count, F32))))
+
+        mean = mean_of(reduce(rewriter, op.x, rank, reads, axes, reduced, 0.0, arith.AddfOp))
+        centered = over_rows([(op.x, identity), (mean, kept)],
+                             lambda body: body.emit(arith.SubfOp(body.values["in0"], body.values["in1"])))  # fmt: skip
+
+        def add_square(body: Body) -> SSAValue:
+            square = body.emit(arith.MulfOp(body.values["in0"], body.values["in0"]))
+            return body.emit(arith.AddfOp(body.values["output"], square))
+
+        squares = build_generic(rewriter, [(centered, identity)],
+                                (filled(rewriter, np.array(0.0), [], reduced, F32), kept), axes, add_square)  # fmt: skip
+        root = per_row(mean_of(squares),
+                       lambda body: body.emit(math.SqrtOp(body.emit(arith.AddfOp(body.values["in0"], body.constant(epsilon, F32))))))  # fmt: skip
+        operands = [(centered, identity), (root, kept), (float_operand(rewriter, op.scale), broadcast_map(_shape(op.scale), rank))]
+        if op.b is not None:
+            operands.append((float_operand(rewriter, op.b), broadcast_map(_shape(op.b), rank)))
+
+        def normalize(body: Body) -> SSAValue:
+            scaled = body.emit(arith.MulfOp(body.emit(arith.DivfOp(body.values["in0"], body.values["in1"])), body.values["in2"]))
+            return scaled if op.b is None else body.emit(arith.AddfOp(scaled, body.values["in3"]))
+
+        rewriter.replace(op, [], [over_rows(operands, normalize), *(None for _ in op.results[1:])])
+
+
 def check_static(module: ModuleOp) -> None:
     """Fail on the first ONNX op on f32 tensors of a dynamic shape (the generics need static ones)."""
     for op in module.walk():
@@ -453,7 +511,7 @@ class OnnxFloatToLinalgPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
-                    LowerReduceMinMax(), LowerSoftmax(), EraseUnusedOnnxOp()]  # fmt: skip
+                    LowerReduceMinMax(), LowerSoftmax(), LowerLayerNorm(), EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)
