@@ -17,7 +17,9 @@ a time, in the order written here (every backend and the interpreter then comput
   ONNX does), GlobalAveragePool (sum then `divf` by the window size), ReduceMax / ReduceMin
   (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`),
   LayerNormalization (mean, centered, mean square, `math.sqrt(var + eps)`, divide, scale, bias:
-  `LowerLayerNorm`).
+  `LowerLayerNorm`);
+- onnxruntime's dynamic quantization: DynamicQuantizeLinear, MatMulInteger and Cast to f32
+  (`dynamic_quantization_to_linalg`).
 
 Data movement on f32 tensors (Reshape, Transpose, Pad, Concat, ...) stays for
 `onnx-data-movement-to-linalg`. Any other ONNX op on floats, and ops on f16 / bf16 / f64
@@ -74,6 +76,7 @@ from bitfold.dialects.onnx.shape import (
     normalized_axes,
 )
 from bitfold.passes import pass_failure
+from bitfold.passes.dynamic_quantization_to_linalg import LowerDynamicQuantizeLinear, LowerIntegerCast, LowerMatMulInteger
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
@@ -511,7 +514,8 @@ class OnnxFloatToLinalgPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
-                    LowerReduceMinMax(), LowerSoftmax(), LowerLayerNorm(), EraseUnusedOnnxOp()]  # fmt: skip
+                    LowerReduceMinMax(), LowerSoftmax(), LowerLayerNorm(), LowerDynamicQuantizeLinear(), LowerMatMulInteger(),
+                    LowerIntegerCast(), EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)

@@ -1,0 +1,206 @@
+"""onnxruntime's `quantize_dynamic` form (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul by
+the scales) as linalg, part of `onnx-float-to-linalg` (docs/float-islands.md):
+
+- DynamicQuantizeLinear on f32, every step an f32 op in the order of its reference
+  (`DynamicQuantizeLinearOp`), so the stored values, scale and zero point are its bits:
+      hi = max(0, max x), lo = min(0, min x)                (maximumf / minimumf from 0.0)
+      scale = (hi == lo ? 1 : hi - lo) / 255
+      zp = roundeven(min(max(0 - lo / scale, 0), 255))
+      y = min(max(roundeven(x / scale) + zp, 0), 255)
+  y is held in i16 and zp in i32 (0..255, read by MatMulInteger / ConvInteger only: any other
+  reader fails the pass naming the node);
+- MatMulInteger, exact in i32 (ONNX wraps; the sums of quantize_dynamic's 8-bit operands stay far
+  inside i32 for K < 2^15): with a constant B (the weights), B' = B - zb is centered at compile
+  time and the dynamic zero point za is folded out of the sum by B's column sums, computed once:
+      acc[.., i, j] = sum_k a[.., i, k] B'[k, j] - za colsum(B')[j]
+  with a dynamic B, acc = sum_k (a - za)(b - zb) term by term. A signless or signed operand
+  extends signed, an unsigned one unsigned (ONNX's int8 / uint8; DynamicQuantizeLinear's i16 and
+  i32 hold values 0..255);
+- Cast from an integer type to f32 (`sitofp` / `uitofp`: round to nearest even, as the reference)."""
+
+from functools import partial
+
+import numpy as np
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
+from bitfold.dialects.onnx.constant import dense_to_numpy
+from bitfold.dialects.onnx.elementwise import CastOp
+from bitfold.dialects.onnx.quantization import ConvIntegerOp, DynamicQuantizeLinearOp, MatMulIntegerOp
+from bitfold.passes import pass_failure
+from bitfold.passes.linalg_building import Body
+from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
+from bitfold.passes.quant_to_integer.operands import narrowest_signed
+
+F32 = Float32Type()
+I16 = IntegerType(16)
+U8_HIGH = 255.0
+"""DynamicQuantizeLinear's qmax (uint8; qmin is 0)"""
+
+fail = partial(pass_failure.fail, "onnx-float-to-linalg")
+"""`fail(op, message)`: stop the pass with one line naming the op and its ONNX node."""
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    return tuple(value.type.get_shape())
+
+
+def _scalar(rewriter: PatternRewriter, inputs: list[SSAValue], element, build) -> SSAValue:
+    """A rank-0 generic of `element` reading rank-0 `inputs`: build(body, *elements)."""
+    scalar = AffineMap(0, 0, ())
+    return build_generic(rewriter, [(v, scalar) for v in inputs], (empty(rewriter, [], element), scalar), [],
+                         lambda body: build(body, *(body.values[f"in{i}"] for i in range(len(inputs)))))  # fmt: skip
+
+
+def _reduce_all(rewriter: PatternRewriter, x: SSAValue, combine) -> SSAValue:
+    """combine(... combine(0.0, x[first]) ..., x[last]) over every element, a rank-0 f32."""
+    rank = len(_shape(x))
+    init = filled(rewriter, np.array(0.0), [], [], F32)
+    return build_generic(rewriter, [(x, AffineMap.identity(rank))], (init, affine_map(rank, [])), range(rank),
+                         lambda body: body.emit(combine(body.values["output"], body.values["in0"])))  # fmt: skip
+
+
+def _clamp_u8(body: Body, value: SSAValue) -> SSAValue:
+    low = body.emit(arith.MaximumfOp(value, body.constant(0.0, F32)))
+    return body.emit(arith.MinimumfOp(low, body.constant(U8_HIGH, F32)))
+
+
+class LowerDynamicQuantizeLinear(RewritePattern):
+    """DynamicQuantizeLinear on a static f32 tensor (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DynamicQuantizeLinearOp, rewriter: PatternRewriter) -> None:
+        for result in (op.y, op.y_zero_point):
+            for use in result.uses:
+                if not isinstance(use.operation, MatMulIntegerOp | ConvIntegerOp):
+                    fail(op, f"no lowering for DynamicQuantizeLinear's integers read by {use.operation.name} "
+                             "(only MatMulInteger / ConvInteger read them)")  # fmt: skip
+        shape = _shape(op.x)
+        if any(n < 0 for n in shape):
+            fail(op, "no float lowering for dynamic shapes (float islands need static ones)")
+        high = _reduce_all(rewriter, op.x, arith.MaximumfOp)
+        low = _reduce_all(rewriter, op.x, arith.MinimumfOp)
+
+        def scale_of(body: Body, hi: SSAValue, lo: SSAValue) -> SSAValue:
+            same = body.emit(arith.CmpfOp(hi, lo, "oeq"))
+            span = body.emit(arith.SelectOp(same, body.constant(1.0, F32), body.emit(arith.SubfOp(hi, lo))))
+            return body.emit(arith.DivfOp(span, body.constant(U8_HIGH, F32)))
+
+        scale = _scalar(rewriter, [high, low], F32, scale_of)
+
+        def zero_point_of(body: Body, lo: SSAValue, s: SSAValue) -> SSAValue:
+            shifted = body.emit(arith.SubfOp(body.constant(0.0, F32), body.emit(arith.DivfOp(lo, s))))
+            return body.emit(math.RoundEvenOp(_clamp_u8(body, shifted)))
+
+        zero_point = _scalar(rewriter, [low, scale], F32, zero_point_of)
+        rank = len(shape)
+        scalar = affine_map(rank, [])
+
+        def quantize(body: Body) -> SSAValue:
+            x, s, z = body.values["in0"], body.values["in1"], body.values["in2"]
+            rounded = body.emit(math.RoundEvenOp(body.emit(arith.DivfOp(x, s))))
+            stored = body.emit(arith.FPToSIOp(_clamp_u8(body, body.emit(arith.AddfOp(rounded, z))), I32))
+            return body.emit(arith.TruncIOp(stored, I16))
+
+        y = build_generic(rewriter, [(op.x, AffineMap.identity(rank)), (scale, scalar), (zero_point, scalar)],
+                          (empty(rewriter, shape, I16), AffineMap.identity(rank)), [], quantize)  # fmt: skip
+        stored_zero_point = _scalar(rewriter, [zero_point], I32, lambda body, z: body.emit(arith.FPToSIOp(z, I32)))
+        rewriter.replace(op, [], [y, scale, stored_zero_point])
+
+
+def _extended(body: Body, value: SSAValue, element: IntegerType) -> SSAValue:
+    """An integer element as the i32 number it stands for (unsigned types extend unsigned)."""
+    if element.width.data == 32:
+        return value
+    unsigned = element.signedness.data == Signedness.UNSIGNED
+    return body.emit((arith.ExtUIOp if unsigned else arith.ExtSIOp)(value, I32))
+
+
+def _constant_integers(value: SSAValue | None) -> np.ndarray | None:
+    if value is not None and isinstance(value.owner, OnnxConstantOp):
+        return dense_to_numpy(value.owner.value).astype(np.int64)
+    return None
+
+
+def _signless(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
+    """A constant operand as an `arith.constant` of its signless integers, else the value."""
+    values = _constant_integers(value)
+    if values is None:
+        return value
+    return integer_constant(rewriter, values, IntegerType(value.type.element_type.width.data))
+
+
+class LowerMatMulInteger(RewritePattern):
+    """MatMulInteger, (..., M, K) @ (K, N) or batched of the same rank (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: MatMulIntegerOp, rewriter: PatternRewriter) -> None:
+        a_shape, b_shape, out_shape = _shape(op.a), _shape(op.b), _shape(op.y)
+        if len(a_shape) < 2 or len(b_shape) not in (2, len(a_shape)) or any(n < 0 for n in out_shape):
+            fail(op, "no lowering for MatMulInteger of these ranks (A at least 2-D, B 2-D or of A's rank, static)")
+        batch = len(out_shape) - 2
+        rank = batch + 3
+        dims = [AffineDimExpr(d) for d in range(rank)]
+        i, j, k = dims[batch], dims[batch + 1], dims[batch + 2]
+        b_read = [*(dims[:batch] if len(b_shape) > 2 else []), k, j]
+        a_element = op.a.type.element_type
+        if a_element.signedness.data != Signedness.SIGNLESS and _constant_integers(op.a) is None:
+            fail(op, "no lowering for MatMulInteger on a dynamic A of the model's own uint8 / int8 type")
+        for role, zero_point in (("a", op.a_zero_point), ("b", op.b_zero_point)):
+            if zero_point is not None and len(_shape(zero_point)) > 0 and int(np.prod(_shape(zero_point))) != 1:
+                if role == "a" or _constant_integers(zero_point) is None:
+                    fail(op, f"no lowering for a per-row or dynamic per-column {role}_zero_point")
+        b = _constant_integers(op.b)
+        out_map = affine_map(rank, [*dims[:batch], i, j])
+        a = _signless(rewriter, op.a)
+        scalar = affine_map(rank, [])
+        zero_a = None if op.a_zero_point is None else _signless(rewriter, op.a_zero_point)
+        if b is not None and len(b_shape) == 2:
+            zb = _constant_integers(op.b_zero_point)
+            centered = b - (0 if zb is None else zb.reshape(-1))
+            stored = integer_constant(rewriter, centered, narrowest_signed(centered))
+
+            def multiply_accumulate(body: Body) -> SSAValue:
+                product = body.emit(arith.MuliOp(_extended(body, body.values["in0"], a_element),
+                                                 _extended(body, body.values["in1"], stored.type.element_type)))  # fmt: skip
+                return body.emit(arith.AddiOp(body.values["output"], product))
+
+            init = filled(rewriter, np.array(0), [], out_shape, I32)
+            acc = build_generic(rewriter, [(a, affine_map(rank, [*dims[:batch], i, k])), (stored, affine_map(rank, [k, j]))],
+                                (init, out_map), [rank - 1], multiply_accumulate)  # fmt: skip
+            if zero_a is not None:
+                sums = integer_constant(rewriter, centered.sum(axis=0), I32)
+                out_rank = len(out_shape)
+                columns = affine_map(out_rank, [AffineDimExpr(out_rank - 1)])
+
+                def corrected(body: Body) -> SSAValue:
+                    z = _extended(body, body.values["in2"], zero_a.type.element_type)
+                    return body.emit(arith.SubiOp(body.values["in0"], body.emit(arith.MuliOp(z, body.values["in1"]))))
+
+                zero_read = affine_map(out_rank, [AffineConstantExpr(0)] * len(_shape(zero_a)))
+                acc = build_generic(rewriter, [(acc, AffineMap.identity(out_rank)), (sums, columns), (zero_a, zero_read)],
+                                    (empty(rewriter, out_shape, I32), AffineMap.identity(out_rank)), [], corrected)  # fmt: skip
+            rewriter.replace(op, [], [acc])
+            return
+        fail(op, "no lowering for MatMulInteger with a dynamic or batched B (quantize_dynamic's B is a 2-D constant)")
+
+
+class LowerIntegerCast(RewritePattern):
+    """Cast of an integer tensor to f32: `sitofp` (signless or signed) / `uitofp` (unsigned)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CastOp, rewriter: PatternRewriter) -> None:
+        source = op.input.type.element_type
+        if op.output.type.element_type != F32 or not isinstance(source, IntegerType):
+            return
+        shape = _shape(op.output)
+        rank = len(shape)
+        convert = arith.UIToFPOp if source.signedness.data == Signedness.UNSIGNED else arith.SIToFPOp
+        value = _signless(rewriter, op.input)
+        result = build_generic(rewriter, [(value, AffineMap.identity(rank))], (empty(rewriter, shape, F32), AffineMap.identity(rank)),
+                               [], lambda body: body.emit(convert(body.values["in0"], F32)))  # fmt: skip
+        rewriter.replace(op, [], [result])

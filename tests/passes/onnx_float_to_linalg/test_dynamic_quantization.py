@@ -1,0 +1,82 @@
+"""onnxruntime's `quantize_dynamic` form (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul,
+made by onnxruntime's own quantizer from a float MatMul + Add, uint8 activations, int8 weights):
+the integer IR (onnx-float-to-linalg's dynamic-quantization lowering) against onnx's reference
+evaluator bit for bit (every step is one float32 or exact integer op of the same order) and
+onnxruntime within float32 rounding, and the host code bit-exact to the interpreter; a
+DynamicQuantizeLinear whose integers something else reads is one line naming the node."""
+
+import numpy as np
+import onnx
+import pytest
+from conftest import require_tools
+from models.runners import run_onnxruntime
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+from xdsl.context import Context
+from xdsl.utils.exceptions import PassFailedException
+
+import bitfold
+from bitfold.frontends.onnx import import_model
+from bitfold.load import load_module
+from bitfold.passes.pipelines import OnnxToIntegerPipeline
+from bitfold.riscv import compile_model
+
+RNG = np.random.default_rng(23)
+
+
+@pytest.fixture(scope="module")
+def dynamic_model(tmp_path_factory) -> str:
+    """quantize_dynamic of x (2 x 5 x 48) @ W (48 x 24) + b."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    directory = tmp_path_factory.mktemp("dynamic")
+    initializers = [numpy_helper.from_array(RNG.normal(0, 0.3, (48, 24)).astype(np.float32), "w"),
+                    numpy_helper.from_array(RNG.normal(0, 1, 24).astype(np.float32), "b")]  # fmt: skip
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["p"], name="matmul"), helper.make_node("Add", ["p", "b"], ["y"], name="bias")]
+    graph = helper.make_graph(nodes, "dense", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 48])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5, 24])], initializers)  # fmt: skip
+    float_path, path = directory / "float.onnx", directory / "dynamic.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10), float_path)
+    quantize_dynamic(str(float_path), str(path), weight_type=QuantType.QInt8)
+    model = onnx.load(path)
+    assert {"DynamicQuantizeLinear", "MatMulInteger"} <= {n.op_type for n in model.graph.node}
+    return str(path)
+
+
+def _inputs() -> dict[str, np.ndarray]:
+    x = RNG.normal(0, 1, (2, 5, 48)).astype(np.float32)
+    x[0, 0, :3] = [0.0, -0.0, 5.0]
+    return {"x": x}
+
+
+def test_integer_ir_is_the_reference_bit_for_bit(dynamic_model):
+    module = import_model(dynamic_model)
+    OnnxToIntegerPipeline().apply(Context(), module)
+    text = str(module)
+    assert "onnx.DynamicQuantizeLinear" not in text and "onnx.MatMulInteger" not in text
+    inputs = _inputs()
+    (got,) = bitfold.run(module, inputs).values()
+    (want,) = ReferenceEvaluator(dynamic_model).run(None, inputs)
+    np.testing.assert_array_equal(np.asarray(got).view(np.int32), want.view(np.int32))
+    (runtime,) = run_onnxruntime(dynamic_model, inputs).values()
+    np.testing.assert_allclose(got, runtime, rtol=1e-5, atol=1e-6)
+
+
+def test_host_code_is_bit_exact_to_the_interpreter(dynamic_model, tmp_path):
+    require_tools("mlir-opt-22", "mlir-translate-22", "clang-22")
+    compiled = compile_model(load_module(dynamic_model), "host")
+    stored = compiled.quantize(_inputs())
+    (reference,), (native,) = compiled.run_reference(stored), compiled.run_native(stored, tmp_path)
+    np.testing.assert_array_equal(native.view(np.int32), reference.view(np.int32))
+
+
+def test_other_readers_of_the_integers_are_one_line(tmp_path):
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["q", "s", "z"], name="dql"),
+             helper.make_node("Cast", ["q"], ["y"], name="cast", to=TensorProto.FLOAT)]  # fmt: skip
+    graph = helper.make_graph(nodes, "dql", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])  # fmt: skip
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10), tmp_path / "m.onnx")
+    module = import_model(str(tmp_path / "m.onnx"))
+    with pytest.raises(PassFailedException, match=r"'onnx.DynamicQuantizeLinear' \(dql\): no lowering for "
+                                                  r"DynamicQuantizeLinear's integers read by onnx.Cast"):  # fmt: skip
+        OnnxToIntegerPipeline().apply(Context(), module)
