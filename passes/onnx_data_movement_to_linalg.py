@@ -663,8 +663,9 @@ class LowerSplit(RewritePattern):
 
 class ConstantsOfGenerics(RewritePattern):
     """An `onnx.Constant` of integers or f32 read by non-ONNX ops (a generic of quant-to-integer's Mul
-    by a quantized constant, after `scast(scast(c))` folded to `c`) gives them an `arith.constant`
-    of its value; its ONNX readers keep it."""
+    by a quantized constant, after `scast(scast(c))` folded to `c`; a lowered data-movement op reading
+    a float constant) gives them an `arith.constant` of its value; its ONNX readers keep it. Run
+    after the other patterns, on what they made."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: OnnxConstantOp, rewriter: PatternRewriter) -> None:
@@ -703,7 +704,7 @@ class OnnxDataMovementToLinalgPass(ModulePass):
                 LowerExpand(),
                 LowerTile(),
                 LowerWhere(),
-                ConstantsOfGenerics(),
             ]
         )
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(ConstantsOfGenerics(), apply_recursively=False).rewrite_module(op)

@@ -18,6 +18,8 @@ a time, in the order written here (every backend and the interpreter then comput
   (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`),
   LayerNormalization (mean, centered, mean square, `math.sqrt(var + eps)`, divide, scale, bias:
   `LowerLayerNorm`);
+- LSTM and GRU unrolled over their static sequence into the ops above
+  (`recurrent_decomposition`);
 - onnxruntime's dynamic quantization: DynamicQuantizeLinear, MatMulInteger and Cast to f32
   (`dynamic_quantization_to_linalg`).
 
@@ -76,6 +78,7 @@ from bitfold.dialects.onnx.shape import (
     normalized_axes,
 )
 from bitfold.passes import pass_failure
+from bitfold.passes.recurrent_decomposition import DecomposeRecurrent
 from bitfold.passes.dynamic_quantization_to_linalg import LowerDynamicQuantizeLinear, LowerIntegerCast, LowerMatMulInteger
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
@@ -515,7 +518,7 @@ class OnnxFloatToLinalgPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
                     LowerReduceMinMax(), LowerSoftmax(), LowerLayerNorm(), LowerDynamicQuantizeLinear(), LowerMatMulInteger(),
-                    LowerIntegerCast(), EraseUnusedOnnxOp()]  # fmt: skip
+                    LowerIntegerCast(), DecomposeRecurrent(), EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)

@@ -14,8 +14,8 @@ leaves float).
 - `encoder-dynamic.onnx`: `quantize_dynamic` (uint8 DynamicQuantizeLinear + MatMulInteger on the
   int8 weights of every MatMul with a constant weight);
 - `encoder-nbits.onnx`: `MatMulNBitsQuantizer` (4-bit weights in blocks of BLOCK_SIZE along K,
-  symmetric: MatMulNBits nodes of com.microsoft, no zero points; and asymmetric for
-  `encoder-nbits-asym.onnx`, with zero points).
+  symmetric: MatMulNBits nodes of com.microsoft, no zero points, negative scales; the other MatMuls
+  and the out-projection's Gemm stay float).
 
     /path/to/torch-venv/bin/python scripts/make_transformer_models.py --output tests/models/transformer
 
@@ -115,12 +115,12 @@ def quantize_dynamic(float_path: Path, path: Path) -> None:
     quantize_dynamic(os.fspath(float_path), os.fspath(path), weight_type=QuantType.QInt8)
 
 
-def quantize_nbits(float_path: Path, path: Path, symmetric: bool) -> None:
+def quantize_nbits(float_path: Path, path: Path) -> None:
     import onnx
     from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 
     quantizer = MatMulNBitsQuantizer(onnx.load(os.fspath(float_path)), block_size=BLOCK_SIZE,
-                                     is_symmetric=symmetric, accuracy_level=None)
+                                     is_symmetric=True, accuracy_level=None)
     quantizer.process()
     quantizer.model.save_model_to_file(os.fspath(path), use_external_data_format=False)
 
@@ -137,8 +137,7 @@ def build(output: Path) -> None:
             pre_process(exported, float_path)
             made = {"encoder-qdq.onnx": lambda p: quantize_qdq(float_path, p),
                     "encoder-dynamic.onnx": lambda p: quantize_dynamic(float_path, p),
-                    "encoder-nbits.onnx": lambda p: quantize_nbits(exported, p, symmetric=True),
-                    "encoder-nbits-asym.onnx": lambda p: quantize_nbits(exported, p, symmetric=False)}
+                    "encoder-nbits.onnx": lambda p: quantize_nbits(exported, p)}
             for name, make in made.items():
                 make(output / name)
                 finish(output / name)

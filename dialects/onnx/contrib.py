@@ -582,7 +582,7 @@ class MatMulNBitsOp(ContribOp):
     2^(bits - 1)) or float (N x n_blocks); W[n, k] = (q[n, k] - zp[n, k / block_size]) *
     scales[n, k / block_size] in float32. The product is computed in float64 and rounded once
     to float32 (onnxruntime's fp32 kernel accumulates in float32: the bound of the float MatMul).
-    g_idx (act-order) is not supported."""
+    g_idx (act-order) and weight_prepacked are not supported."""
 
     name = "onnx.MatMulNBits"
     a = operand_def()
@@ -597,10 +597,12 @@ class MatMulNBitsOp(ContribOp):
     bits = attr_def(IntegerAttr[I64])
     block_size = attr_def(IntegerAttr[I64])
     accuracy_level = attr_def(IntegerAttr[I64])
+    weight_prepacked = attr_def(IntegerAttr[I64])
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {"bits": IntegerAttr(4, 64),
-                                                          "accuracy_level": IntegerAttr(0, 64)}
+                                                          "accuracy_level": IntegerAttr(0, 64),
+                                                          "weight_prepacked": IntegerAttr(0, 64)}
 
     @classmethod
     def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
@@ -615,6 +617,8 @@ class MatMulNBitsOp(ContribOp):
         k, n, bits = self.int_attr("K"), self.int_attr("N"), self.int_attr("bits")
         if self.g_idx is not None:
             raise ValueError("MatMulNBits with g_idx (act-order) is not supported")
+        if self.int_attr("weight_prepacked"):
+            raise ValueError("MatMulNBits with weight_prepacked (a kernel's own layout) is not supported")
         if bits not in (2, 4, 8):
             raise ValueError(f"MatMulNBits with bits={bits} is not supported (2, 4 or 8)")
         blocks = -(-k // self.int_attr("block_size"))
