@@ -16,6 +16,8 @@ the scales) as linalg, part of `onnx-float-to-linalg` (docs/float-islands.md):
   with a dynamic B, acc = sum_k (a - za)(b - zb) term by term. A signless or signed operand
   extends signed, an unsigned one unsigned (ONNX's int8 / uint8; DynamicQuantizeLinear's i16 and
   i32 hold values 0..255);
+- ConvInteger with a constant weight: x - zx (i16), padded with 0 as ONNX pads after subtracting
+  the zero point, contracted with W - zw (centered at compile time, per output channel) in i32;
 - Cast from an integer type to f32 (`sitofp` / `uitofp`: round to nearest even, as the reference)."""
 
 from functools import partial
@@ -29,12 +31,16 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
+from bitfold.dialects.onnx.base import ints_or
 from bitfold.dialects.onnx.elementwise import CastOp
+from bitfold.dialects.onnx.nn import SlidingWindow
 from bitfold.dialects.onnx.quantization import ConvIntegerOp, DynamicQuantizeLinearOp, MatMulIntegerOp
 from bitfold.passes import pass_failure
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
+from bitfold.passes.quant_to_integer.contraction import conv_loops
 from bitfold.passes.quant_to_integer.operands import narrowest_signed
+from bitfold.passes.quant_to_integer.padding import padded
 
 F32 = Float32Type()
 I16 = IntegerType(16)
@@ -187,6 +193,53 @@ class LowerMatMulInteger(RewritePattern):
             rewriter.replace(op, [], [acc])
             return
         fail(op, "no lowering for MatMulInteger with a dynamic or batched B (quantize_dynamic's B is a 2-D constant)")
+
+
+class LowerConvInteger(RewritePattern):
+    """ConvInteger with a constant weight (module docstring): x - zx in i16, padded with 0 (ONNX
+    pads after subtracting the zero point), contracted with the centered weights in i32."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConvIntegerOp, rewriter: PatternRewriter) -> None:
+        x_shape, out_shape = _shape(op.x), _shape(op.y)
+        weight = _constant_integers(op.w)
+        if weight is None or any(n < 0 for n in (*x_shape, *out_shape)):
+            fail(op, "no lowering for ConvInteger with a dynamic weight or shape")
+        zero_w = _constant_integers(op.w_zero_point)
+        if op.w_zero_point is not None and zero_w is None:
+            fail(op, "no lowering for ConvInteger with a dynamic w_zero_point")
+        x_element = op.x.type.element_type
+        if x_element.signedness.data != Signedness.SIGNLESS and _constant_integers(op.x) is None:
+            fail(op, "no lowering for ConvInteger on a dynamic x of the model's own uint8 / int8 type")
+        centered = weight - (0 if zero_w is None else zero_w.reshape(-1, *(1,) * (weight.ndim - 1)))
+        rank = len(x_shape)
+        identity = AffineMap.identity(rank)
+        inputs = [(_signless(rewriter, op.x), identity)]
+        if op.x_zero_point is not None:
+            zero_x = _signless(rewriter, op.x_zero_point)
+            inputs.append((zero_x, affine_map(rank, [AffineConstantExpr(0)] * len(_shape(zero_x)))))
+
+        def shift(body: Body) -> SSAValue:
+            value = _extended(body, body.values["in0"], x_element)
+            if op.x_zero_point is not None:
+                value = body.emit(arith.SubiOp(value, _extended(body, body.values["in1"], zero_x.type.element_type)))
+            return body.emit(arith.TruncIOp(value, I16))
+
+        shifted = build_generic(rewriter, inputs, (empty(rewriter, x_shape, I16), identity), [], shift)
+        window = SlidingWindow.from_op(op, x_shape[2:], ints_or(op.attributes, "kernel_shape", weight.shape[2:]))
+        storage = padded(rewriter, shifted, 0, window)
+        loops, x_map, w_map, reduction = conv_loops(window, weight.shape[0], weight.shape[1], op.int_attr("group"))
+        weights = integer_constant(rewriter, centered, narrowest_signed(centered))
+
+        def multiply_accumulate(body: Body) -> SSAValue:
+            product = body.emit(arith.MuliOp(_extended(body, body.values["in0"], I16),
+                                             _extended(body, body.values["in1"], weights.type.element_type)))  # fmt: skip
+            return body.emit(arith.AddiOp(body.values["output"], product))
+
+        out_map = affine_map(loops, [AffineDimExpr(d) for d in range(loops) if d not in reduction])
+        acc = build_generic(rewriter, [(storage, affine_map(loops, x_map)), (weights, affine_map(loops, w_map))],
+                            (filled(rewriter, np.array(0), [], out_shape, I32), out_map), reduction, multiply_accumulate)  # fmt: skip
+        rewriter.replace(op, [], [acc])
 
 
 class LowerIntegerCast(RewritePattern):

@@ -20,7 +20,7 @@ a time, in the order written here (every backend and the interpreter then comput
   `LowerLayerNorm`);
 - LSTM and GRU unrolled over their static sequence into the ops above
   (`recurrent_decomposition`);
-- onnxruntime's dynamic quantization: DynamicQuantizeLinear, MatMulInteger and Cast to f32
+- onnxruntime's dynamic quantization: DynamicQuantizeLinear, MatMulInteger, ConvInteger and Cast to f32
   (`dynamic_quantization_to_linalg`).
 
 Data movement on f32 tensors (Reshape, Transpose, Pad, Concat, ...) stays for
@@ -78,8 +78,12 @@ from bitfold.dialects.onnx.shape import (
     normalized_axes,
 )
 from bitfold.passes import pass_failure
-from bitfold.passes.recurrent_decomposition import DecomposeRecurrent
-from bitfold.passes.dynamic_quantization_to_linalg import LowerDynamicQuantizeLinear, LowerIntegerCast, LowerMatMulInteger
+from bitfold.passes.dynamic_quantization_to_linalg import (
+    LowerConvInteger,
+    LowerDynamicQuantizeLinear,
+    LowerIntegerCast,
+    LowerMatMulInteger,
+)
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
@@ -88,6 +92,7 @@ from bitfold.passes.quant_to_integer.elementwise import broadcast_map
 from bitfold.passes.quant_to_integer.generic import affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.padding import padded
 from bitfold.passes.quant_to_integer.pooling import window_reduction
+from bitfold.passes.recurrent_decomposition import DecomposeRecurrent
 
 PASS_NAME = "onnx-float-to-linalg"
 F32 = Float32Type()
@@ -518,7 +523,7 @@ class OnnxFloatToLinalgPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
                     LowerReduceMinMax(), LowerSoftmax(), LowerLayerNorm(), LowerDynamicQuantizeLinear(), LowerMatMulInteger(),
-                    LowerIntegerCast(), DecomposeRecurrent(), EraseUnusedOnnxOp()]  # fmt: skip
+                    LowerConvInteger(), LowerIntegerCast(), DecomposeRecurrent(), EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)

@@ -1,5 +1,6 @@
 """onnxruntime's `quantize_dynamic` form (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul,
-made by onnxruntime's own quantizer from a float MatMul + Add, uint8 activations, int8 weights):
+made by onnxruntime's own quantizer from a float MatMul + Add, uint8 activations, int8 weights; and
+ConvInteger from a grouped, strided, padded Conv with uint8 weights and their zero point):
 the integer IR (onnx-float-to-linalg's dynamic-quantization lowering) against onnx's reference
 evaluator bit for bit (every step is one float32 or exact integer op of the same order) and
 onnxruntime within float32 rounding, and the host code bit-exact to the interpreter; a
@@ -43,6 +44,34 @@ def dynamic_model(tmp_path_factory) -> str:
     return str(path)
 
 
+@pytest.fixture(scope="module")
+def dynamic_conv_model(tmp_path_factory) -> str:
+    """quantize_dynamic (op_types_to_quantize Conv) of a 3x3 Conv, stride 2, pads 1, 2 groups."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    directory = tmp_path_factory.mktemp("dynamic-conv")
+    initializers = [numpy_helper.from_array(RNG.normal(0, 0.3, (6, 2, 3, 3)).astype(np.float32), "w"),
+                    numpy_helper.from_array(RNG.normal(0, 1, 6).astype(np.float32), "b")]  # fmt: skip
+    node = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", pads=[1, 1, 1, 1], strides=[2, 2], group=2)
+    graph = helper.make_graph([node], "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 7, 7])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 4, 4])], initializers)  # fmt: skip
+    float_path, path = directory / "float.onnx", directory / "dynamic.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10), float_path)
+    quantize_dynamic(str(float_path), str(path), weight_type=QuantType.QUInt8, op_types_to_quantize=["Conv"])
+    assert "ConvInteger" in {n.op_type for n in onnx.load(path).graph.node}
+    return str(path)
+
+
+def test_conv_integer_is_the_reference_bit_for_bit(dynamic_conv_model):
+    module = import_model(dynamic_conv_model)
+    OnnxToIntegerPipeline().apply(Context(), module)
+    assert "onnx.ConvInteger" not in str(module)
+    inputs = {"x": RNG.normal(0, 1, (1, 4, 7, 7)).astype(np.float32)}
+    (got,) = bitfold.run(module, inputs).values()
+    (want,) = ReferenceEvaluator(onnx.load(dynamic_conv_model)).run(None, inputs)
+    np.testing.assert_array_equal(np.asarray(got).view(np.int32), want.view(np.int32))
+
+
 def _inputs() -> dict[str, np.ndarray]:
     x = RNG.normal(0, 1, (2, 5, 48)).astype(np.float32)
     x[0, 0, :3] = [0.0, -0.0, 5.0]
@@ -62,10 +91,13 @@ def test_integer_ir_is_the_reference_bit_for_bit(dynamic_model):
     np.testing.assert_allclose(got, runtime, rtol=1e-5, atol=1e-6)
 
 
-def test_host_code_is_bit_exact_to_the_interpreter(dynamic_model, tmp_path):
+@pytest.mark.parametrize("fixture", ["dynamic_model", "dynamic_conv_model"])
+def test_host_code_is_bit_exact_to_the_interpreter(fixture, request, tmp_path):
     require_tools("mlir-opt-22", "mlir-translate-22", "clang-22")
-    compiled = compile_model(load_module(dynamic_model), "host")
-    stored = compiled.quantize(_inputs())
+    path = request.getfixturevalue(fixture)
+    compiled = compile_model(load_module(path), "host")
+    shape = [d.dim_value for d in onnx.load(path).graph.input[0].type.tensor_type.shape.dim]
+    stored = compiled.quantize({"x": RNG.normal(0, 1, shape).astype(np.float32)})
     (reference,), (native,) = compiled.run_reference(stored), compiled.run_native(stored, tmp_path)
     np.testing.assert_array_equal(native.view(np.int32), reference.view(np.int32))
 
