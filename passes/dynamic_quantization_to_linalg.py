@@ -9,11 +9,12 @@ the scales) as linalg, part of `onnx-float-to-linalg` (docs/float-islands.md):
       y = min(max(roundeven(x / scale) + zp, 0), 255)
   y is held in i16 and zp in i32 (0..255, read by MatMulInteger / ConvInteger only: any other
   reader fails the pass naming the node);
-- MatMulInteger, exact in i32 (ONNX wraps; the sums of quantize_dynamic's 8-bit operands stay far
-  inside i32 for K < 2^15): with a constant B (the weights), B' = B - zb is centered at compile
-  time and the dynamic zero point za is folded out of the sum by B's column sums, computed once:
+- MatMulInteger with a constant 2-D B (the weights), exact in i32 (ONNX wraps; the sums of
+  quantize_dynamic's 8-bit operands stay far inside i32 for K < 2^15): B' = B - zb is centered at
+  compile time and the dynamic zero point za is folded out of the sum by B's column sums,
+  computed once:
       acc[.., i, j] = sum_k a[.., i, k] B'[k, j] - za colsum(B')[j]
-  with a dynamic B, acc = sum_k (a - za)(b - zb) term by term. A signless or signed operand
+  A dynamic or batched B fails the pass naming the node. A signless or signed operand
   extends signed, an unsigned one unsigned (ONNX's int8 / uint8; DynamicQuantizeLinear's i16 and
   i32 hold values 0..255);
 - ConvInteger with a constant weight: x - zx (i16), padded with 0 as ONNX pads after subtracting
@@ -24,21 +25,21 @@ from functools import partial
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from bitfold.dialects.onnx.base import ints_or
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
-from bitfold.dialects.onnx.base import ints_or
 from bitfold.dialects.onnx.elementwise import CastOp
 from bitfold.dialects.onnx.nn import SlidingWindow
 from bitfold.dialects.onnx.quantization import ConvIntegerOp, DynamicQuantizeLinearOp, MatMulIntegerOp
 from bitfold.passes import pass_failure
 from bitfold.passes.linalg_building import Body
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.contraction import conv_loops
+from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import narrowest_signed
 from bitfold.passes.quant_to_integer.padding import padded
 
@@ -58,16 +59,26 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 def _scalar(rewriter: PatternRewriter, inputs: list[SSAValue], element, build) -> SSAValue:
     """A rank-0 generic of `element` reading rank-0 `inputs`: build(body, *elements)."""
     scalar = AffineMap(0, 0, ())
-    return build_generic(rewriter, [(v, scalar) for v in inputs], (empty(rewriter, [], element), scalar), [],
-                         lambda body: build(body, *(body.values[f"in{i}"] for i in range(len(inputs)))))  # fmt: skip
+    return build_generic(
+        rewriter,
+        [(v, scalar) for v in inputs],
+        (empty(rewriter, [], element), scalar),
+        [],
+        lambda body: build(body, *(body.values[f"in{i}"] for i in range(len(inputs)))),
+    )
 
 
 def _reduce_all(rewriter: PatternRewriter, x: SSAValue, combine) -> SSAValue:
     """combine(... combine(0.0, x[first]) ..., x[last]) over every element, a rank-0 f32."""
     rank = len(_shape(x))
     init = filled(rewriter, np.array(0.0), [], [], F32)
-    return build_generic(rewriter, [(x, AffineMap.identity(rank))], (init, affine_map(rank, [])), range(rank),
-                         lambda body: body.emit(combine(body.values["output"], body.values["in0"])))  # fmt: skip
+    return build_generic(
+        rewriter,
+        [(x, AffineMap.identity(rank))],
+        (init, affine_map(rank, [])),
+        range(rank),
+        lambda body: body.emit(combine(body.values["output"], body.values["in0"])),
+    )
 
 
 def _clamp_u8(body: Body, value: SSAValue) -> SSAValue:
@@ -83,8 +94,11 @@ class LowerDynamicQuantizeLinear(RewritePattern):
         for result in (op.y, op.y_zero_point):
             for use in result.uses:
                 if not isinstance(use.operation, MatMulIntegerOp | ConvIntegerOp):
-                    fail(op, f"no lowering for DynamicQuantizeLinear's integers read by {use.operation.name} "
-                             "(only MatMulInteger / ConvInteger read them)")  # fmt: skip
+                    fail(
+                        op,
+                        f"no lowering for DynamicQuantizeLinear's integers read by {use.operation.name} "
+                        "(only MatMulInteger / ConvInteger read them)",
+                    )
         shape = _shape(op.x)
         if any(n < 0 for n in shape):
             fail(op, "no float lowering for dynamic shapes (float islands need static ones)")
@@ -112,8 +126,13 @@ class LowerDynamicQuantizeLinear(RewritePattern):
             stored = body.emit(arith.FPToSIOp(_clamp_u8(body, body.emit(arith.AddfOp(rounded, z))), I32))
             return body.emit(arith.TruncIOp(stored, I16))
 
-        y = build_generic(rewriter, [(op.x, AffineMap.identity(rank)), (scale, scalar), (zero_point, scalar)],
-                          (empty(rewriter, shape, I16), AffineMap.identity(rank)), [], quantize)  # fmt: skip
+        y = build_generic(
+            rewriter,
+            [(op.x, AffineMap.identity(rank)), (scale, scalar), (zero_point, scalar)],
+            (empty(rewriter, shape, I16), AffineMap.identity(rank)),
+            [],
+            quantize,
+        )
         stored_zero_point = _scalar(rewriter, [zero_point], I32, lambda body, z: body.emit(arith.FPToSIOp(z, I32)))
         rewriter.replace(op, [], [y, scale, stored_zero_point])
 
@@ -141,58 +160,63 @@ def _signless(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
 
 
 class LowerMatMulInteger(RewritePattern):
-    """MatMulInteger, (..., M, K) @ (K, N) or batched of the same rank (module docstring)."""
+    """MatMulInteger, (..., M, K) @ a constant (K, N) (module docstring)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MatMulIntegerOp, rewriter: PatternRewriter) -> None:
-        a_shape, b_shape, out_shape = _shape(op.a), _shape(op.b), _shape(op.y)
-        if len(a_shape) < 2 or len(b_shape) not in (2, len(a_shape)) or any(n < 0 for n in out_shape):
-            fail(op, "no lowering for MatMulInteger of these ranks (A at least 2-D, B 2-D or of A's rank, static)")
+        a_shape, out_shape = _shape(op.a), _shape(op.y)
+        b = _constant_integers(op.b)
+        if b is None or b.ndim != 2 or len(a_shape) < 2 or any(n < 0 for n in out_shape):
+            fail(op, "no lowering for MatMulInteger but (..., M, K) @ a 2-D constant B (quantize_dynamic's form)")
+        a_element = op.a.type.element_type
+        if a_element.signedness.data != Signedness.SIGNLESS and _constant_integers(op.a) is None:
+            fail(op, "no lowering for MatMulInteger on a dynamic A of the model's own uint8 / int8 type")
+        if op.a_zero_point is not None and int(np.prod(_shape(op.a_zero_point))) != 1:
+            fail(op, "no lowering for a per-row a_zero_point")
+        zero_b = _constant_integers(op.b_zero_point)
+        if op.b_zero_point is not None and zero_b is None:
+            fail(op, "no lowering for a dynamic b_zero_point")
+        centered = b - (0 if zero_b is None else zero_b.reshape(-1))
+        stored = integer_constant(rewriter, centered, narrowest_signed(centered))
         batch = len(out_shape) - 2
         rank = batch + 3
         dims = [AffineDimExpr(d) for d in range(rank)]
         i, j, k = dims[batch], dims[batch + 1], dims[batch + 2]
-        b_read = [*(dims[:batch] if len(b_shape) > 2 else []), k, j]
-        a_element = op.a.type.element_type
-        if a_element.signedness.data != Signedness.SIGNLESS and _constant_integers(op.a) is None:
-            fail(op, "no lowering for MatMulInteger on a dynamic A of the model's own uint8 / int8 type")
-        for role, zero_point in (("a", op.a_zero_point), ("b", op.b_zero_point)):
-            if zero_point is not None and len(_shape(zero_point)) > 0 and int(np.prod(_shape(zero_point))) != 1:
-                if role == "a" or _constant_integers(zero_point) is None:
-                    fail(op, f"no lowering for a per-row or dynamic per-column {role}_zero_point")
-        b = _constant_integers(op.b)
-        out_map = affine_map(rank, [*dims[:batch], i, j])
-        a = _signless(rewriter, op.a)
-        scalar = affine_map(rank, [])
-        zero_a = None if op.a_zero_point is None else _signless(rewriter, op.a_zero_point)
-        if b is not None and len(b_shape) == 2:
-            zb = _constant_integers(op.b_zero_point)
-            centered = b - (0 if zb is None else zb.reshape(-1))
-            stored = integer_constant(rewriter, centered, narrowest_signed(centered))
 
-            def multiply_accumulate(body: Body) -> SSAValue:
-                product = body.emit(arith.MuliOp(_extended(body, body.values["in0"], a_element),
-                                                 _extended(body, body.values["in1"], stored.type.element_type)))  # fmt: skip
-                return body.emit(arith.AddiOp(body.values["output"], product))
+        def multiply_accumulate(body: Body) -> SSAValue:
+            a_value = _extended(body, body.values["in0"], a_element)
+            product = body.emit(arith.MuliOp(a_value, _extended(body, body.values["in1"], stored.type.element_type)))
+            return body.emit(arith.AddiOp(body.values["output"], product))
 
-            init = filled(rewriter, np.array(0), [], out_shape, I32)
-            acc = build_generic(rewriter, [(a, affine_map(rank, [*dims[:batch], i, k])), (stored, affine_map(rank, [k, j]))],
-                                (init, out_map), [rank - 1], multiply_accumulate)  # fmt: skip
-            if zero_a is not None:
-                sums = integer_constant(rewriter, centered.sum(axis=0), I32)
-                out_rank = len(out_shape)
-                columns = affine_map(out_rank, [AffineDimExpr(out_rank - 1)])
+        init = filled(rewriter, np.array(0), [], out_shape, I32)
+        reads = [
+            (_signless(rewriter, op.a), affine_map(rank, [*dims[:batch], i, k])),
+            (stored, affine_map(rank, [k, j])),
+        ]
+        acc = build_generic(
+            rewriter, reads, (init, affine_map(rank, [*dims[:batch], i, j])), [rank - 1], multiply_accumulate
+        )
+        if op.a_zero_point is not None:
+            acc = self._minus_zero_point_sums(rewriter, acc, _signless(rewriter, op.a_zero_point), centered.sum(axis=0))
+        rewriter.replace(op, [], [acc])
 
-                def corrected(body: Body) -> SSAValue:
-                    z = _extended(body, body.values["in2"], zero_a.type.element_type)
-                    return body.emit(arith.SubiOp(body.values["in0"], body.emit(arith.MuliOp(z, body.values["in1"]))))
+    @staticmethod
+    def _minus_zero_point_sums(
+        rewriter: PatternRewriter, acc: SSAValue, zero_a: SSAValue, sums: np.ndarray
+    ) -> SSAValue:
+        """acc[.., j] - za colsum(B')[j], za read from its one element."""
+        shape = _shape(acc)
+        rank = len(shape)
+        identity = AffineMap.identity(rank)
+        columns = affine_map(rank, [AffineDimExpr(rank - 1)])
+        zero_read = affine_map(rank, [AffineConstantExpr(0)] * len(_shape(zero_a)))
 
-                zero_read = affine_map(out_rank, [AffineConstantExpr(0)] * len(_shape(zero_a)))
-                acc = build_generic(rewriter, [(acc, AffineMap.identity(out_rank)), (sums, columns), (zero_a, zero_read)],
-                                    (empty(rewriter, out_shape, I32), AffineMap.identity(out_rank)), [], corrected)  # fmt: skip
-            rewriter.replace(op, [], [acc])
-            return
-        fail(op, "no lowering for MatMulInteger with a dynamic or batched B (quantize_dynamic's B is a 2-D constant)")
+        def corrected(body: Body) -> SSAValue:
+            z = _extended(body, body.values["in2"], zero_a.type.element_type)
+            return body.emit(arith.SubiOp(body.values["in0"], body.emit(arith.MuliOp(z, body.values["in1"]))))
+
+        inputs = [(acc, identity), (integer_constant(rewriter, sums, I32), columns), (zero_a, zero_read)]
+        return build_generic(rewriter, inputs, (empty(rewriter, shape, I32), identity), [], corrected)
 
 
 class LowerConvInteger(RewritePattern):
@@ -232,13 +256,22 @@ class LowerConvInteger(RewritePattern):
         weights = integer_constant(rewriter, centered, narrowest_signed(centered))
 
         def multiply_accumulate(body: Body) -> SSAValue:
-            product = body.emit(arith.MuliOp(_extended(body, body.values["in0"], I16),
-                                             _extended(body, body.values["in1"], weights.type.element_type)))  # fmt: skip
+            product = body.emit(
+                arith.MuliOp(
+                    _extended(body, body.values["in0"], I16),
+                    _extended(body, body.values["in1"], weights.type.element_type),
+                )
+            )
             return body.emit(arith.AddiOp(body.values["output"], product))
 
         out_map = affine_map(loops, [AffineDimExpr(d) for d in range(loops) if d not in reduction])
-        acc = build_generic(rewriter, [(storage, affine_map(loops, x_map)), (weights, affine_map(loops, w_map))],
-                            (filled(rewriter, np.array(0), [], out_shape, I32), out_map), reduction, multiply_accumulate)  # fmt: skip
+        acc = build_generic(
+            rewriter,
+            [(storage, affine_map(loops, x_map)), (weights, affine_map(loops, w_map))],
+            (filled(rewriter, np.array(0), [], out_shape, I32), out_map),
+            reduction,
+            multiply_accumulate,
+        )
         rewriter.replace(op, [], [acc])
 
 
@@ -254,6 +287,11 @@ class LowerIntegerCast(RewritePattern):
         rank = len(shape)
         convert = arith.UIToFPOp if source.signedness.data == Signedness.UNSIGNED else arith.SIToFPOp
         value = _signless(rewriter, op.input)
-        result = build_generic(rewriter, [(value, AffineMap.identity(rank))], (empty(rewriter, shape, F32), AffineMap.identity(rank)),
-                               [], lambda body: body.emit(convert(body.values["in0"], F32)))  # fmt: skip
+        result = build_generic(
+            rewriter,
+            [(value, AffineMap.identity(rank))],
+            (empty(rewriter, shape, F32), AffineMap.identity(rank)),
+            [],
+            lambda body: body.emit(convert(body.values["in0"], F32)),
+        )
         rewriter.replace(op, [], [result])

@@ -1,6 +1,6 @@
-"""`expand-float-math`: `math.exp`, `math.tanh`, `math.roundeven`, `math.sqrt` and `math.erf` on f32 become fixed sequences of IEEE
-binary32 arith ops (docs/float-islands.md), so no backend calls libm and every backend and the
-interpreter compute the same bits. Every constant is an f32; every op rounds to nearest even.
+"""`expand-float-math`: `math.exp`, `math.tanh`, `math.roundeven`, `math.sqrt` and `math.erf` on f32
+become fixed sequences of IEEE binary32 arith ops (docs/float-islands.md), so no backend calls libm
+and every backend and the interpreter compute the same bits. Every constant is an f32; every op rounds to nearest even.
 
 exp(x) (Cephes' expf: range reduction by ln 2 in two parts, a degree-6 polynomial, 2^n by
 building the exponent field):

@@ -451,14 +451,10 @@ class LowerLayerNorm(RewritePattern):
         rank = len(shape)
         axes = list(range(op.int_attr("axis") % rank, rank))
         count = float(np.prod([shape[a] for a in axes]))
-        reads = [AffineDimExpr(d) for d in range(rank)]
         reduced = _reduced_shape(shape, axes)
         kept = affine_map(rank, [AffineDimExpr(d) for d in range(rank) if d not in axes])
         identity = AffineMap.identity(rank)
         epsilon = float(np.float32(op.float_attr("epsilon")))
-
-        def over_rows(inputs, build) -> SSAValue:
-            return build_generic(rewriter, inputs, (empty(rewriter, shape, F32), identity), [], build)
 
         def per_row(value: SSAValue, build) -> SSAValue:
             row = AffineMap.identity(len(reduced))
@@ -467,27 +463,29 @@ class LowerLayerNorm(RewritePattern):
         def mean_of(total: SSAValue) -> SSAValue:
             return per_row(total, lambda body: body.emit(arith.DivfOp(body.values["in0"], body.constant(count, F32))))
 
-        mean = mean_of(reduce(rewriter, op.x, rank, reads, axes, reduced, 0.0, arith.AddfOp))
-        centered = over_rows([(op.x, identity), (mean, kept)],
-                             lambda body: body.emit(arith.SubfOp(body.values["in0"], body.values["in1"])))  # fmt: skip
+        def root(body: Body) -> SSAValue:
+            return body.emit(math.SqrtOp(body.emit(arith.AddfOp(body.values["in0"], body.constant(epsilon, F32)))))
 
         def add_square(body: Body) -> SSAValue:
             square = body.emit(arith.MulfOp(body.values["in0"], body.values["in0"]))
             return body.emit(arith.AddfOp(body.values["output"], square))
 
-        squares = build_generic(rewriter, [(centered, identity)],
-                                (filled(rewriter, np.array(0.0), [], reduced, F32), kept), axes, add_square)  # fmt: skip
-        root = per_row(mean_of(squares),
-                       lambda body: body.emit(math.SqrtOp(body.emit(arith.AddfOp(body.values["in0"], body.constant(epsilon, F32))))))  # fmt: skip
-        operands = [(centered, identity), (root, kept), (float_operand(rewriter, op.scale), broadcast_map(_shape(op.scale), rank))]
-        if op.b is not None:
-            operands.append((float_operand(rewriter, op.b), broadcast_map(_shape(op.b), rank)))
+        reads = [AffineDimExpr(d) for d in range(rank)]
+        mean = mean_of(reduce(rewriter, op.x, rank, reads, axes, reduced, 0.0, arith.AddfOp))
+        centered = build_generic(rewriter, [(op.x, identity), (mean, kept)], (empty(rewriter, shape, F32), identity), [],
+                                 lambda body: body.emit(arith.SubfOp(body.values["in0"], body.values["in1"])))  # fmt: skip
+        zeros = filled(rewriter, np.array(0.0), [], reduced, F32)
+        squares = build_generic(rewriter, [(centered, identity)], (zeros, kept), axes, add_square)
+        operands = [(centered, identity), (per_row(mean_of(squares), root), kept)]
+        operands += [(float_operand(rewriter, v), broadcast_map(_shape(v), rank)) for v in (op.scale, op.b) if v is not None]
 
         def normalize(body: Body) -> SSAValue:
-            scaled = body.emit(arith.MulfOp(body.emit(arith.DivfOp(body.values["in0"], body.values["in1"])), body.values["in2"]))
+            ratio = body.emit(arith.DivfOp(body.values["in0"], body.values["in1"]))
+            scaled = body.emit(arith.MulfOp(ratio, body.values["in2"]))
             return scaled if op.b is None else body.emit(arith.AddfOp(scaled, body.values["in3"]))
 
-        rewriter.replace(op, [], [over_rows(operands, normalize), *(None for _ in op.results[1:])])
+        result = build_generic(rewriter, operands, (empty(rewriter, shape, F32), identity), [], normalize)
+        rewriter.replace(op, [], [result, *(None for _ in op.results[1:])])
 
 
 def check_static(module: ModuleOp) -> None:
@@ -522,8 +520,9 @@ class OnnxFloatToLinalgPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
-                    LowerReduceMinMax(), LowerSoftmax(), LowerLayerNorm(), LowerDynamicQuantizeLinear(), LowerMatMulInteger(),
-                    LowerConvInteger(), LowerIntegerCast(), DecomposeRecurrent(), EraseUnusedOnnxOp()]  # fmt: skip
+                    LowerReduceMinMax(), LowerSoftmax(), LowerLayerNorm(), LowerDynamicQuantizeLinear(),
+                    LowerMatMulInteger(), LowerConvInteger(), LowerIntegerCast(), DecomposeRecurrent(),
+                    EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)

@@ -54,8 +54,11 @@ class Builder:
     def constant(self, values: np.ndarray) -> SSAValue:
         values = np.asarray(values)
         element = F32 if values.dtype.kind == "f" else i64
-        return self.add(ConstantOp.build(attributes={"value": dense_attr(values, element)},
-                                         result_types=[TensorType(element, values.shape)])).results[0]  # fmt: skip
+        return self.add(
+            ConstantOp.build(
+                attributes={"value": dense_attr(values, element)}, result_types=[TensorType(element, values.shape)]
+            )
+        ).results[0]
 
     def f32(self, kind, operands: list[SSAValue], shape) -> SSAValue:
         return self.add(kind.build(operands=operands, result_types=[TensorType(F32, shape)])).results[0]
@@ -67,22 +70,32 @@ class Builder:
         return self.f32(MulOp, [a, b], a.type.get_shape())
 
     def matmul(self, a: SSAValue, weight: np.ndarray) -> SSAValue:
-        return self.f32(MatMulOp, [a, self.constant(weight.astype(np.float32))], [*a.type.get_shape()[:-1], weight.shape[1]])
+        return self.f32(
+            MatMulOp, [a, self.constant(weight.astype(np.float32))], [*a.type.get_shape()[:-1], weight.shape[1]]
+        )
 
     def unary(self, kind, a: SSAValue) -> SSAValue:
         return self.f32(kind, [a], a.type.get_shape())
 
     def split(self, value: SSAValue, pieces: int) -> list[SSAValue]:
         shape = value.type.get_shape()
-        split = self.add(SplitOp.build(operands=[value, []], attributes={"axis": IntegerAttr(0, 64)},
-                                       result_types=[[TensorType(F32, [1, *shape[1:]])] * pieces]))  # fmt: skip
+        split = self.add(
+            SplitOp.build(
+                operands=[value, []],
+                attributes={"axis": IntegerAttr(0, 64)},
+                result_types=[[TensorType(F32, [1, *shape[1:]])] * pieces],
+            )
+        )
         return list(split.results)
 
     def concat(self, values: list[SSAValue], axis: int) -> SSAValue:
         shape = list(values[0].type.get_shape())
         shape[axis] = sum(v.type.get_shape()[axis] for v in values)
-        return self.add(ConcatOp.build(operands=[values], attributes={"axis": IntegerAttr(axis, 64)},
-                                       result_types=[TensorType(F32, shape)])).results[0]  # fmt: skip
+        return self.add(
+            ConcatOp.build(
+                operands=[values], attributes={"axis": IntegerAttr(axis, 64)}, result_types=[TensorType(F32, shape)]
+            )
+        ).results[0]
 
     def unsqueeze(self, value: SSAValue, axis: int) -> SSAValue:
         shape = list(value.type.get_shape())
@@ -124,23 +137,31 @@ class DecomposeRecurrent(RewritePattern):
         initial_h = None if op.initial_h is None else build.split(op.initial_h, w.shape[0])
         initial_c = None if not lstm or op.initial_c is None else build.split(op.initial_c, w.shape[0])
         for d, backwards in enumerate(op.directions()):
-            block = lambda a, g: a[g * hidden:(g + 1) * hidden]  # noqa: E731
-            wb, rb = b[d][: gates * hidden], b[d][gates * hidden:]
+            block = lambda a, g: a[g * hidden : (g + 1) * hidden]
+            wb, rb = b[d][: gates * hidden], b[d][gates * hidden :]
             keep_rb_h = not lstm and op.int_attr("linear_before_reset")
             inputs = []
             for g in range(gates):
                 bias = block(wb, g) + (0 if keep_rb_h and g == 2 else block(rb, g))
-                projected = build.add_values(build.matmul(op.x, block(w[d], g).T), build.constant(bias.astype(np.float32)))
+                projected = build.add_values(
+                    build.matmul(op.x, block(w[d], g).T), build.constant(bias.astype(np.float32))
+                )
                 inputs.append(build.split(projected, seq))
             zeros = np.zeros((1, batch, hidden), np.float32)
             h = build.constant(zeros) if initial_h is None else initial_h[d]
             c = (build.constant(zeros) if initial_c is None else initial_c[d]) if lstm else None
             steps = [None] * seq
             weights = [block(r[d], g).T for g in range(gates)]
-            for t in (reversed(range(seq)) if backwards else range(seq)):
+            for t in reversed(range(seq)) if backwards else range(seq):
                 if lstm:
-                    h, c = self._lstm_step(build, [x[t] for x in inputs], [build.matmul(h, wg) for wg in weights], c,
-                                           None if peepholes is None else peepholes[d], hidden)  # fmt: skip
+                    h, c = self._lstm_step(
+                        build,
+                        [x[t] for x in inputs],
+                        [build.matmul(h, wg) for wg in weights],
+                        c,
+                        None if peepholes is None else peepholes[d],
+                        hidden,
+                    )
                 else:
                     h = self._gru_step(build, [x[t] for x in inputs], h, weights, block(rb, 2) if keep_rb_h else None)
                 steps[t] = h
@@ -156,7 +177,7 @@ class DecomposeRecurrent(RewritePattern):
         def gate(g: int, state: SSAValue | None, peephole: int) -> SSAValue:
             value = build.add_values(x[g], recurrent[g])
             if peepholes is not None and state is not None:
-                p = peepholes[peephole * hidden:(peephole + 1) * hidden].astype(np.float32)
+                p = peepholes[peephole * hidden : (peephole + 1) * hidden].astype(np.float32)
                 value = build.add_values(value, build.mul(state, build.constant(p)))
             return build.unary(SigmoidOp, value)
 
@@ -173,7 +194,9 @@ class DecomposeRecurrent(RewritePattern):
         if rb_h is None:
             candidate = build.matmul(build.mul(reset, h), weights[2])
         else:
-            candidate = build.mul(reset, build.add_values(build.matmul(h, weights[2]), build.constant(rb_h.astype(np.float32))))
+            candidate = build.mul(
+                reset, build.add_values(build.matmul(h, weights[2]), build.constant(rb_h.astype(np.float32)))
+            )
         n = build.unary(TanhOp, build.add_values(x[2], candidate))
         keep = build.f32(SubOp, [build.constant(np.array(1.0, np.float32)), z], z.type.get_shape())
         return build.add_values(build.mul(keep, n), build.mul(z, h))

@@ -69,18 +69,28 @@ def export_float(path: Path) -> None:
     import torch
 
     torch.manual_seed(WEIGHT_SEED)
-    layer = torch.nn.TransformerEncoderLayer(D_MODEL, HEADS, FEED_FORWARD, dropout=0.0, activation="gelu",
-                                             batch_first=True)
+    layer = torch.nn.TransformerEncoderLayer(
+        D_MODEL, HEADS, FEED_FORWARD, dropout=0.0, activation="gelu", batch_first=True
+    )
     model = torch.nn.TransformerEncoder(layer, LAYERS, enable_nested_tensor=False).eval()
     with torch.no_grad():  # the layers are copies of one: give each its own weights, biases and norms
         for name, parameter in model.named_parameters():
             if parameter.dim() > 1:
                 torch.nn.init.xavier_uniform_(parameter)
             else:
-                parameter.copy_(0.1 * torch.randn_like(parameter) + (1.0 if "norm" in name and "weight" in name else 0.0))
+                parameter.copy_(
+                    0.1 * torch.randn_like(parameter) + (1.0 if "norm" in name and "weight" in name else 0.0)
+                )
     example = torch.from_numpy(random_input(INPUT_SEED))
-    torch.onnx.export(model, (example,), os.fspath(path), opset_version=OPSET, input_names=["input"],
-                      output_names=["output"], dynamo=False)
+    torch.onnx.export(
+        model,
+        (example,),
+        os.fspath(path),
+        opset_version=OPSET,
+        input_names=["input"],
+        output_names=["output"],
+        dynamo=False,
+    )
 
 
 def finish(path: Path) -> None:
@@ -105,8 +115,9 @@ def pre_process(float_path: Path, path: Path) -> None:
 def quantize_qdq(float_path: Path, path: Path) -> None:
     from onnxruntime.quantization import QuantFormat, quantize_static
 
-    quantize_static(os.fspath(float_path), os.fspath(path), CalibrationInputs(), quant_format=QuantFormat.QDQ,
-                    per_channel=True)
+    quantize_static(
+        os.fspath(float_path), os.fspath(path), CalibrationInputs(), quant_format=QuantFormat.QDQ, per_channel=True
+    )
 
 
 def quantize_dynamic(float_path: Path, path: Path) -> None:
@@ -119,8 +130,9 @@ def quantize_nbits(float_path: Path, path: Path) -> None:
     import onnx
     from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 
-    quantizer = MatMulNBitsQuantizer(onnx.load(os.fspath(float_path)), block_size=BLOCK_SIZE,
-                                     is_symmetric=True, accuracy_level=None)
+    quantizer = MatMulNBitsQuantizer(
+        onnx.load(os.fspath(float_path)), block_size=BLOCK_SIZE, is_symmetric=True, accuracy_level=None
+    )
     quantizer.process()
     quantizer.model.save_model_to_file(os.fspath(path), use_external_data_format=False)
 
@@ -135,9 +147,11 @@ def build(output: Path) -> None:
             export_float(exported)
             float_path = Path(scratch) / "encoder-float.onnx"
             pre_process(exported, float_path)
-            made = {"encoder-qdq.onnx": lambda p: quantize_qdq(float_path, p),
-                    "encoder-dynamic.onnx": lambda p: quantize_dynamic(float_path, p),
-                    "encoder-nbits.onnx": lambda p: quantize_nbits(exported, p)}
+            made = {
+                "encoder-qdq.onnx": lambda p: quantize_qdq(float_path, p),
+                "encoder-dynamic.onnx": lambda p: quantize_dynamic(float_path, p),
+                "encoder-nbits.onnx": lambda p: quantize_nbits(exported, p),
+            }
             for name, make in made.items():
                 make(output / name)
                 finish(output / name)

@@ -637,7 +637,7 @@ class MatMulNBitsOp(ContribOp):
         """W (N x K, float32), dequantized as onnxruntime does."""
         q, zero_points, scales = self.weight_parameters(values)
         block_size = self.int_attr("block_size")
-        expand = lambda table: np.repeat(table, block_size, axis=1)[:, : q.shape[1]]  # noqa: E731
+        expand = lambda table: np.repeat(table, block_size, axis=1)[:, : q.shape[1]]
         return ((q - expand(zero_points)).astype(F32) * expand(scales)).astype(F32)
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:

@@ -73,7 +73,9 @@ class RecurrentOp(OnnxOp):
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         self.check_supported()
-        values = {k: (None if v is None else np.asarray(v, np.float64)) for k, v in named_operands(self, operands).items()}
+        values = {
+            k: (None if v is None else np.asarray(v, np.float64)) for k, v in named_operands(self, operands).items()
+        }
         x = values["x"]
         seq, batch = x.shape[:2]
         hidden = values["r"].shape[-1]
@@ -84,7 +86,7 @@ class RecurrentOp(OnnxOp):
             h = np.zeros((batch, hidden)) if values["initial_h"] is None else values["initial_h"][d]
             c = np.zeros((batch, hidden)) if values.get("initial_c") is None else values["initial_c"][d]
             ys = [None] * seq
-            for t in (reversed(range(seq)) if backwards else range(seq)):
+            for t in reversed(range(seq)) if backwards else range(seq):
                 h, c = self.step(x[t], h, c, w, r, b, None if values.get("p") is None else values["p"][d])
                 ys[t] = h
             outputs.append((np.stack(ys), h, c))
@@ -136,9 +138,9 @@ class LSTMOp(RecurrentOp):
 
     def step(self, x, h, c, w, r, b, p):
         hidden = h.shape[-1]
-        gates = x @ w.T + h @ r.T + b[: 4 * hidden] + b[4 * hidden:]
-        i, o, f, g = (gates[:, k * hidden:(k + 1) * hidden] for k in range(4))
-        pi, po, pf = (np.zeros(hidden),) * 3 if p is None else (p[:hidden], p[hidden:2 * hidden], p[2 * hidden:])
+        gates = x @ w.T + h @ r.T + b[: 4 * hidden] + b[4 * hidden :]
+        i, o, f, g = (gates[:, k * hidden : (k + 1) * hidden] for k in range(4))
+        pi, po, pf = (np.zeros(hidden),) * 3 if p is None else (p[:hidden], p[hidden : 2 * hidden], p[2 * hidden :])
         i, f = sigmoid(i + pi * c), sigmoid(f + pf * c)
         c = f * c + i * np.tanh(g)
         o = sigmoid(o + po * c)
@@ -176,12 +178,12 @@ class GRUOp(RecurrentOp):
 
     def step(self, x, h, c, w, r, b, p):
         hidden = h.shape[-1]
-        wb, rb = b[: 3 * hidden], b[3 * hidden:]
+        wb, rb = b[: 3 * hidden], b[3 * hidden :]
         xw = x @ w.T + wb
-        part = lambda a, k: a[:, k * hidden:(k + 1) * hidden]  # noqa: E731
+        part = lambda a, k: a[:, k * hidden : (k + 1) * hidden]
         z = sigmoid(part(xw, 0) + h @ r[:hidden].T + rb[:hidden])
-        reset = sigmoid(part(xw, 1) + h @ r[hidden:2 * hidden].T + rb[hidden:2 * hidden])
-        rh, rbh = r[2 * hidden:], rb[2 * hidden:]
+        reset = sigmoid(part(xw, 1) + h @ r[hidden : 2 * hidden].T + rb[hidden : 2 * hidden])
+        rh, rbh = r[2 * hidden :], rb[2 * hidden :]
         if self.int_attr("linear_before_reset"):
             n = np.tanh(part(xw, 2) + reset * (h @ rh.T + rbh))
         else:

@@ -26,9 +26,15 @@ from bitfold.passes.onnx_to_quant.parameters import Parameters, fail, uniform_ty
 def centered_weight(op: MatMulNBitsOp) -> tuple[np.ndarray, np.ndarray]:
     """(v, |s|): the K x N centered integers, signs moved from the scales, and the n_blocks x N
     positive scales."""
-    values = {name: constant_array(value) if value is not None else None
-              for name, value in (("b", op.b), ("scales", op.scales), ("zero_points", op.zero_points))}  # fmt: skip
-    if values["b"] is None or values["scales"] is None or (op.zero_points is not None and values["zero_points"] is None):
+    values = {
+        name: constant_array(value) if value is not None else None
+        for name, value in (("b", op.b), ("scales", op.scales), ("zero_points", op.zero_points))
+    }
+    if (
+        values["b"] is None
+        or values["scales"] is None
+        or (op.zero_points is not None and values["zero_points"] is None)
+    ):
         fail(op, "the weight, scales and zero points must be constants")
     values["g_idx"] = None
     if op.g_idx is not None:
@@ -53,8 +59,11 @@ class MatMulNBitsToQuant(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MatMulNBitsOp, rewriter: PatternRewriter) -> None:
         weight, scales = centered_weight(op)
-        parameters = Parameters(scales.astype(np.float32), np.zeros(scales.shape, np.int64),
-                                block_sizes={0: op.int_attr("block_size"), 1: 1})  # fmt: skip
+        parameters = Parameters(
+            scales.astype(np.float32),
+            np.zeros(scales.shape, np.int64),
+            block_sizes={0: op.int_attr("block_size"), 1: 1},
+        )
         value_range = (min(int(weight.min()), 0), max(int(weight.max()), 0))
         qtype = uniform_type(op, f32, parameters, value_range)
         integers, cast = quantized_constant(weight, TensorType(qtype, weight.shape))

@@ -53,13 +53,13 @@ from bitfold.passes.canonicalize_quant import quant_canonicalization_patterns
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.quant_propagation.hoist_quantize import HOIST_QUANTIZE_PATTERNS
 from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
+from bitfold.passes.quant_to_integer.activation_matmul import ActivationMatMulToInteger
 from bitfold.passes.quant_to_integer.batch_norm import BatchNormToInteger
 from bitfold.passes.quant_to_integer.binary_contraction import (
     BinaryConvToInteger,
     BinaryGemmToInteger,
     BinaryMatMulToInteger,
 )
-from bitfold.passes.quant_to_integer.activation_matmul import ActivationMatMulToInteger
 from bitfold.passes.quant_to_integer.contraction import ConvToInteger, GemmToInteger, MatMulToInteger
 from bitfold.passes.quant_to_integer.elementwise import (
     AddSubToInteger,

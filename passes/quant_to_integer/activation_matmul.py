@@ -40,7 +40,10 @@ def _batch_reads(shape: tuple[int, ...], out_batch: tuple[int, ...], dims: list[
     """An operand's batch indices (right-aligned to the output's): a broadcast size-1 dim reads 0."""
     batch = shape[:-2]
     offset = len(out_batch) - len(batch)
-    return [AffineConstantExpr(0) if n == 1 and out_batch[offset + d] != 1 else dims[offset + d] for d, n in enumerate(batch)]
+    return [
+        AffineConstantExpr(0) if n == 1 and out_batch[offset + d] != 1 else dims[offset + d]
+        for d, n in enumerate(batch)
+    ]
 
 
 def _widest(qtype) -> int:
@@ -61,7 +64,12 @@ class ActivationMatMulToInteger(RewritePattern):
     def _rewrite(self, op: MatMulOp, a: Quantized, b: Quantized, rewriter: PatternRewriter) -> None:
         a_type, b_type = per_tensor(op, a, "input A"), per_tensor(op, b, "input B")
         out_shape = tuple(op.y.type.get_shape())
-        if len(a.shape) < 2 or len(b.shape) < 2 or len(b.shape) not in (2, len(a.shape)) or len(out_shape) != len(a.shape):
+        if (
+            len(a.shape) < 2
+            or len(b.shape) < 2
+            or len(b.shape) not in (2, len(a.shape))
+            or len(out_shape) != len(a.shape)
+        ):
             raise fail(op, "only (..., M, K) @ (..., K, N) of the same rank, or a 2-D B, is supported")
         k_size = a.shape[-1]
         bound = k_size * _widest(a_type) * _widest(b_type)
@@ -76,12 +84,19 @@ class ActivationMatMulToInteger(RewritePattern):
         a_storage, b_storage = storage_value(rewriter, a), storage_value(rewriter, b)
 
         def multiply_accumulate(body) -> SSAValue:
-            product = body.emit(arith.MuliOp(widened(body, body.values["in0"], a_type), widened(body, body.values["in1"], b_type)))
+            product = body.emit(
+                arith.MuliOp(widened(body, body.values["in0"], a_type), widened(body, body.values["in1"], b_type))
+            )
             return body.emit(arith.AddiOp(body.values["output"], product))
 
         init = filled(rewriter, np.array(a_type.zero_point * b_type.zero_point * k_size), [], out_shape, I32)
-        acc = build_generic(rewriter, [(a_storage, affine_map(rank, a_read)), (b_storage, affine_map(rank, b_read))],
-                            (init, affine_map(rank, out_read)), [rank - 1], multiply_accumulate)  # fmt: skip
+        acc = build_generic(
+            rewriter,
+            [(a_storage, affine_map(rank, a_read)), (b_storage, affine_map(rank, b_read))],
+            (init, affine_map(rank, out_read)),
+            [rank - 1],
+            multiply_accumulate,
+        )
         if b_type.zero_point:  # - zb rowsum_a[.., i]
             sums = self._sums(rewriter, a_storage, a.shape, a_type, out_shape, rows=True)
             acc = self._subtract(rewriter, acc, sums, b_type.zero_point, out_shape, batch)
@@ -101,8 +116,13 @@ class ActivationMatMulToInteger(RewritePattern):
         read = [*_batch_reads(shape, out_shape[:-2], dims), *((m, k) if rows else (k, m))]
         kept_shape = [*out_shape[:batch], out_shape[batch if rows else batch + 1]]
         init = filled(rewriter, np.array(0), [], kept_shape, I32)
-        return build_generic(rewriter, [(storage, affine_map(rank, read))], (init, affine_map(rank, dims[:-1])), [rank - 1],
-                             lambda body: body.emit(arith.AddiOp(body.values["output"], widened(body, body.values["in0"], qtype))))  # fmt: skip
+        return build_generic(
+            rewriter,
+            [(storage, affine_map(rank, read))],
+            (init, affine_map(rank, dims[:-1])),
+            [rank - 1],
+            lambda body: body.emit(arith.AddiOp(body.values["output"], widened(body, body.values["in0"], qtype))),
+        )
 
     @staticmethod
     def _subtract(rewriter, acc, sums, factor: int, out_shape, dim: int) -> SSAValue:
@@ -115,5 +135,10 @@ class ActivationMatMulToInteger(RewritePattern):
             scaled = body.emit(arith.MuliOp(body.values["in1"], body.constant(factor, I32)))
             return body.emit(arith.SubiOp(body.values["in0"], scaled))
 
-        return build_generic(rewriter, [(acc, identity), (sums, affine_map(rank, [*dims[: rank - 2], dims[dim]]))],
-                             (empty(rewriter, out_shape, I32), identity), [], subtract)  # fmt: skip
+        return build_generic(
+            rewriter,
+            [(acc, identity), (sums, affine_map(rank, [*dims[: rank - 2], dims[dim]]))],
+            (empty(rewriter, out_shape, I32), identity),
+            [],
+            subtract,
+        )

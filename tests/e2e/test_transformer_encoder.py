@@ -80,6 +80,8 @@ def test_qemu_is_bit_exact_to_bitfold_run(form, target, compiled_encoders, onnxr
     stored = compiled.quantize(inputs())
     reference = compiled.run_reference(stored)
     for got, want in zip(compiled.run_qemu(stored, tmp_path), reference, strict=True):
-        np.testing.assert_array_equal(np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8), err_msg=f"{form} {target}")
+        np.testing.assert_array_equal(
+            np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8), err_msg=f"{form} {target}"
+        )
     (dequantized,) = compiled.dequantize(reference)
     assert np.all(np.isfinite(dequantized)) and dequantized.shape == onnxruntime_outputs[form].shape

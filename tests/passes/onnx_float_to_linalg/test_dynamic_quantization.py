@@ -31,11 +31,21 @@ def dynamic_model(tmp_path_factory) -> str:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     directory = tmp_path_factory.mktemp("dynamic")
-    initializers = [numpy_helper.from_array(RNG.normal(0, 0.3, (48, 24)).astype(np.float32), "w"),
-                    numpy_helper.from_array(RNG.normal(0, 1, 24).astype(np.float32), "b")]  # fmt: skip
-    nodes = [helper.make_node("MatMul", ["x", "w"], ["p"], name="matmul"), helper.make_node("Add", ["p", "b"], ["y"], name="bias")]
-    graph = helper.make_graph(nodes, "dense", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 48])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5, 24])], initializers)  # fmt: skip
+    initializers = [
+        numpy_helper.from_array(RNG.normal(0, 0.3, (48, 24)).astype(np.float32), "w"),
+        numpy_helper.from_array(RNG.normal(0, 1, 24).astype(np.float32), "b"),
+    ]
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["p"], name="matmul"),
+        helper.make_node("Add", ["p", "b"], ["y"], name="bias"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dense",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 48])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5, 24])],
+        initializers,
+    )
     float_path, path = directory / "float.onnx", directory / "dynamic.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10), float_path)
     quantize_dynamic(str(float_path), str(path), weight_type=QuantType.QInt8)
@@ -50,11 +60,18 @@ def dynamic_conv_model(tmp_path_factory) -> str:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     directory = tmp_path_factory.mktemp("dynamic-conv")
-    initializers = [numpy_helper.from_array(RNG.normal(0, 0.3, (6, 2, 3, 3)).astype(np.float32), "w"),
-                    numpy_helper.from_array(RNG.normal(0, 1, 6).astype(np.float32), "b")]  # fmt: skip
+    initializers = [
+        numpy_helper.from_array(RNG.normal(0, 0.3, (6, 2, 3, 3)).astype(np.float32), "w"),
+        numpy_helper.from_array(RNG.normal(0, 1, 6).astype(np.float32), "b"),
+    ]
     node = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", pads=[1, 1, 1, 1], strides=[2, 2], group=2)
-    graph = helper.make_graph([node], "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 7, 7])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 4, 4])], initializers)  # fmt: skip
+    graph = helper.make_graph(
+        [node],
+        "conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 4, 4])],
+        initializers,
+    )
     float_path, path = directory / "float.onnx", directory / "dynamic.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10), float_path)
     quantize_dynamic(str(float_path), str(path), weight_type=QuantType.QUInt8, op_types_to_quantize=["Conv"])
@@ -103,12 +120,21 @@ def test_host_code_is_bit_exact_to_the_interpreter(fixture, request, tmp_path):
 
 
 def test_other_readers_of_the_integers_are_one_line(tmp_path):
-    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["q", "s", "z"], name="dql"),
-             helper.make_node("Cast", ["q"], ["y"], name="cast", to=TensorProto.FLOAT)]  # fmt: skip
-    graph = helper.make_graph(nodes, "dql", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])  # fmt: skip
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["q", "s", "z"], name="dql"),
+        helper.make_node("Cast", ["q"], ["y"], name="cast", to=TensorProto.FLOAT),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dql",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+    )
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10), tmp_path / "m.onnx")
     module = import_model(str(tmp_path / "m.onnx"))
-    with pytest.raises(PassFailedException, match=r"'onnx.DynamicQuantizeLinear' \(dql\): no lowering for "
-                                                  r"DynamicQuantizeLinear's integers read by onnx.Cast"):  # fmt: skip
+    with pytest.raises(
+        PassFailedException,
+        match=r"'onnx.DynamicQuantizeLinear' \(dql\): no lowering for "
+        r"DynamicQuantizeLinear's integers read by onnx.Cast",
+    ):
         OnnxToIntegerPipeline().apply(Context(), module)

@@ -24,7 +24,8 @@ CW = numpy_helper.from_array(RNG.normal(0, 1, (6, 2, 3, 3)).astype(np.float32), 
 CB = numpy_helper.from_array(RNG.normal(0, 1, (6,)).astype(np.float32), "cb")
 BN = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in
       (("s", RNG.uniform(0.5, 2, 4)), ("o", RNG.normal(0, 1, 4)), ("m", RNG.normal(0, 1, 4)), ("v", RNG.uniform(0.5, 2, 4)))]  # fmt: skip
-LN = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in (("ls", RNG.uniform(0.5, 2, (3, 8))), ("lb", RNG.normal(0, 1, 8)))]
+LN = [numpy_helper.from_array(v.astype(np.float32), n)
+      for n, v in (("ls", RNG.uniform(0.5, 2, (3, 8))), ("lb", RNG.normal(0, 1, 8)))]
 LOW, HIGH = (numpy_helper.from_array(np.float32(v), n) for n, v in (("low", -0.5), ("high", 1.5)))
 
 # name: (node, input shape, output shape, initializers)

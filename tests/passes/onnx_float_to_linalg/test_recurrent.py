@@ -21,12 +21,12 @@ from bitfold.passes.pipelines import OnnxToIntegerPipeline
 from bitfold.riscv import compile_model
 
 CASES = {
-    "lstm_forward": dict(op_type="LSTM", direction="forward"),
-    "lstm_bidirectional": dict(op_type="LSTM", direction="bidirectional"),
-    "lstm_reverse_no_state": dict(op_type="LSTM", direction="reverse", initial=False),
-    "lstm_peepholes": dict(op_type="LSTM", direction="forward", peepholes=True),
-    "gru_linear_before_reset": dict(op_type="GRU", direction="forward", linear_before_reset=1),
-    "gru_bidirectional": dict(op_type="GRU", direction="bidirectional"),
+    "lstm_forward": {"op_type": "LSTM", "direction": "forward"},
+    "lstm_bidirectional": {"op_type": "LSTM", "direction": "bidirectional"},
+    "lstm_reverse_no_state": {"op_type": "LSTM", "direction": "reverse", "initial": False},
+    "lstm_peepholes": {"op_type": "LSTM", "direction": "forward", "peepholes": True},
+    "gru_linear_before_reset": {"op_type": "GRU", "direction": "forward", "linear_before_reset": 1},
+    "gru_bidirectional": {"op_type": "GRU", "direction": "bidirectional"},
 }
 TOLERANCE = {"rtol": 1e-5, "atol": 1e-6}
 """float32 rounding of a few steps of 5- and 3-term sums, sigmoid and tanh (a few ulp each)"""

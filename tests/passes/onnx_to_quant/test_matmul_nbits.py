@@ -26,9 +26,13 @@ TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}
 
 def float_matmul() -> onnx.ModelProto:
     weights = numpy_helper.from_array(RNG.normal(0, 0.5, (K, N)).astype(np.float32), "w")
-    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")], "matmul",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, K])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, N])], [weights])  # fmt: skip
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")],
+        "matmul",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, K])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, N])],
+        [weights],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10)
 
 
@@ -50,19 +54,29 @@ def hand_packed(g_idx: bool = False) -> onnx.ModelProto:
     packed = (q[:, 0::2] | (q[:, 1::2] << 4)).astype(np.uint8).reshape(N, K // BLOCK, BLOCK // 2)
     packed_zero_points = (zero_points[:, 0] | (zero_points[:, 1] << 4)).astype(np.uint8).reshape(N, 1)
     scales = (RNG.uniform(0.01, 0.1, N * K // BLOCK) * RNG.choice([-1, 1], N * K // BLOCK)).astype(np.float32)
-    initializers = [numpy_helper.from_array(packed, "b"), numpy_helper.from_array(scales, "scales"),
-                    numpy_helper.from_array(packed_zero_points, "zero_points"),
-                    numpy_helper.from_array(RNG.normal(0, 1, N).astype(np.float32), "bias")]  # fmt: skip
+    initializers = [
+        numpy_helper.from_array(packed, "b"),
+        numpy_helper.from_array(scales, "scales"),
+        numpy_helper.from_array(packed_zero_points, "zero_points"),
+        numpy_helper.from_array(RNG.normal(0, 1, N).astype(np.float32), "bias"),
+    ]
     inputs = ["x", "b", "scales", "zero_points", "", "bias"]
     if g_idx:
         initializers.append(numpy_helper.from_array((np.arange(K) // BLOCK).astype(np.int32), "g_idx"))
         inputs[4] = "g_idx"
-    node = helper.make_node("MatMulNBits", inputs, ["y"], name="nbits", domain="com.microsoft", K=K, N=N, bits=4,
-                            block_size=BLOCK)
-    graph = helper.make_graph([node], "nbits", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, K])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, N])], initializers)  # fmt: skip
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
-                             ir_version=10)
+    node = helper.make_node(
+        "MatMulNBits", inputs, ["y"], name="nbits", domain="com.microsoft", K=K, N=N, bits=4, block_size=BLOCK
+    )
+    graph = helper.make_graph(
+        [node],
+        "nbits",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, K])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, N])],
+        initializers,
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)], ir_version=10
+    )
 
 
 MODELS = {"symmetric": lambda: quantized(True), "asymmetric": lambda: quantized(False), "hand_packed": hand_packed}

@@ -29,15 +29,31 @@ CASES = {
 
 def qdq_matmul(a_shape, b_shape, out_shape, storage, a_zero, b_zero) -> onnx.ModelProto:
     dtype = helper.tensor_dtype_to_np_dtype(storage)
-    initializers = [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in (("sa", 0.05), ("sb", 0.04), ("sy", Y_SCALE))]
-    initializers += [numpy_helper.from_array(np.array(v, dtype), n) for n, v in (("za", a_zero), ("zb", b_zero), ("zy", 0))]
-    nodes = [helper.make_node("QuantizeLinear", ["a", "sa", "za"], ["aq"]), helper.make_node("DequantizeLinear", ["aq", "sa", "za"], ["ad"]),
-             helper.make_node("QuantizeLinear", ["b", "sb", "zb"], ["bq"]), helper.make_node("DequantizeLinear", ["bq", "sb", "zb"], ["bd"]),
-             helper.make_node("MatMul", ["ad", "bd"], ["p"], name="qk"),
-             helper.make_node("QuantizeLinear", ["p", "sy", "zy"], ["yq"]), helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["y"])]  # fmt: skip
-    graph = helper.make_graph(nodes, "matmul", [helper.make_tensor_value_info("a", TensorProto.FLOAT, a_shape),
-                                                helper.make_tensor_value_info("b", TensorProto.FLOAT, b_shape)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], initializers)  # fmt: skip
+    initializers = [
+        numpy_helper.from_array(np.array(v, np.float32), n) for n, v in (("sa", 0.05), ("sb", 0.04), ("sy", Y_SCALE))
+    ]
+    initializers += [
+        numpy_helper.from_array(np.array(v, dtype), n) for n, v in (("za", a_zero), ("zb", b_zero), ("zy", 0))
+    ]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["a", "sa", "za"], ["aq"]),
+        helper.make_node("DequantizeLinear", ["aq", "sa", "za"], ["ad"]),
+        helper.make_node("QuantizeLinear", ["b", "sb", "zb"], ["bq"]),
+        helper.make_node("DequantizeLinear", ["bq", "sb", "zb"], ["bd"]),
+        helper.make_node("MatMul", ["ad", "bd"], ["p"], name="qk"),
+        helper.make_node("QuantizeLinear", ["p", "sy", "zy"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "matmul",
+        [
+            helper.make_tensor_value_info("a", TensorProto.FLOAT, a_shape),
+            helper.make_tensor_value_info("b", TensorProto.FLOAT, b_shape),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
+        initializers,
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
 
 
