@@ -98,6 +98,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from bitfold.dialects.evaluation import NumpyEvaluable
+from bitfold.dialects.minifloat import FLOAT_STORAGE_TYPES
 from bitfold.dialects.float_literal import (
     DOUBLE,
     FLOAT_FORMATS,
@@ -106,7 +107,6 @@ from bitfold.dialects.float_literal import (
     parse_hex_float,
     round_to_format,
 )
-from bitfold.dialects.minifloat import FLOAT_STORAGE_TYPES
 
 MAX_STORAGE_BITS = 32
 """Widest storage type (`QuantizedType::MaxStorageBits` upstream)."""

@@ -130,7 +130,7 @@ class SlidingWindow:
         """Number of input positions one window reads."""
         return math.prod(self.kernel)
 
-    def windows(self, x: np.ndarray, fill: float) -> np.ndarray:
+    def windows(self, x: np.ndarray, fill: float | int) -> np.ndarray:
         """The windows of `x` (N x C x D1..Dn) as an N x C x O1..On x K1..Kn array: element
         `[n, c, o..., j...]` is the input at the position documented on the class, or `fill`
         outside the input."""

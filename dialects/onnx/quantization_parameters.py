@@ -47,8 +47,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from bitfold.dialects.minifloat import is_float_storage
 from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.minifloat import is_float_storage
 from bitfold.dialects.onnx.constant import constant_operand
 
 PRECISION_DTYPES = {1: np.float32, 10: np.float16, 11: np.float64, 16: np.float32}

@@ -9,14 +9,16 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import math
-from xdsl.dialects.builtin import Float32Type
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation
+
+from xdsl.dialects.builtin import Float32Type
+from xdsl.ir import Block, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
 from bitfold.dialects.evaluation import read_unsigned
-from bitfold.interpreters.integers import bit_width, wrap
 from bitfold.passes.expand_float_math import Emitter, emit_erf, emit_exp, emit_sqrt, emit_tanh
+from bitfold.interpreters.integers import bit_width, wrap
 
 _ELEMENTWISE = {
     math.FloorOp: np.floor,

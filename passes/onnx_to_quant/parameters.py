@@ -28,6 +28,7 @@ from bitfold.dialects.quant import (
 from bitfold.passes import pass_failure
 from bitfold.passes.onnx_to_quant.storage import canonical_storage
 
+
 fail = partial(pass_failure.fail, "onnx-to-quant")
 """`fail(op, message)`: stop the pass with one line naming the op and its node."""
 

@@ -10,7 +10,7 @@ from bitfold.dialects.onnx.shape import PadOp
 from bitfold.passes.quant_to_integer.generic import integer_constant
 
 
-def padded(rewriter: PatternRewriter, storage: SSAValue, fill: float, window: SlidingWindow) -> SSAValue:
+def padded(rewriter: PatternRewriter, storage: SSAValue, fill: int | float, window: SlidingWindow) -> SSAValue:
     """The storage integers (or floats) padded with `fill` as the window needs (begin: the
     pads; end: what the last window reads beyond the input), or themselves."""
     ends = window.pads_needed_at_end

@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from models.mlperf_tiny.architectures import BUILDERS, multiply_accumulates
-from models.recipes import names
-from models.runners import run_onnxruntime
 from onnx import helper, numpy_helper
 
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import entry_function, run
 from bitfold.passes.layer_report import add_layer_probes, layer_costs, strip_activation_quantization
 from bitfold.report import quant_form
+from models.mlperf_tiny.architectures import BUILDERS, multiply_accumulates
+from models.recipes import names
+from models.runners import run_onnxruntime
 
 ROOT = Path(__file__).resolve().parents[2]
 MLPERF = ROOT / "tests" / "models" / "mlperf_tiny"

@@ -17,7 +17,9 @@ def storage_specs(module, weights: bool) -> set[str]:
     specs = set()
     for op in module.walk():
         if weights and isinstance(op, StorageCastOp) and isinstance(op.input.owner, ConstantOp) \
-                and len(op.input.type.get_shape()) >= 2 or not weights and isinstance(op, QuantizeCastOp):
+                and len(op.input.type.get_shape()) >= 2:
+            qtype = element_type(op.result.type)
+        elif not weights and isinstance(op, QuantizeCastOp):
             qtype = element_type(op.result.type)
         else:
             continue
