@@ -3,7 +3,8 @@ symmetric with negative scales and asymmetric with packed zero points; and a han
 a bias and K of two blocks): the imported op, its onnx-to-quant form (MatMul of a blocked
 dequantized constant: the same bits; with a bias, then Add: one more float32 rounding) and the integer IR (a float island) against onnxruntime's
 own MatMulNBits kernel on CPU (fp32, accuracy_level 0: float32 accumulation, so within float32
-rounding of the float64 sum); g_idx is refused with one line naming the node."""
+rounding of the float64 sum); after a QuantizeLinear / DequantizeLinear on A it is integer code
+(quant-to-integer with integer-only); g_idx is refused with one line naming the node."""
 
 import numpy as np
 import onnx
@@ -17,6 +18,7 @@ import bitfold
 from bitfold.frontends.onnx import import_model
 from bitfold.passes.onnx_to_quant import OnnxToQuantPass
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
+from bitfold.passes.quant_to_integer import QuantToIntegerPass
 
 RNG = np.random.default_rng(21)
 K, N, BLOCK = 64, 24, 32
@@ -111,3 +113,38 @@ def test_g_idx_is_one_line(tmp_path):
     module = import_model(str(tmp_path / "g_idx.onnx"))
     with pytest.raises(PassFailedException, match=r"'onnx.MatMulNBits' \(nbits\): MatMulNBits with g_idx"):
         OnnxToQuantPass().apply(Context(), module)
+
+
+def test_quantized_activation_makes_it_integer(tmp_path):
+    """QDQ on A before MatMulNBits: quant-to-integer contracts the blocked weights in integers (no
+    float MatMul left), within one output step of onnxruntime (docs/integer-ir.md, blocked weights)."""
+    model = hand_packed()
+    graph = model.graph
+    graph.initializer.extend(
+        [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in (("sx", 0.02), ("sy", 0.05))]
+    )
+    graph.initializer.extend([numpy_helper.from_array(np.array(0, np.int8), n) for n in ("zx", "zy")])
+    graph.node[0].input[0] = "xd"
+    graph.node[0].output[0] = "p"
+    qdq = [
+        helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
+    ]
+    out = [
+        helper.make_node("QuantizeLinear", ["p", "sy", "zy"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["y"]),
+    ]
+    nodes = [*qdq, graph.node[0], *out]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    onnx.save(model, tmp_path / "qdq_nbits.onnx")
+    module = import_model(str(tmp_path / "qdq_nbits.onnx"))
+    OnnxToQuantPass().apply(Context(), module)
+    QuantToIntegerPass(integer_only=True).apply(Context(), module)
+    assert "onnx.MatMul" not in str(module)
+    module = import_model(str(tmp_path / "qdq_nbits.onnx"))
+    OnnxToIntegerPipeline().apply(Context(), module)
+    x = RNG.normal(0, 1, (2, 3, K)).astype(np.float32)
+    (got,) = bitfold.run(module, {"x": x}).values()
+    (want,) = run_onnxruntime(tmp_path / "qdq_nbits.onnx", {"x": x}).values()
+    assert np.abs(np.asarray(got, np.float64) - want).max() <= 0.05 + 1e-6
