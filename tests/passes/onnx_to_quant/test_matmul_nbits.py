@@ -1,8 +1,8 @@
 """onnxruntime's MatMulNBits (4-bit blocked weights, made by its own MatMulNBitsQuantizer,
 symmetric with negative scales and asymmetric with packed zero points; and a hand-packed node with
 a bias and K of two blocks): the imported op, its onnx-to-quant form (MatMul of a blocked
-dequantized constant: the same bits; with a bias, then Add: one more float32 rounding) and the integer IR (a float island) against onnxruntime's
-own MatMulNBits kernel on CPU (fp32, accuracy_level 0: float32 accumulation, so within float32
+dequantized constant: the same bits; with a bias, then Add: one more float32 rounding) and the
+integer IR (a float island) against onnxruntime's own MatMulNBits kernel on CPU (fp32, accuracy_level 0: float32 accumulation, so within float32
 rounding of the float64 sum); after a QuantizeLinear / DequantizeLinear on A it is integer code
 (quant-to-integer with integer-only); g_idx is refused with one line naming the node."""
 
