@@ -661,6 +661,24 @@ class LowerSplit(RewritePattern):
                 rewriter.erase(owner)
 
 
+class ConstantsOfGenerics(RewritePattern):
+    """An `onnx.Constant` of integers or f32 read by non-ONNX ops (a generic of quant-to-integer's Mul
+    by a quantized constant, after `scast(scast(c))` folded to `c`; a lowered data-movement op reading
+    a float constant) gives them an `arith.constant` of its value; its ONNX readers keep it. Run
+    after the other patterns, on what they made."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: OnnxConstantOp, rewriter: PatternRewriter) -> None:
+        uses = [use for use in op.results[0].uses if not isinstance(use.operation, OnnxOp)]
+        if not uses or data_tensor(op.results[0]) is None or not isinstance(op.value, DenseIntOrFPElementsAttr):
+            return
+        constant = arith.ConstantOp(op.value)
+        rewriter.insert(constant)
+        op.results[0].replace_uses_with_if(constant.result, lambda use: not isinstance(use.operation, OnnxOp))
+        if not op.results[0].uses:
+            rewriter.erase(op)
+
+
 @dataclass(frozen=True)
 class OnnxDataMovementToLinalgPass(ModulePass):
     """Lower onnx.Flatten / Reshape / Squeeze / Unsqueeze / Transpose / Pad / Concat /
@@ -689,3 +707,4 @@ class OnnxDataMovementToLinalgPass(ModulePass):
             ]
         )
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(ConstantsOfGenerics(), apply_recursively=False).rewrite_module(op)

@@ -5,7 +5,7 @@ a time, in the order written here (every backend and the interpreter then comput
 - elementwise, broadcasting as ONNX: Add, Sub, Mul, Div (`addf`/`subf`/`mulf`/`divf`), Relu
   (`maximumf(x, 0)`), Clip (`minimumf(maximumf(x, lo), hi)`, constant bounds), LeakyRelu
   (`x >= 0 ? x : x * alpha`), HardSigmoid (`min(max(x * alpha + beta, 0), 1)`), HardSwish
-  (`x * HardSigmoid(x; 1/6, 1/2)`), Exp (`math.exp`), Tanh (`math.tanh`), Sigmoid
+  (`x * HardSigmoid(x; 1/6, 1/2)`), Exp (`math.exp`), Tanh (`math.tanh`), Erf (`math.erf`), Sigmoid
   (`1 / (1 + math.exp(-x))`); `expand-float-math` then expands the `math` ops;
 - contractions, `out = init + sum_r a * b` accumulated along the reduction loops in ascending
   lexicographic order (one `mulf` and one `addf` per term, no FMA), init the bias or 0.0:
@@ -15,7 +15,13 @@ a time, in the order written here (every backend and the interpreter then comput
   computed in float64 and rounded to f32 once;
 - MaxPool (padding the lowest f32), AveragePool (padding 0.0, sum then `divf` by the taps counted as
   ONNX does), GlobalAveragePool (sum then `divf` by the window size), ReduceMax / ReduceMin
-  (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`).
+  (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`),
+  LayerNormalization (mean, centered, mean square, `math.sqrt(var + eps)`, divide, scale, bias:
+  `LowerLayerNorm`);
+- LSTM and GRU unrolled over their static sequence into the ops above
+  (`recurrent_decomposition`);
+- onnxruntime's dynamic quantization: DynamicQuantizeLinear, MatMulInteger, ConvInteger and Cast to f32
+  (`dynamic_quantization_to_linalg`).
 
 Data movement on f32 tensors (Reshape, Transpose, Pad, Concat, ...) stays for
 `onnx-data-movement-to-linalg`. Any other ONNX op on floats, and ops on f16 / bf16 / f64
@@ -43,6 +49,7 @@ from bitfold.dialects.onnx.elementwise import (
     AddOp,
     ClipOp,
     DivOp,
+    ErfOp,
     ExpOp,
     HardSigmoidOp,
     HardSwishOp,
@@ -60,6 +67,7 @@ from bitfold.dialects.onnx.nn import (
     ConvOp,
     GemmOp,
     GlobalAveragePoolOp,
+    LayerNormalizationOp,
     MatMulOp,
     MaxPoolOp,
     SlidingWindow,
@@ -70,6 +78,12 @@ from bitfold.dialects.onnx.shape import (
     normalized_axes,
 )
 from bitfold.passes import pass_failure
+from bitfold.passes.dynamic_quantization_to_linalg import (
+    LowerConvInteger,
+    LowerDynamicQuantizeLinear,
+    LowerIntegerCast,
+    LowerMatMulInteger,
+)
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
@@ -78,6 +92,7 @@ from bitfold.passes.quant_to_integer.elementwise import broadcast_map
 from bitfold.passes.quant_to_integer.generic import affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.padding import padded
 from bitfold.passes.quant_to_integer.pooling import window_reduction
+from bitfold.passes.recurrent_decomposition import DecomposeRecurrent
 
 PASS_NAME = "onnx-float-to-linalg"
 F32 = Float32Type()
@@ -151,6 +166,7 @@ BINARY = {AddOp: arith.AddfOp, SubOp: arith.SubfOp, MulOp: arith.MulfOp, DivOp: 
 UNARY: dict[type[OnnxOp], Callable[[Body, SSAValue, OnnxOp], SSAValue]] = {
     ReluOp: lambda b, x, op: b.emit(arith.MaximumfOp(x, b.constant(0.0, F32))),
     ExpOp: lambda b, x, op: b.emit(math.ExpOp(x)),
+    ErfOp: lambda b, x, op: b.emit(math.ErfOp(x)),
     TanhOp: lambda b, x, op: b.emit(math.TanhOp(x)),
     SigmoidOp: lambda b, x, op: sigmoid(b, x),
     LeakyReluOp: lambda b, x, op: leaky_relu(b, x, op.float_attr("alpha")),
@@ -421,6 +437,57 @@ class LowerSoftmax(RewritePattern):
         rewriter.replace(op, [], [result])
 
 
+class LowerLayerNorm(RewritePattern):
+    """LayerNormalization on f32 over the axes from `axis` (n elements each):
+    mean = sum x / n, d = x - mean, var = sum d * d / n (sums ascending), r = sqrt(var + eps)
+    (`math.sqrt`), y = d / r * Scale + B; the Mean / InvStdDev outputs are not lowered."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, LayerNormalizationOp) or not _is_f32(op.y):
+            return
+        if any(r.uses for r in op.results[1:]):
+            fail(op, "no float lowering for LayerNormalization's Mean and InvStdDev outputs")
+        shape = _shape(op.x)
+        rank = len(shape)
+        axes = list(range(op.int_attr("axis") % rank, rank))
+        count = float(np.prod([shape[a] for a in axes]))
+        reduced = _reduced_shape(shape, axes)
+        kept = affine_map(rank, [AffineDimExpr(d) for d in range(rank) if d not in axes])
+        identity = AffineMap.identity(rank)
+        epsilon = float(np.float32(op.float_attr("epsilon")))
+
+        def per_row(value: SSAValue, build) -> SSAValue:
+            row = AffineMap.identity(len(reduced))
+            return build_generic(rewriter, [(value, row)], (empty(rewriter, reduced, F32), row), [], build)
+
+        def mean_of(total: SSAValue) -> SSAValue:
+            return per_row(total, lambda body: body.emit(arith.DivfOp(body.values["in0"], body.constant(count, F32))))
+
+        def root(body: Body) -> SSAValue:
+            return body.emit(math.SqrtOp(body.emit(arith.AddfOp(body.values["in0"], body.constant(epsilon, F32)))))
+
+        def add_square(body: Body) -> SSAValue:
+            square = body.emit(arith.MulfOp(body.values["in0"], body.values["in0"]))
+            return body.emit(arith.AddfOp(body.values["output"], square))
+
+        reads = [AffineDimExpr(d) for d in range(rank)]
+        mean = mean_of(reduce(rewriter, op.x, rank, reads, axes, reduced, 0.0, arith.AddfOp))
+        centered = build_generic(rewriter, [(op.x, identity), (mean, kept)], (empty(rewriter, shape, F32), identity), [],
+                                 lambda body: body.emit(arith.SubfOp(body.values["in0"], body.values["in1"])))  # fmt: skip
+        zeros = filled(rewriter, np.array(0.0), [], reduced, F32)
+        squares = build_generic(rewriter, [(centered, identity)], (zeros, kept), axes, add_square)
+        operands = [(centered, identity), (per_row(mean_of(squares), root), kept)]
+        operands += [(float_operand(rewriter, v), broadcast_map(_shape(v), rank)) for v in (op.scale, op.b) if v is not None]
+
+        def normalize(body: Body) -> SSAValue:
+            ratio = body.emit(arith.DivfOp(body.values["in0"], body.values["in1"]))
+            scaled = body.emit(arith.MulfOp(ratio, body.values["in2"]))
+            return scaled if op.b is None else body.emit(arith.AddfOp(scaled, body.values["in3"]))
+
+        result = build_generic(rewriter, operands, (empty(rewriter, shape, F32), identity), [], normalize)
+        rewriter.replace(op, [], [result, *(None for _ in op.results[1:])])
+
+
 def check_static(module: ModuleOp) -> None:
     """Fail on the first ONNX op on f32 tensors of a dynamic shape (the generics need static ones)."""
     for op in module.walk():
@@ -453,7 +520,9 @@ class OnnxFloatToLinalgPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
-                    LowerReduceMinMax(), LowerSoftmax(), EraseUnusedOnnxOp()]  # fmt: skip
+                    LowerReduceMinMax(), LowerSoftmax(), LowerLayerNorm(), LowerDynamicQuantizeLinear(),
+                    LowerMatMulInteger(), LowerConvInteger(), LowerIntegerCast(), DecomposeRecurrent(),
+                    EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)

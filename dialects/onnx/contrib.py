@@ -561,6 +561,94 @@ class QLinearSoftmaxOp(QLinearUnaryOp):
 
 
 # ----------------------------------------------------------------------------------------
+# MatMulNBits (weight-only blocked quantization, onnxruntime's MatMulNBitsQuantizer)
+# ----------------------------------------------------------------------------------------
+
+
+def unpack_bits(packed: np.ndarray, bits: int, count: int) -> np.ndarray:
+    """The first `count` `bits`-bit unsigned values of each row of uint8 `packed` (last axis),
+    the lowest bits of each byte first (onnxruntime's layout)."""
+    per_byte = 8 // bits
+    shifts = np.arange(per_byte, dtype=np.uint8) * bits
+    values = (packed[..., None] >> shifts) & ((1 << bits) - 1)
+    return values.reshape(*packed.shape[:-1], -1)[..., :count].astype(np.int64)
+
+
+@irdl_op_definition
+class MatMulNBitsOp(ContribOp):
+    """Y = A @ W^T (+ bias), W the N x K weight stored as `bits`-bit unsigned integers in blocks
+    of `block_size` along K: B is N x n_blocks x (block_size bits / 8) uint8, lowest bits first;
+    scales N x n_blocks (flattened or not), zero points packed the same way per row (absent:
+    2^(bits - 1)) or float (N x n_blocks); W[n, k] = (q[n, k] - zp[n, k / block_size]) *
+    scales[n, k / block_size] in float32. The product is computed in float64 and rounded once
+    to float32 (onnxruntime's fp32 kernel accumulates in float32: the bound of the float MatMul).
+    g_idx (act-order) and weight_prepacked are not supported."""
+
+    name = "onnx.MatMulNBits"
+    a = operand_def()
+    b = operand_def()
+    scales = operand_def()
+    zero_points = opt_operand_def()
+    g_idx = opt_operand_def()
+    bias = opt_operand_def()
+    y = result_def()
+    K = attr_def(IntegerAttr[I64])
+    N = attr_def(IntegerAttr[I64])
+    bits = attr_def(IntegerAttr[I64])
+    block_size = attr_def(IntegerAttr[I64])
+    accuracy_level = attr_def(IntegerAttr[I64])
+    weight_prepacked = attr_def(IntegerAttr[I64])
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {"bits": IntegerAttr(4, 64),
+                                                          "accuracy_level": IntegerAttr(0, 64),
+                                                          "weight_prepacked": IntegerAttr(0, 64)}
+
+    @classmethod
+    def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
+        """A's shape with its last dimension N, of A's element type."""
+        a = shape_of(operand_types[0])
+        n = attributes["N"].value.data  # pyright: ignore[reportAttributeAccessIssue]
+        return [tensor_type(element_type_of(operand_types[0]), None if a is None else (*a[:-1], n))]
+
+    def weight_parameters(self, values: Mapping[str, np.ndarray | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(q, zero points, scales): the N x K stored integers, the N x n_blocks zero points (int64,
+        or float32 when the model gives floats) and float32 scales."""
+        k, n, bits = self.int_attr("K"), self.int_attr("N"), self.int_attr("bits")
+        if self.g_idx is not None:
+            raise ValueError("MatMulNBits with g_idx (act-order) is not supported")
+        if self.int_attr("weight_prepacked"):
+            raise ValueError("MatMulNBits with weight_prepacked (a kernel's own layout) is not supported")
+        if bits not in (2, 4, 8):
+            raise ValueError(f"MatMulNBits with bits={bits} is not supported (2, 4 or 8)")
+        blocks = -(-k // self.int_attr("block_size"))
+        q = unpack_bits(values["b"].reshape(n, -1), bits, k)
+        scales = values["scales"].astype(F32).reshape(n, blocks)
+        zero_points = values["zero_points"]
+        if zero_points is None:
+            zero_points = np.full((n, blocks), 1 << (bits - 1), np.int64)
+        elif np.issubdtype(zero_points.dtype, np.floating):
+            zero_points = zero_points.astype(F32).reshape(n, blocks)
+        else:
+            zero_points = unpack_bits(zero_points.reshape(n, -1), bits, blocks)
+        return q, zero_points, scales
+
+    def weights(self, values: Mapping[str, np.ndarray | None]) -> np.ndarray:
+        """W (N x K, float32), dequantized as onnxruntime does."""
+        q, zero_points, scales = self.weight_parameters(values)
+        block_size = self.int_attr("block_size")
+        expand = lambda table: np.repeat(table, block_size, axis=1)[:, : q.shape[1]]
+        return ((q - expand(zero_points)).astype(F32) * expand(scales)).astype(F32)
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        values = named_operands(self, operands)
+        y = np.matmul(values["a"].astype(np.float64), self.weights(values).T.astype(np.float64))
+        if values["bias"] is not None:
+            y = y + values["bias"].astype(np.float64)
+        return (y.astype(values["a"].dtype),)
+
+
+# ----------------------------------------------------------------------------------------
 # The importer's contract
 # ----------------------------------------------------------------------------------------
 
@@ -574,6 +662,7 @@ OPS = [
     QLinearSigmoidOp,
     QLinearLeakyReluOp,
     QLinearSoftmaxOp,
+    MatMulNBitsOp,
 ]
 
 _OP_CLASSES: dict[str, type[ContribOp]] = {op.name.removeprefix("onnx."): op for op in OPS}

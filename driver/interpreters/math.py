@@ -1,7 +1,7 @@
 """`math` rounding and sign ops on numpy values (xDSL 0.74 has no interpreter for them),
 each exact in its operand's float type: floor, ceil, trunc, roundeven (half to even),
 absf, copysign; `math.ctpop`, the number of 1 bits of an iN value's N-bit pattern; and
-`math.exp` / `math.tanh` on f32 defined as bitfold's expansion (`expand-float-math`,
+`math.exp` / `math.tanh` / `math.sqrt` / `math.erf` on f32 defined as bitfold's expansion (`expand-float-math`,
 docs/float-islands.md): the expanded arith ops run one by one, so IR before and after the
 expansion computes the same bits."""
 
@@ -17,7 +17,7 @@ from xdsl.ir import Block, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
 from bitfold.dialects.evaluation import read_unsigned
-from bitfold.passes.expand_float_math import Emitter, emit_exp, emit_tanh
+from bitfold.passes.expand_float_math import Emitter, emit_erf, emit_exp, emit_sqrt, emit_tanh
 from bitfold.interpreters.integers import bit_width, wrap
 
 _ELEMENTWISE = {
@@ -45,7 +45,8 @@ def _expansion(emit) -> tuple[SSAValue, list[Operation], SSAValue]:
     return argument, e.ops, result
 
 
-_EXPANSIONS = {math.ExpOp: _expansion(emit_exp), math.TanhOp: _expansion(emit_tanh)}
+_EXPANSIONS = {math.ExpOp: _expansion(emit_exp), math.TanhOp: _expansion(emit_tanh), math.SqrtOp: _expansion(emit_sqrt),
+               math.ErfOp: _expansion(emit_erf)}
 
 
 def _run_expanded(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
@@ -62,6 +63,8 @@ def _run_expanded(self, interpreter: Interpreter, op: Operation, args: tuple[Any
 class _MathBase(InterpreterFunctions):
     run_exp = impl(math.ExpOp)(_run_expanded)
     run_tanh = impl(math.TanhOp)(_run_expanded)
+    run_sqrt = impl(math.SqrtOp)(_run_expanded)
+    run_erf = impl(math.ErfOp)(_run_expanded)
 
     @impl(math.CtPopOp)
     def run_ctpop(self, interpreter: Interpreter, op: math.CtPopOp, args: tuple[Any, ...]):

@@ -14,6 +14,7 @@ from bitfold.dialects.canonicalization_patterns.quant import (
     FoldStorageCastOfConstant,
 )
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
+from bitfold.passes.onnx_to_quant.nbits import MatMulNBitsToQuant
 from bitfold.passes.onnx_to_quant.qdq import DequantizeLinearToCast, QuantizeLinearToCast
 from bitfold.passes.onnx_to_quant.qonnx import BipolarQuantToCasts, QuantToCasts, TruncToRequant, TruncV1ToRequant
 from bitfold.passes.onnx_to_quant.qop import (
@@ -30,7 +31,8 @@ from bitfold.passes.onnx_to_quant.qop import (
 @dataclass(frozen=True)
 class OnnxToQuantPass(ModulePass):
     """Rewrite QuantizeLinear / DequantizeLinear (and QCDQ's integer Clips), QONNX Quant /
-    BipolarQuant / Trunc and the QLinear ops into quant.qcast / dcast / scast / requant.
+    BipolarQuant / Trunc and the QLinear ops into quant.qcast / dcast / scast / requant, and
+    onnxruntime's MatMulNBits into a MatMul of a blocked dequantized constant.
 
     Guarantees: none of those ops remains (ConvInteger / MatMulInteger, whose int32 result is
     their meaning, and QLinearSigmoid / QLinearLeakyRelu, onnxruntime lookup tables, are kept);
@@ -46,7 +48,7 @@ class OnnxToQuantPass(ModulePass):
             QuantizeLinearToCast(), DequantizeLinearToCast(),
             QuantToCasts(), BipolarQuantToCasts(), TruncToRequant(), TruncV1ToRequant(),
             QLinearConvToFloat(), QLinearMatMulToFloat(), QGemmToFloat(), QLinearBinaryToFloat(),
-            QLinearPoolToFloat(), QLinearConcatToFloat(), QLinearSoftmaxToFloat(),
+            QLinearPoolToFloat(), QLinearConcatToFloat(), QLinearSoftmaxToFloat(), MatMulNBitsToQuant(),
             FoldQuantizeOfConstant(), FoldRequantizeOfConstant(), FoldStorageCastOfConstant(), EraseUnusedOnnxOp(),
         ]  # fmt: skip
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

@@ -3,7 +3,8 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
 
 - `contraction`: Conv (groups, depthwise, strides, dilations, zero-point padding), Gemm,
   MatMul: i32 accumulation at scale s_x s_w (per output channel), zero points folded into
-  constants, bias on the accumulator's grid; `binary_contraction` where x is bipolar
+  constants, bias on the accumulator's grid; `activation_matmul`: MatMul of two dequantized
+  activations, both zero points folded out by row and column sums; `binary_contraction` where x is bipolar
   (XNOR-popcount on packed words, or a sign-selected sum of uniform weights);
 - `elementwise`: Relu, Clip, Add, Sub, Mul, Concat; `qcast(dcast(q))` -> `quant.requant`;
 - `sign_thresholds`: a sign (bipolar qcast) after Mul/Div/Add/Sub by constants and
@@ -52,6 +53,7 @@ from bitfold.passes.canonicalize_quant import quant_canonicalization_patterns
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.quant_propagation.hoist_quantize import HOIST_QUANTIZE_PATTERNS
 from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
+from bitfold.passes.quant_to_integer.activation_matmul import ActivationMatMulToInteger
 from bitfold.passes.quant_to_integer.batch_norm import BatchNormToInteger
 from bitfold.passes.quant_to_integer.binary_contraction import (
     BinaryConvToInteger,
@@ -84,6 +86,7 @@ INTEGER_PATTERNS = (
     ConvToInteger(),
     GemmToInteger(),
     MatMulToInteger(),
+    ActivationMatMulToInteger(),
     AddSubToInteger(),
     MulToInteger(),
     ReluToInteger(),

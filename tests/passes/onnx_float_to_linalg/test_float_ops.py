@@ -15,8 +15,8 @@ from bitfold.load import load_module
 from bitfold.riscv import compile_model
 
 LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")
-OPSET = 14
-"""HardSwish's first opset"""
+OPSET = 17
+"""LayerNormalization's first opset (HardSwish's is 14)"""
 RNG = np.random.default_rng(7)
 W = numpy_helper.from_array(RNG.normal(0, 1, (16, 5)).astype(np.float32), "w")
 B = numpy_helper.from_array(RNG.normal(0, 1, (5,)).astype(np.float32), "b")
@@ -24,6 +24,8 @@ CW = numpy_helper.from_array(RNG.normal(0, 1, (6, 2, 3, 3)).astype(np.float32), 
 CB = numpy_helper.from_array(RNG.normal(0, 1, (6,)).astype(np.float32), "cb")
 BN = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in
       (("s", RNG.uniform(0.5, 2, 4)), ("o", RNG.normal(0, 1, 4)), ("m", RNG.normal(0, 1, 4)), ("v", RNG.uniform(0.5, 2, 4)))]  # fmt: skip
+LN = [numpy_helper.from_array(v.astype(np.float32), n)
+      for n, v in (("ls", RNG.uniform(0.5, 2, (3, 8))), ("lb", RNG.normal(0, 1, 8)))]
 LOW, HIGH = (numpy_helper.from_array(np.float32(v), n) for n, v in (("low", -0.5), ("high", 1.5)))
 
 # name: (node, input shape, output shape, initializers)
@@ -38,6 +40,9 @@ OPS = {
     "exp": (helper.make_node("Exp", ["x"], ["y"]), [8, 64], [8, 64], []),
     "tanh": (helper.make_node("Tanh", ["x"], ["y"]), [8, 64], [8, 64], []),
     "sigmoid": (helper.make_node("Sigmoid", ["x"], ["y"]), [8, 64], [8, 64], []),
+    "erf": (helper.make_node("Erf", ["x"], ["y"]), [8, 64], [8, 64], []),
+    "layer_norm": (helper.make_node("LayerNormalization", ["x", "ls", "lb"], ["y"], axis=-2, epsilon=1e-3),
+                   [2, 3, 8], [2, 3, 8], LN),
     "softmax": (helper.make_node("Softmax", ["x"], ["y"], axis=1), [4, 50], [4, 50], []),
     "reduce_max": (helper.make_node("ReduceMax", ["x"], ["y"], axes=[1], keepdims=1), [4, 50], [4, 1], []),
     "gemm": (helper.make_node("Gemm", ["x", "w", "b"], ["y"], alpha=0.5, beta=2.0), [4, 16], [4, 5], [W, B]),
@@ -94,7 +99,7 @@ def test_a_float_op_without_lowering_is_named(op_models, tmp_path):
         compile_model(load_module(str(tmp_path / "round.onnx")), "host")
 
 
-@pytest.mark.parametrize("name", ["relu", "clip", "max_pool", "softmax", "tanh"])
+@pytest.mark.parametrize("name", ["relu", "clip", "max_pool", "softmax", "tanh", "erf"])
 def test_signed_zeros_and_extremes_bit_exact_on_the_host(name, op_models, tmp_path):
     """-0.0 against +0.0 in maximumf / minimumf (MLIR: -0.0 < +0.0), huge and tiny values through
     exp and tanh: the interpreter gives the host code's bits."""
