@@ -13,6 +13,8 @@ qcast, x of f32, format of M mantissa bits, emin = 1 - bias (`bitfold.dialects.m
   integer arithmetic on the bits of the float32 quotient: no float operation but the division.
 dcast: x = table[b] * s, table the 2^N exact float32 values of the bit patterns (`decode_table`),
   b zero-extended as the index.
+scast of a float-storage `onnx.Constant` (a float island's float8 weights): an `arith.constant`
+  of the values' bit patterns as the signless storage integers.
 """
 
 import numpy as np
@@ -21,8 +23,21 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IndexTy
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import PassFailedException
 
-from bitfold.dialects.minifloat import F32_BIAS, F32_INFINITY, F32_MANTISSA_BITS, decode_table, is_fnuz, max_code, nan_code, sign_bit
-from bitfold.dialects.quant import DequantizeCastOp, FloatQuantizedType, QuantizeCastOp, element_type
+from bitfold.dialects.minifloat import (
+    F32_BIAS,
+    F32_INFINITY,
+    F32_MANTISSA_BITS,
+    decode_table,
+    is_float_storage,
+    is_fnuz,
+    max_code,
+    nan_code,
+    sign_bit,
+)
+from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
+from bitfold.dialects.onnx.constant import dense_to_numpy
+from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.quant import DequantizeCastOp, FloatQuantizedType, QuantizeCastOp, StorageCastOp, element_type
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.lower_quant.elementwise import Parameter, build_elementwise, parameter_table
 
@@ -112,4 +127,23 @@ class LowerDequantizeFromFloatStorage(RewritePattern):
         rewriter.replace(op, [], [lowered])
 
 
-FLOAT_STORAGE_PATTERNS = (LowerQuantizeToFloatStorage(), LowerDequantizeFromFloatStorage())
+class LowerStoredFloatConstant(RewritePattern):
+    """scast of an `onnx.Constant` of a float storage type -> `arith.constant` of its bit
+    patterns (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StorageCastOp, rewriter: PatternRewriter):
+        stored = op.input.owner
+        if not isinstance(stored, OnnxConstantOp) or not is_float_storage(element_type(op.input.type)):
+            return
+        quantized, _ = op.quantized_and_integer()
+        storage = element_type(quantized).storage_integer_type()
+        bits = dense_to_numpy(stored.value).view(np.uint8).astype(np.int64)
+        width = storage.width.data
+        signed = bits - ((bits >> (width - 1)) << width)  # the signless bits, as iN holds them
+        rewriter.replace(op, arith.ConstantOp(dense_attr(signed, storage)))
+        if not stored.results[0].uses:
+            rewriter.erase(stored)
+
+
+FLOAT_STORAGE_PATTERNS = (LowerQuantizeToFloatStorage(), LowerDequantizeFromFloatStorage(), LowerStoredFloatConstant())

@@ -19,6 +19,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
     DequantizeCastOp,
+    FloatQuantizedType,
     Granularity,
     QuantizedType,
     StorageCastOp,
@@ -71,6 +72,8 @@ def quantized_operand(op: Operation, value: SSAValue) -> Quantized:
     qtype = element_type(q.type)
     if not isinstance(q.type, TensorType):
         raise fail(op, "scalar quantized operands are not supported, only tensors")
+    if isinstance(qtype, FloatQuantizedType):
+        raise fail(op, f"operand {_index_of(op, value)} has float storage ({qtype}): its bits are no integers to compute on")
     stored = None
     if (integers := stored_constant(q)) is not None:
         (stored,) = q.owner.evaluate([integers])
