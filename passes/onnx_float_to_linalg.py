@@ -15,7 +15,8 @@ a time, in the order written here (every backend and the interpreter then comput
   computed in float64 and rounded to f32 once;
 - MaxPool (padding the lowest f32), AveragePool (padding 0.0, sum then `divf` by the taps counted as
   ONNX does), GlobalAveragePool (sum then `divf` by the window size), ReduceMax / ReduceMin
-  (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`).
+  (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`);
+- QONNX FloatQuant (`float_quant_to_linalg.py`: qonnx's float algorithm, the binade from the bits).
 
 Data movement on f32 tensors (Reshape, Transpose, Pad, Concat, ...) stays for
 `onnx-data-movement-to-linalg`. Any other ONNX op on floats, and ops on f16 / bf16 / f64
@@ -452,8 +453,10 @@ class OnnxFloatToLinalgPass(ModulePass):
     name = PASS_NAME
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from bitfold.passes.float_quant_to_linalg import LowerFloatQuant  # it builds on `elementwise` here
+
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
-                    LowerReduceMinMax(), LowerSoftmax(), EraseUnusedOnnxOp()]  # fmt: skip
+                    LowerReduceMinMax(), LowerSoftmax(), LowerFloatQuant(), EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)
