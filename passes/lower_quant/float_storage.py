@@ -8,7 +8,8 @@ qcast, x of f32, format of M mantissa bits, emin = 1 - bias (`bitfold.dialects.m
     k = min(23 - M + max(emin - E, 0), 31)
     n = (sig + (1 << (k - 1)) - 1 + ((sig >> k) & 1)) >> k      (half to even; sig < 2^24: no overflow)
     code = (max(E - emin, 0) << M) + n, then min(code, max_code)   (saturating)
-    code |= sign bit where u < 0 (FNUZ formats: only where code != 0)
+      non_saturating: code > max_code ? overflow : code            (the format's inf or NaN code)
+    code |= sign bit where u < 0 (FNUZ formats: only where code != 0 and not their NaN 0x80)
     code = NaN's code where m > 0x7F800000
   integer arithmetic on the bits of the float32 quotient: no float operation but the division.
 dcast: x = table[b] * s, table the 2^N exact float32 values of the bit patterns (`decode_table`),
@@ -32,6 +33,7 @@ from bitfold.dialects.minifloat import (
     is_fnuz,
     max_code,
     nan_code,
+    overflow_code,
     sign_bit,
 )
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
@@ -57,7 +59,7 @@ def _storage_tensor(container: TensorType, qtype: FloatQuantizedType) -> TensorT
     return TensorType(qtype.storage_integer_type(), container.get_shape())
 
 
-def emit_encode(body: Body, v, qtype: FloatQuantizedType):
+def emit_encode(body: Body, v, qtype: FloatQuantizedType, saturate: bool = True):
     """The module docstring's qcast formula on the f32 value v, as a storage integer."""
     semantics = qtype.semantics
     mantissa_bits, emin = semantics.mantissa_bits, 1 - semantics.exponent_bias
@@ -80,11 +82,19 @@ def emit_encode(body: Body, v, qtype: FloatQuantizedType):
     odd = op(arith.AndIOp, op(arith.ShRUIOp, significand, shift), c(1))
     rounded = op(arith.ShRUIOp, op(arith.AddiOp, op(arith.AddiOp, significand, half_less_one), odd), shift)
     binade = op(arith.ShLIOp, op(arith.MaxSIOp, op(arith.SubiOp, exponent, c(emin)), c(0)), c(mantissa_bits))
-    code = op(arith.MinSIOp, op(arith.AddiOp, binade, rounded), c(max_code(semantics)))
+    code = op(arith.AddiOp, binade, rounded)
+    if saturate:
+        code = op(arith.MinSIOp, code, c(max_code(semantics)))
+    else:
+        beyond = body.emit(arith.CmpiOp(code, c(max_code(semantics)), "sgt"))
+        code = body.emit(arith.SelectOp(beyond, c(overflow_code(semantics, False)), code))
     negative = body.emit(arith.CmpiOp(u, c(0), "slt"))
     signed = body.emit(arith.SelectOp(negative, op(arith.OrIOp, code, c(sign_bit(semantics))), code))
-    if is_fnuz(semantics):
-        signed = body.emit(arith.SelectOp(body.emit(arith.CmpiOp(code, c(0), "eq")), code, signed))
+    if is_fnuz(semantics):  # no -0; a non-saturating overflow is the one NaN, 0x80, already
+        unsigned = body.emit(arith.CmpiOp(code, c(0), "eq"))
+        if not saturate:
+            unsigned = op(arith.OrIOp, unsigned, body.emit(arith.CmpiOp(code, c(sign_bit(semantics)), "eq")))
+        signed = body.emit(arith.SelectOp(unsigned, code, signed))
     nan = body.emit(arith.SelectOp(negative, c(int(nan_code(semantics, np.array(True)))), c(int(nan_code(semantics, np.array(False))))))
     code = body.emit(arith.SelectOp(body.emit(arith.CmpiOp(magnitude, c(F32_INFINITY), "ugt")), nan, signed))
     return body.emit(arith.TruncIOp(code, qtype.storage_integer_type()))
@@ -99,7 +109,8 @@ class LowerQuantizeToFloatStorage(RewritePattern):
         scales = parameter_table(qtype, qtype.scale_values()).astype(np.float32)
 
         def build(body: Body):
-            return emit_encode(body, body.emit(arith.DivfOp(body.values["input"], body.values["scale"])), qtype)
+            quotient = body.emit(arith.DivfOp(body.values["input"], body.values["scale"]))
+            return emit_encode(body, quotient, qtype, op.saturates)
 
         lowered = build_elementwise(rewriter, op.input, f32, qtype, {"scale": Parameter(scales, f32)},
                                     _storage_tensor(op.result.type, qtype), build)
