@@ -11,9 +11,14 @@ onnx's numpy_helper holds them):
 - `e2m1_matmul`: x -> Q/DQ int8 -> MatMul (float4 e2m1 weights per tensor, opset 23) -> Q/DQ int8.
 
 `MODELS` maps each name to its builder; `inputs(name, seed)` gives normal floats for its one input
-`x`; `macs(name)` its multiply-accumulates."""
+`x`; `macs(name)` its multiply-accumulates. As a fixture set of bench/riscv_models.py (`--set
+float8`): `names()`, `path(name)` (saved once per process), `network_of`, `form_of`; the set also
+holds the qonnx wheel's FloatQuant model (`SHIPPED_FLOAT_QUANT`: fp8 input and weights, a float
+Gemm), read from the installed qonnx package, on its seeded feeds."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -21,6 +26,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from .float_models import IR_VERSION
+from .qonnx_models import SHIPPED_QONNX_MODELS
+from .saved_models import saved
 
 FORMATS = {TensorProto.FLOAT8E4M3FN: ml_dtypes.float8_e4m3fn, TensorProto.FLOAT8E4M3FNUZ: ml_dtypes.float8_e4m3fnuz,
            TensorProto.FLOAT8E5M2: ml_dtypes.float8_e5m2, TensorProto.FLOAT4E2M1: ml_dtypes.float4_e2m1fn}
@@ -61,7 +68,8 @@ def e4m3fn_conv() -> onnx.ModelProto:
              *_qdq("r", "y", "y_scale", "zero")]
     initializers = [numpy_helper.from_array(np.float32(0.05), "x_scale"), numpy_helper.from_array(w_scale, "w_scale"),
                     numpy_helper.from_array(np.float32(0.02), "y_scale"), _zero("zero", code),
-                    _stored(w, w_scale, code, "w_q"), numpy_helper.from_array(rng.normal(0, 0.1, 4).astype(np.float32), "b")]
+                    _stored(w, w_scale, code, "w_q"),
+                    numpy_helper.from_array(rng.normal(0, 0.1, 4).astype(np.float32), "b")]
     return _model("e4m3fn_conv", nodes, [1, 2, 6, 6], [1, 4, 6, 6], initializers, 21)
 
 
@@ -101,8 +109,37 @@ MACS = {"e4m3fn_conv": 6 * 6 * 4 * 2 * 3 * 3, "e5m2_gemm": 3 * 8 * 16, "e2m1_mat
 """Multiply-accumulates of one inference."""
 
 
+SHIPPED_FLOAT_QUANT = "qonnx_fp8_gemm"
+"""the name of the qonnx wheel's floatquant_exec/qonnx_act_weight_fp8.onnx in the set"""
+_SHIPPED = next(m for m in SHIPPED_QONNX_MODELS if m.relpath == "floatquant_exec/qonnx_act_weight_fp8.onnx")
+SHIPPED_MACS = 3 * 16
+
+
+def names() -> list[str]:
+    return [*MODELS, SHIPPED_FLOAT_QUANT]
+
+
+def network_of(name: str) -> str:
+    return name
+
+
+def form_of(name: str) -> str:
+    return "qonnx-floatquant" if name == SHIPPED_FLOAT_QUANT else "qdq-float8"
+
+
+def macs(name: str) -> int:
+    return SHIPPED_MACS if name == SHIPPED_FLOAT_QUANT else MACS[name]
+
+
+def path(name: str) -> Path:
+    return Path(_SHIPPED.path) if name == SHIPPED_FLOAT_QUANT else saved(name, MODELS[name])
+
+
 def inputs(name: str, seed: int = 0) -> dict[str, np.ndarray]:
-    """Feeds of the one graph input `x`: normal float32 (standard deviation 2) from `seed`."""
+    """Feeds of the one graph input `x`: normal float32 (standard deviation 2) from `seed` (the
+    shipped model: its own seeded feeds, uniform in [-1, 1])."""
+    if name == SHIPPED_FLOAT_QUANT:
+        return _SHIPPED.feeds(seed)
     (graph_input,) = MODELS[name]().graph.input
     shape = [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
     return {"x": (np.random.default_rng(seed).normal(0, 2, shape)).astype(np.float32)}

@@ -91,6 +91,14 @@ def expected(name: str) -> np.ndarray:
     return np.load(FIXTURES / entry["output_int" if form_of(name) == INTEGER_FORM else "output"])
 
 
+def macs(name: str) -> int:
+    """Multiply-accumulates of one inference of the batch (bitfold-report's layer costs)."""
+    from bitfold.load import load_module
+    from bitfold.report import model_report
+
+    return int(model_report(load_module(str(path(name)))).total["macs"])
+
+
 def step(name: str) -> float:
     """One quantization step of the output, in the units of `expected(name)`."""
     return 1.0 if form_of(name) == INTEGER_FORM else _entry(name)["output_scale"]
