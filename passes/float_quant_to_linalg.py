@@ -63,7 +63,8 @@ def _constant(op: FloatQuantOp, value: SSAValue, role: str) -> np.ndarray:
 def _parameters(op: FloatQuantOp) -> tuple[int, int, float, bool]:
     """(M, 1 - B - M, L, saturation) of a lowerable FloatQuant (module docstring), else fail."""
     if op.rounding() != RoundingMode.HALF_TO_EVEN:
-        fail(op, f"no float lowering for FloatQuant rounding {op.string_attr('rounding_mode')} (islands round half to even)")
+        mode = op.string_attr("rounding_mode")
+        fail(op, f"no float lowering for FloatQuant rounding {mode} (islands round half to even)")
     exponent_bits, mantissa_bits, bias, max_val = (
         _constant(op, v, r) for v, r in ((op.exponent_bitwidth, "exponent_bitwidth"),
                                          (op.mantissa_bitwidth, "mantissa_bitwidth"),
@@ -98,7 +99,8 @@ def emit_float_quant(body: Body, op: FloatQuantOp, x: SSAValue, scale: SSAValue)
     a = emit(arith.AddfOp, emit(arith.MaximumfOp, v, emit(arith.NegfOp, v)), f(F32_TINY))
     field = emit(arith.ShRUIOp, emit(arith.BitcastOp, a, I32), c(F32_MANTISSA_BITS))
     step_exponent = emit(arith.MaxSIOp, emit(arith.SubiOp, field, c(F32_BIAS + m)), c(lowest))
-    step = emit(arith.BitcastOp, emit(arith.ShLIOp, emit(arith.AddiOp, step_exponent, c(F32_BIAS)), c(F32_MANTISSA_BITS)), F32)
+    step_field = emit(arith.ShLIOp, emit(arith.AddiOp, step_exponent, c(F32_BIAS)), c(F32_MANTISSA_BITS))
+    step = emit(arith.BitcastOp, step_field, F32)
     q = emit(arith.MulfOp, step, emit(math.RoundEvenOp, emit(arith.DivfOp, v, step)))
     y = emit(arith.MinimumfOp, emit(arith.MaximumfOp, q, f(-largest)), f(largest))
     nan = from_bits(F32_NAN_BITS)

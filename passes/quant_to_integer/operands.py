@@ -73,7 +73,8 @@ def quantized_operand(op: Operation, value: SSAValue) -> Quantized:
     if not isinstance(q.type, TensorType):
         raise fail(op, "scalar quantized operands are not supported, only tensors")
     if isinstance(qtype, FloatQuantizedType):
-        raise fail(op, f"operand {_index_of(op, value)} has float storage ({qtype}): its bits are no integers to compute on")
+        index = _index_of(op, value)
+        raise fail(op, f"operand {index} has float storage ({qtype}): its bits are no integers to compute on")
     stored = None
     if (integers := stored_constant(q)) is not None:
         (stored,) = q.owner.evaluate([integers])

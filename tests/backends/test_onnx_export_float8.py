@@ -47,7 +47,8 @@ def test_round_trip_runs_like_the_source_in_onnxruntime(form, code, per_axis, sa
     source = qdq_model(code, saturate, scale, shape=list(x.shape))
     written = export_model(quant_form(source), form())
     assert [n.op_type for n in written.graph.node] == ["QuantizeLinear", "DequantizeLinear"]
-    assert onnx.helper.get_attribute_value(next(a for a in written.graph.node[0].attribute if a.name == "saturate")) == saturate
+    (written_saturate,) = [a for a in written.graph.node[0].attribute if a.name == "saturate"]
+    assert onnx.helper.get_attribute_value(written_saturate) == saturate
     assert run_z(written, x).tobytes() == run_z(source, x).tobytes()
     again = bitfold.run(import_model(written.SerializeToString()), {"x": x})
     want = bitfold.run(import_model(source.SerializeToString()), {"x": x})

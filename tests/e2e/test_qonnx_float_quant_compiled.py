@@ -40,8 +40,9 @@ def probed_model() -> onnx.ModelProto:
     model = onnx.load(SHIPPED.path)
     golden = np.load(DATA / "activation.npz")
     quantizers = [n for n in model.graph.node if n.op_type == "FloatQuant"]
-    model.graph.output.extend(onnx.helper.make_tensor_value_info(n.output[0], onnx.TensorProto.FLOAT, golden[name].shape)
-                              for n, name in zip(quantizers, QUANTIZERS, strict=True))
+    model.graph.output.extend(
+        onnx.helper.make_tensor_value_info(n.output[0], onnx.TensorProto.FLOAT, golden[name].shape)
+        for n, name in zip(quantizers, QUANTIZERS, strict=True))
     return model
 
 

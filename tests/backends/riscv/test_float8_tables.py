@@ -32,7 +32,8 @@ def requantization(first: tuple[int, float], second: tuple[int, float], saturate
             nodes.append(helper.make_node("QuantizeLinear", q_inputs, [f"q{index}"]))
         else:
             q_inputs = [previous, f"s{index}"]
-            nodes.append(helper.make_node("QuantizeLinear", q_inputs, [f"q{index}"], output_dtype=code, saturate=saturate))
+            nodes.append(helper.make_node("QuantizeLinear", q_inputs, [f"q{index}"], output_dtype=code,
+                                          saturate=saturate))
         nodes.append(helper.make_node("DequantizeLinear", [f"q{index}", *q_inputs[1:]], [f"d{index}"]))
         previous = f"d{index}"
     graph = helper.make_graph(nodes, "requantization", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16, 16])],

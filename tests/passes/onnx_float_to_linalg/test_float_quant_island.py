@@ -54,10 +54,12 @@ def model(fmt, configuration: str, max_val: float, width: int, rounding: str = "
     node = helper.make_node("FloatQuant", ["x", *names], ["y"], name="float_quant", domain="qonnx.custom_op.general",
                             **attributes)
     values = [SCALES, *[np.array(v, np.float32) for v in fmt], np.array(max_val, np.float32)]
-    graph = helper.make_graph([node], "float_quant", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [CHANNELS, width])],
+    graph = helper.make_graph([node], "float_quant",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [CHANNELS, width])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [CHANNELS, width])],
                               [numpy_helper.from_array(v, n) for n, v in zip(names, values, strict=True)])
-    built = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("qonnx.custom_op.general", 1)])
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("qonnx.custom_op.general", 1)]
+    built = helper.make_model(graph, opset_imports=opsets)
     built.ir_version = 10
     return built
 
@@ -101,7 +103,8 @@ def test_integer_ir_equals_qonnx(fmt, configuration):
 ])
 def test_refusal_is_one_line(rounding, fmt, message):
     built = model(fmt, "saturating", 1.0, 4, rounding)
-    with pytest.raises(PassFailedException, match=f"'qonnx.FloatQuant' \\(float_quant\\): no float lowering .*{message}"):
+    expected = f"'qonnx.FloatQuant' \\(float_quant\\): no float lowering .*{message}"
+    with pytest.raises(PassFailedException, match=expected):
         integer_ir(built)
 
 
