@@ -181,6 +181,18 @@ def test_float_island_share_of_instructions(tmp_path, capsys):
         f"{island['instructions']:,} of {data['total']['instructions']:,} instructions ({share:.1f}%)")
 
 
+def test_float8_contraction_is_a_float_island_with_8_bit_operands():
+    """A float8 QDQ Conv (models.float8_models): its operands carry 8 bits (float storage), it runs as a
+    float island."""
+    from models.float8_models import e4m3fn_conv
+
+    report = model_report(import_model(e4m3fn_conv().SerializeToString()))
+    (conv,) = [row for row in report.layers if row.op == "Conv"]
+    assert conv.float_island and conv.weight_bits == 8 and conv.activation_bits == 8
+    assert conv.bops == conv.macs * 64
+
+
+@pytest.mark.slow  # two LLVM compilations and two qemu runs
 def test_vector_target_layers_add_up_to_one_call(tmp_path):
     """On rv64imv (LLVM) the layer labels are inline-asm markers (backends/llvm/layer_labels.py): the
     per-layer counts and the entry and exit add up to one call's count of the labelled code, which is
