@@ -13,23 +13,29 @@ each quantized by onnxruntime as QDQ per tensor, QDQ per channel and QOperator) 
                    for the target, and `section_sizes`, size -A; .rodata counts .srodata and .rodata.* too)
     workspace      bytes of the workspace the caller passes to the function (`CompiledModel.workspace_size`)
     compile s      wall-clock seconds of `compile_model` (import excluded)
-    float %        `--set float-islands` on bitfold's scalar targets: the share of the instructions
-                   executed in layers that run as float islands (bitfold-report's per-layer count,
-                   `model_report`: the model compiled with layer labels, one call on the same input
-                   under the counter with an address profile; a layer is an island where its code
-                   after quant-to-integer computes on f32, docs/report.md); "-" elsewhere (the LLVM
-                   targets get no layer labels)
+    float %        the float-island sets (`--set float-islands`, `brevitas-islands`, `float8`): the
+                   share of the instructions executed in layers that run as float islands
+                   (bitfold-report's per-layer count, `model_report`: the model compiled with layer
+                   labels, one call on the same input under the counter with an address profile; a
+                   layer is an island where its code after quant-to-integer computes on f32,
+                   docs/report.md). On the LLVM targets the labels are inline-asm markers and LLVM
+                   places blocks in its own order: an approximate split (backends/llvm/layer_labels.py)
 
 `--set float-islands` takes the models of tests/models/float_islands.py (a float first Conv, a
-Sigmoid on an unrequantized accumulator, a LayerNorm-like Reduce/Div/Tanh/Gemm/Softmax island) on
-rv32im (soft-float), rv32imf and rv64imv unless `--target` says otherwise.
+Sigmoid on an unrequantized accumulator, a LayerNorm-like Reduce/Div/Tanh/Gemm/Softmax island);
+`--set brevitas-islands` the Brevitas exports with unrequantized layers (tests/models/brevitas:
+a QuantConv2d with return_quant_tensor=False before a QuantLinear, QuantSigmoid / QuantTanh on an
+accumulator; batch of 4, MACs from bitfold-report); `--set float8` the float8 / float4 QDQ models of
+tests/models/float8_models.py and the qonnx wheel's FloatQuant model. These sets run on rv32im
+(soft-float), rv32imf and rv64imv unless `--target` says otherwise.
 
 The function's outputs are checked bit for bit against bitfold's interpreter on the same integer
 IR (`run_reference`, run once per model); a row whose outputs differ says so instead of counting.
 A model the compiler refuses prints as a row with the one-line error. The figures are printed,
 never asserted.
 
-    python bench/riscv_models.py [--set mlperf-tiny|producer-layouts|float-islands ...] [--network NAME ...]
+    python bench/riscv_models.py [--set mlperf-tiny|producer-layouts|float-islands|brevitas-islands|float8 ...]
+                                 [--network NAME ...]
                                  [--form FORM ...]
                                  [--target rv32im|rv64im|rv64imv ...] [--vlen N] [--workdir DIR]
 """
@@ -46,7 +52,6 @@ from pathlib import Path
 import numpy as np
 
 from bitfold.backends.llvm import DEFAULT_VLEN, VECTOR_TARGETS, VLENS, harness_target
-from bitfold.backends.riscv import ARCHITECTURES
 from bitfold.backends.riscv.harness import TARGETS, compile_object
 from bitfold.backends.riscv.harness import section_sizes as harness_section_sizes
 from bitfold.load import load_module
@@ -57,13 +62,15 @@ BENCH = Path(__file__).resolve().parent
 TESTS = BENCH.parent / "tests"
 sys.path.insert(0, str(TESTS))  # the fixtures: models.mlperf_tiny
 
-from models import float_islands, mlperf_tiny, producer_layouts  # noqa: E402
+from models import brevitas, float8_models, float_islands, mlperf_tiny, producer_layouts  # noqa: E402
 
-FIXTURE_SETS = {"mlperf-tiny": mlperf_tiny, "producer-layouts": producer_layouts, "float-islands": float_islands}
+FIXTURE_SETS = {"mlperf-tiny": mlperf_tiny, "producer-layouts": producer_layouts, "float-islands": float_islands,
+                "brevitas-islands": brevitas, "float8": float8_models}
 """`--set`: the MLPerf Tiny fixtures, the QDQ models with float data movement before the
-first quantizer or after the last (tests/models/producer_layouts), or the models with float
-islands (tests/models/float_islands.py); each module offers names(), path, inputs, macs,
-network_of and form_of."""
+first quantizer or after the last (tests/models/producer_layouts), or the float-island sets
+(`FLOAT_ISLAND_SETS`); each module offers path, inputs, macs, network_of and form_of."""
+FLOAT_ISLAND_SETS = ("float-islands", "brevitas-islands", "float8")
+"""The sets with float islands: the float % column, and rv32im, rv32imf, rv64imv by default."""
 
 DEFAULT_TARGETS = ("rv32im", "rv64im")
 FLOAT_ISLAND_TARGETS = ("rv32im", "rv32imf", "rv64imv")
@@ -127,7 +134,8 @@ def measure(name: str, target: str, reference: dict, workdir: Path, vlen: int = 
                                            f"{port.name} differ from run_reference")
     macs = fixtures.macs(name)
     per_mac = f"{instructions / macs:.2f}" if macs else "-"
-    share = float_share(name, target, fixtures) if fixtures is float_islands and target in ARCHITECTURES else "-"
+    island_sets = [FIXTURE_SETS[s] for s in FLOAT_ISLAND_SETS]
+    share = float_share(name, target, fixtures) if any(fixtures is s for s in island_sets) else "-"
     return Row(name, target, fixtures, [f"{instructions:,}", per_mac, f"{sizes['.text']:,}",
                               f"{sizes['.rodata']:,}", f"{compiled.workspace_size:,}", f"{seconds:.1f}", share])
 
@@ -165,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--network", action="append", choices=mlperf_tiny.NETWORKS, help="mlperf-tiny: default all")
     parser.add_argument("--form", action="append", choices=mlperf_tiny.FORMS, help="default: all")
     parser.add_argument("--target", action="append", choices=sorted({*TARGETS, *VECTOR_TARGETS}),
-                        help="default: rv32im, rv64im (float-islands: rv32im, rv32imf, rv64imv)")
+                        help="default: rv32im, rv64im (float-island sets: rv32im, rv32imf, rv64imv)")
     parser.add_argument("--vlen", type=int, choices=VLENS, default=DEFAULT_VLEN, help="vector targets: VLEN")
     parser.add_argument("--workdir", type=Path, help="keep the programs here (default: a temporary directory)")
     arguments = parser.parse_args(argv)
@@ -175,13 +183,15 @@ def main(argv: list[str] | None = None) -> int:
         "mlperf-tiny": [f"{network}-{form}" for network in networks for form in forms],
         "producer-layouts": producer_layouts.names(),
         "float-islands": float_islands.names(),
+        "brevitas-islands": brevitas.float_island_names(),
+        "float8": float8_models.names(),
     }
     rows: list[Row] = []
     reference: dict = {}
     with tempfile.TemporaryDirectory() as scratch:
         root = arguments.workdir or Path(scratch)
         for fixture_set in arguments.set or ["mlperf-tiny"]:
-            default_targets = FLOAT_ISLAND_TARGETS if fixture_set == "float-islands" else DEFAULT_TARGETS
+            default_targets = FLOAT_ISLAND_TARGETS if fixture_set in FLOAT_ISLAND_SETS else DEFAULT_TARGETS
             targets = arguments.target or default_targets
             for name in fixture_names[fixture_set]:
                 for target in targets:

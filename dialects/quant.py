@@ -1187,11 +1187,19 @@ class QuantizeCastOp(RoundingCastOpBase):
     R is `rounding` (default half to even); `x / scale` is computed in the expressed type
     (ONNX QuantizeLinear's reference divides in float32). Per axis and per block, scale and
     zero point are those of the element's channel or block. Bipolar: q = +1 if x >= 0 else -1.
-    Float storage: q = encode(x / scale), to nearest (half to even), saturating.
+    Float storage: q = encode(x / scale), to nearest (half to even), saturating; with
+    `non_saturating` (ONNX QuantizeLinear's saturate = 0; float storage only) a value beyond the
+    largest finite one (infinities included) becomes the format's overflow value instead: +-inf
+    in f8E5M2, NaN in f8E4M3FN and the FNUZ formats (`minifloat.encode`, ONNX's Cast tables).
     """
 
     name = "quant.qcast"
     traits = traits_def(Pure(), QuantizeCastCanonicalization())
+    non_saturating = opt_attr_def(UnitAttr)
+
+    @property
+    def saturates(self) -> bool:
+        return self.non_saturating is None
 
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type
@@ -1205,13 +1213,15 @@ class QuantizeCastOp(RoundingCastOpBase):
         self._verify_rounding()
         if isinstance(quantized, FloatQuantizedType) and (self.rounding is not None or self.adds_zero_point_first):
             raise VerifyException("a cast to float storage rounds half to even and takes no zero point")
+        if not self.saturates and not isinstance(quantized, FloatQuantizedType):
+            raise VerifyException("'non_saturating' applies to float storage only (integer storage always clamps)")
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         from bitfold.dialects.quant_semantics import quantize
 
         (x,) = operands
         quantized = executable(element_type(self.result.type))
-        return (quantize(x, quantized, self.rounding_mode, self.adds_zero_point_first),)
+        return (quantize(x, quantized, self.rounding_mode, self.adds_zero_point_first, self.saturates),)
 
 
 @irdl_op_definition

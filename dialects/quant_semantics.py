@@ -148,6 +148,7 @@ def quantize(
     qtype: QuantizedType,
     rounding: RoundingMode = RoundingMode.HALF_TO_EVEN,
     zero_point_first: bool = False,
+    saturate: bool = True,
 ) -> np.ndarray:
     """`quant.qcast` of x (the expressed type's array) to `qtype`'s stored integers:
 
@@ -159,14 +160,15 @@ def quantize(
     (the sign of x, as QONNX's BipolarQuant; NaN gives -1). A NaN input gives storage_min,
     as onnxruntime's QuantizeLinear does on x86 (its float clamp keeps the bound where x / s
     is NaN); +-inf saturate. (qonnx's Quant returns NaN, which no stored integer holds.) Float
-    storage: the bit pattern `minifloat.encode(x / s)` (saturating; NaN gives the format's NaN)."""
+    storage: the bit pattern `minifloat.encode(x / s, saturate)` (NaN gives the format's NaN;
+    `saturate` False: overflow to the format's infinity or NaN)."""
     dtype = _expressed_dtype(qtype)
     scale, zero_point = qtype.parameter_arrays(x.shape)
     x, scale = x.astype(dtype, copy=False), scale.astype(dtype)
     if isinstance(qtype, BipolarQuantizedType):
         return bipolar_sign(x).astype(numpy_dtype(qtype))
     if isinstance(qtype, FloatQuantizedType):
-        return encode(x / scale, qtype.semantics, saturate=True)
+        return encode(x / scale, qtype.semantics, saturate=saturate)
     low, high = qtype.value_range()
     if zero_point_first:
         zero_point = zero_point.astype(dtype)

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from bitfold.backends.llvm import harness_target
 from bitfold.backends.riscv.layer_markers import count_layers, mark_layers, ops_by_layer
 from bitfold.interpreter import entry_function, run_on_samples
 from bitfold.load import full_context
@@ -132,7 +133,8 @@ def _instructions(canonical: ModuleOp, target: str, sample: Mapping[str, np.ndar
         stored = compiled.quantize(sample)
     layouts = [(p.shape, p.dtype) for p in compiled.outputs]
     with tempfile.TemporaryDirectory() as workdir:
-        counted = count_layers(compiled.assembly, target, compiled.symbol, stored, layouts, len(layers), workdir)
+        counted = count_layers(compiled.assembly, harness_target(target), compiled.symbol, stored, layouts, len(layers),
+                               workdir)
     return counted.per_layer, counted.entry_and_exit, compiled.workspace_size
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from bitfold import __version__
+from bitfold.backends.llvm import VECTOR_TARGETS
 from bitfold.backends.riscv import ARCHITECTURES, CodegenError
 from bitfold.backends.riscv.harness import HarnessError
 from bitfold.diagnostics import add_tensor_cap_argument, one_line_errors
@@ -35,7 +36,8 @@ from bitfold.samples import samples_from
 def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bitfold-report", description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="an .onnx model or a quant-form .mlir file")
-    parser.add_argument("--target", choices=sorted(ARCHITECTURES), help="count instructions per layer on this target")
+    parser.add_argument("--target", choices=sorted({*ARCHITECTURES, *VECTOR_TARGETS}),
+                        help="count instructions per layer on this target (vector targets: an approximate split)")
     parser.add_argument("--input", action="append", default=[], metavar="[NAME=]FILE.npy",
                         help="one float input sample (NAME= may be left out for one input)")
     parser.add_argument("--calibration", metavar="DATA.npz", help="float input samples by input name")

@@ -18,6 +18,7 @@ a time, in the order written here (every backend and the interpreter then comput
   (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`),
   LayerNormalization (mean, centered, mean square, `math.sqrt(var + eps)`, divide, scale, bias:
   `LowerLayerNorm`);
+- QONNX FloatQuant (`float_quant_to_linalg.py`: qonnx's float algorithm, the binade from the bits);
 - LSTM and GRU unrolled over their static sequence into the ops above
   (`recurrent_decomposition`);
 - onnxruntime's dynamic quantization: DynamicQuantizeLinear, MatMulInteger, ConvInteger and Cast to f32
@@ -519,9 +520,11 @@ class OnnxFloatToLinalgPass(ModulePass):
     name = PASS_NAME
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from bitfold.passes.float_quant_to_linalg import LowerFloatQuant  # it builds on `elementwise` here
+
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
-                    LowerReduceMinMax(), LowerSoftmax(), LowerLayerNorm(), LowerDynamicQuantizeLinear(),
-                    LowerMatMulInteger(), LowerConvInteger(), LowerIntegerCast(), DecomposeRecurrent(),
+                    LowerReduceMinMax(), LowerSoftmax(), LowerFloatQuant(), LowerLayerNorm(),
+                    LowerDynamicQuantizeLinear(), LowerMatMulInteger(), LowerConvInteger(), LowerIntegerCast(), DecomposeRecurrent(),
                     EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)

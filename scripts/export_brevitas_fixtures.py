@@ -27,8 +27,8 @@ Per network `<net>` (tests/models/brevitas/):
                            output itself); only for the networks in `INTEGER_OUTPUT`
 
 manifest.json lists every fixture (network and form) with its files, the names of its graph input
-and output (TorchScript's, kept as exported), bit widths, weight granularity, the output step, and
-the versions that made it. Every network ends in an output
+and output (TorchScript's, kept as exported), bit widths, weight granularity, the output step, whether part of
+the network is a float island, and the versions that made it. Every network ends in an output
 quantizer, so every output has a step. Deterministic for the same torch / Brevitas versions.
 """
 
@@ -163,6 +163,46 @@ class TruncPool(nn.Module):
         return self.output_quant(self.fc(torch.flatten(x, 1)))
 
 
+class UnrequantizedConvLinear(nn.Module):
+    """A layer whose output is not requantized: input quantizer, conv 3x3 (8-bit per-channel weights,
+    int32 bias) with `return_quant_tensor=False`, then plain torch ReLU, maxpool 2 and flatten on the
+    float accumulator, a linear layer whose input is that float (no input quantizer, float bias),
+    output quantizer. The linear layer is float computation with quantized weights (a float island)."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+        self.conv = qnn.QuantConv2d(3, 8, 3, weight_quant=WEIGHT_QUANT["perchannel"], weight_bit_width=8,
+                                    bias_quant=Int32Bias, return_quant_tensor=False)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.fc = qnn.QuantLinear(8 * 4 * 4, CLASSES, bias=True, weight_quant=WEIGHT_QUANT["pertensor"],
+                                  weight_bit_width=8, return_quant_tensor=False)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        x = self.pool(self.relu(self.conv(self.input_quant(x))))
+        return self.output_quant(self.fc(torch.flatten(x, 1)))
+
+
+class AccumulatorActivation(nn.Module):
+    """A quantized activation on an unrequantized accumulator: input quantizer, conv 3x3 (8-bit
+    per-channel weights, int32 bias; its output the 32-bit accumulator, no output quantizer), then
+    `QuantSigmoid` or `QuantTanh` (8-bit output quantizer), flatten, linear, output quantizer. A
+    table over the accumulator's range would have billions of entries: a float island."""
+
+    def __init__(self, activation: type):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+        self.conv = _conv(3, 8, 8, "perchannel")
+        self.act = activation(bit_width=8, return_quant_tensor=True)
+        self.fc = _linear(8 * 8 * 8, CLASSES, 8, "pertensor")
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(self.fc(torch.flatten(self.act(self.conv(self.input_quant(x))), 1)))
+
+
 @dataclass(frozen=True)
 class Network:
     name: str
@@ -174,6 +214,8 @@ class Network:
     granularity: str
     forms: tuple[str, ...] = ("qonnx", "qcdq")
     """Brevitas' QCDQ exporter refuses binary quantizers ("Binary quant not supported")."""
+    float_island: bool = False
+    """Part of the network has no exact integer form and is compiled as float (docs/float-islands.md)."""
 
 
 def networks() -> list[Network]:
@@ -188,6 +230,12 @@ def networks() -> list[Network]:
     found.append(Network("mlp-nobias-w4a4-pertensor", Mlp, (4, 4, "pertensor", False), (FEATURES,), 4, 4, "pertensor"))
     found.append(Network("truncavgpool-w8a4", TruncPool, (), IMAGE, 8, 4, "perchannel"))
     found.append(Network("cnn-batchnorm-w8a8-perchannel", Cnn, (8, 8, "perchannel", True), IMAGE, 8, 8, "perchannel"))
+    found.append(Network("unrequantized-conv-linear", UnrequantizedConvLinear, (), IMAGE, 8, 8, "perchannel",
+                         float_island=True))
+    found.append(Network("accumulator-sigmoid", AccumulatorActivation, (qnn.QuantSigmoid,), IMAGE, 8, 8, "perchannel",
+                         float_island=True))
+    found.append(Network("accumulator-tanh", AccumulatorActivation, (qnn.QuantTanh,), IMAGE, 8, 8, "perchannel",
+                         float_island=True))
     return found
 
 
@@ -279,6 +327,7 @@ def export(network: Network, output: Path) -> dict:
         "weight_bits": network.weight_bits,
         "act_bits": network.act_bits,
         "weights": network.granularity,
+        "float_island": network.float_island,
         "forms": forms,
     }
 

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAtt
 from xdsl.printer import Printer
 
 from bitfold.backends.llvm.input_error import LlvmInputError
+from bitfold.backends.llvm.layer_labels import labels_as_inline_asm
 from bitfold.backends.llvm.truncation_by_bits import BitfoldLlvmFptosiByBitsPass
 from bitfold.backends.llvm.vector_contraction import BitfoldLlvmVectorContractionPass
 from bitfold.passes.bufferize import BufferizePass, workspace_size
@@ -42,6 +43,7 @@ aborts on the vector conversion); and the workspace bytes the function takes."""
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
         module.body.block.erase_op(other)
     BufferizePass().apply(ctx, module)
+    labels_as_inline_asm(module)
     widen_sub_byte_outputs(public_function(module))
     if vector:
         BitfoldLlvmVectorContractionPass().apply(ctx, module)

@@ -249,10 +249,12 @@ class QdqForm(QuantForm):
                 builder.initializer(f"{hint}_zero_point", zeros, tensor_code(qtype.storage_type, op_label(op)))], attributes
 
     def quantize_to_float(self, emitter: GraphEmitter, op: RoundingCastOpBase, x: str, qtype: FloatQuantizedType) -> str:
-        """QuantizeLinear (saturating) of the float tensor `x` to a float-storage type."""
+        """QuantizeLinear of the float tensor `x` to a float-storage type (`saturate` 0 for a
+        `non_saturating` qcast)."""
         name = emitter.node_name(op)
         inputs, attributes = self.float_parameters(emitter, qtype, op, name)
-        attributes.append(helper.make_attribute("saturate", 1))
+        saturate = 0 if isinstance(op, QuantizeCastOp) and not op.saturates else 1
+        attributes.append(helper.make_attribute("saturate", saturate))
         (q,) = emitter.builder.node("QuantizeLinear", [x, *inputs], [tensor_code(qtype.storage_type, op_label(op))], name,
                                     attributes=attributes, output_hints=[op.result.name_hint or name])
         return q

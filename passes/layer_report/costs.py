@@ -27,6 +27,7 @@ from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
     DequantizeCastOp,
+    FloatQuantizedType,
     QuantizeCastOp,
     QuantizedType,
     StorageCastOp,
@@ -71,6 +72,8 @@ def _type_bits(element) -> int:
         return element.bit_width
     if isinstance(element, BipolarQuantizedType):
         return 1
+    if isinstance(element, FloatQuantizedType):
+        return element.storage_width
     return element.bitwidth
 
 

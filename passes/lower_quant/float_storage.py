@@ -8,11 +8,14 @@ qcast, x of f32, format of M mantissa bits, emin = 1 - bias (`bitfold.dialects.m
     k = min(23 - M + max(emin - E, 0), 31)
     n = (sig + (1 << (k - 1)) - 1 + ((sig >> k) & 1)) >> k      (half to even; sig < 2^24: no overflow)
     code = (max(E - emin, 0) << M) + n, then min(code, max_code)   (saturating)
-    code |= sign bit where u < 0 (FNUZ formats: only where code != 0)
+      non_saturating: code > max_code ? overflow : code            (the format's inf or NaN code)
+    code |= sign bit where u < 0 (FNUZ formats: only where code != 0 and not their NaN 0x80)
     code = NaN's code where m > 0x7F800000
   integer arithmetic on the bits of the float32 quotient: no float operation but the division.
 dcast: x = table[b] * s, table the 2^N exact float32 values of the bit patterns (`decode_table`),
   b zero-extended as the index.
+scast of a float-storage `onnx.Constant` (a float island's float8 weights): an `arith.constant`
+  of the values' bit patterns as the signless storage integers.
 """
 
 import numpy as np
@@ -21,8 +24,22 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IndexTy
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import PassFailedException
 
-from bitfold.dialects.minifloat import F32_BIAS, F32_INFINITY, F32_MANTISSA_BITS, decode_table, is_fnuz, max_code, nan_code, sign_bit
-from bitfold.dialects.quant import DequantizeCastOp, FloatQuantizedType, QuantizeCastOp, element_type
+from bitfold.dialects.minifloat import (
+    F32_BIAS,
+    F32_INFINITY,
+    F32_MANTISSA_BITS,
+    decode_table,
+    is_float_storage,
+    is_fnuz,
+    max_code,
+    nan_code,
+    overflow_code,
+    sign_bit,
+)
+from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
+from bitfold.dialects.onnx.constant import dense_to_numpy
+from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.quant import DequantizeCastOp, FloatQuantizedType, QuantizeCastOp, StorageCastOp, element_type
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.lower_quant.elementwise import Parameter, build_elementwise, parameter_table
 
@@ -42,7 +59,7 @@ def _storage_tensor(container: TensorType, qtype: FloatQuantizedType) -> TensorT
     return TensorType(qtype.storage_integer_type(), container.get_shape())
 
 
-def emit_encode(body: Body, v, qtype: FloatQuantizedType):
+def emit_encode(body: Body, v, qtype: FloatQuantizedType, saturate: bool = True):
     """The module docstring's qcast formula on the f32 value v, as a storage integer."""
     semantics = qtype.semantics
     mantissa_bits, emin = semantics.mantissa_bits, 1 - semantics.exponent_bias
@@ -65,11 +82,19 @@ def emit_encode(body: Body, v, qtype: FloatQuantizedType):
     odd = op(arith.AndIOp, op(arith.ShRUIOp, significand, shift), c(1))
     rounded = op(arith.ShRUIOp, op(arith.AddiOp, op(arith.AddiOp, significand, half_less_one), odd), shift)
     binade = op(arith.ShLIOp, op(arith.MaxSIOp, op(arith.SubiOp, exponent, c(emin)), c(0)), c(mantissa_bits))
-    code = op(arith.MinSIOp, op(arith.AddiOp, binade, rounded), c(max_code(semantics)))
+    code = op(arith.AddiOp, binade, rounded)
+    if saturate:
+        code = op(arith.MinSIOp, code, c(max_code(semantics)))
+    else:
+        beyond = body.emit(arith.CmpiOp(code, c(max_code(semantics)), "sgt"))
+        code = body.emit(arith.SelectOp(beyond, c(overflow_code(semantics, False)), code))
     negative = body.emit(arith.CmpiOp(u, c(0), "slt"))
     signed = body.emit(arith.SelectOp(negative, op(arith.OrIOp, code, c(sign_bit(semantics))), code))
-    if is_fnuz(semantics):
-        signed = body.emit(arith.SelectOp(body.emit(arith.CmpiOp(code, c(0), "eq")), code, signed))
+    if is_fnuz(semantics):  # no -0; a non-saturating overflow is the one NaN, 0x80, already
+        unsigned = body.emit(arith.CmpiOp(code, c(0), "eq"))
+        if not saturate:
+            unsigned = op(arith.OrIOp, unsigned, body.emit(arith.CmpiOp(code, c(sign_bit(semantics)), "eq")))
+        signed = body.emit(arith.SelectOp(unsigned, code, signed))
     nan = body.emit(arith.SelectOp(negative, c(int(nan_code(semantics, np.array(True)))), c(int(nan_code(semantics, np.array(False))))))
     code = body.emit(arith.SelectOp(body.emit(arith.CmpiOp(magnitude, c(F32_INFINITY), "ugt")), nan, signed))
     return body.emit(arith.TruncIOp(code, qtype.storage_integer_type()))
@@ -84,7 +109,8 @@ class LowerQuantizeToFloatStorage(RewritePattern):
         scales = parameter_table(qtype, qtype.scale_values()).astype(np.float32)
 
         def build(body: Body):
-            return emit_encode(body, body.emit(arith.DivfOp(body.values["input"], body.values["scale"])), qtype)
+            quotient = body.emit(arith.DivfOp(body.values["input"], body.values["scale"]))
+            return emit_encode(body, quotient, qtype, op.saturates)
 
         lowered = build_elementwise(rewriter, op.input, f32, qtype, {"scale": Parameter(scales, f32)},
                                     _storage_tensor(op.result.type, qtype), build)
@@ -112,4 +138,23 @@ class LowerDequantizeFromFloatStorage(RewritePattern):
         rewriter.replace(op, [], [lowered])
 
 
-FLOAT_STORAGE_PATTERNS = (LowerQuantizeToFloatStorage(), LowerDequantizeFromFloatStorage())
+class LowerStoredFloatConstant(RewritePattern):
+    """scast of an `onnx.Constant` of a float storage type -> `arith.constant` of its bit
+    patterns (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StorageCastOp, rewriter: PatternRewriter):
+        stored = op.input.owner
+        if not isinstance(stored, OnnxConstantOp) or not is_float_storage(element_type(op.input.type)):
+            return
+        quantized, _ = op.quantized_and_integer()
+        storage = element_type(quantized).storage_integer_type()
+        bits = dense_to_numpy(stored.value).view(np.uint8).astype(np.int64)
+        width = storage.width.data
+        signed = bits - ((bits >> (width - 1)) << width)  # the signless bits, as iN holds them
+        rewriter.replace(op, arith.ConstantOp(dense_attr(signed, storage)))
+        if not stored.results[0].uses:
+            rewriter.erase(stored)
+
+
+FLOAT_STORAGE_PATTERNS = (LowerQuantizeToFloatStorage(), LowerDequantizeFromFloatStorage(), LowerStoredFloatConstant())

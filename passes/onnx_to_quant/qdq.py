@@ -4,7 +4,7 @@ remain (docs/canonical-quant-form.md, "Per source form")."""
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import Float32Type, TensorType
+from xdsl.dialects.builtin import Float32Type, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -102,24 +102,25 @@ class QuantizeLinearToCast(RewritePattern):
     ONNX's axis / block_size say). Exact: the default qcast is QuantizeLinear's formula
     (divide in f, round half to even, add zp, saturate to S); the division happens in x's
     type, so the scale (and `precision`, when set) must be that type. A float8 / float4 result
-    gives T = `!quant.uniform<F:f32, s>` (saturating; `saturate` = 0 and a float4 zero point,
-    which onnx's reference adds and so turns -0 into +0, are refused)."""
+    gives T = `!quant.uniform<F:f32, s>` (`saturate` = 0: the qcast is `non_saturating`; a
+    float4 zero point, which onnx's reference adds and so turns -0 into +0, is refused)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: QuantizeLinearOp, rewriter: PatternRewriter) -> None:
         expressed = float_element(op, op.x)
         if op.int_attr("precision") not in (0, ONNX_FLOAT_CODES.get(type(expressed).__name__)):
             fail(op, f"precision {op.int_attr('precision')} differs from the input type {expressed}")
+        attributes = {}
         if is_float_storage(op.y.type.get_element_type()):
             if op.int_attr("saturate") != 1:
-                fail(op, "saturate=0 (overflow to infinity or NaN) has no quant form: the cast saturates")
+                attributes["non_saturating"] = UnitAttr()
             if op.y_zero_point is not None and op.y.type.get_element_type().bitwidth == 4:
                 fail(op, "a float4 zero point turns -0 into +0 (onnx's reference adds it): no quant form")
             qtype = onnx_float_quantized_type(op, op.y, op.y_scale, expressed, op.int_attr("axis"), op.int_attr("block_size"))
         else:
             qtype = onnx_quantized_type(op, op.y, op.y_scale, op.y_zero_point, expressed,
                                         op.int_attr("axis"), op.int_attr("block_size"))
-        qcast = QuantizeCastOp(op.x, TensorType(qtype, op.x.type.get_shape()))
+        qcast = QuantizeCastOp(op.x, TensorType(qtype, op.x.type.get_shape()), attributes)
         rewriter.replace(op, [qcast, StorageCastOp(qcast.result, op.y.type)])
 
 

@@ -84,7 +84,7 @@ def pad_quantizes_to_fill(op: PadOp, operands: dict, qcast: quant.QuantizeCastOp
     stored = constant_array(operands["constant_value"])
     shape = static_shape(op.operands[0])
     values = np.full(shape, fill.reshape(()).item(), dtype=quantize_input_dtype(qcast))
-    quantized = quantize(values, element, qcast.rounding_mode, qcast.adds_zero_point_first)
+    quantized = quantize(values, element, qcast.rounding_mode, qcast.adds_zero_point_first, qcast.saturates)
     return bool(np.all(quantized == stored.reshape(())))
 
 
@@ -97,7 +97,8 @@ def quantize_before(
     qcast: quant.QuantizeCastOp, value: SSAValue, element: quant.QuantizedType
 ) -> quant.QuantizeCastOp:
     """qcast' of `value` to `element` with the qcast's rounding attributes."""
-    attributes = {name: qcast.attributes[name] for name in ("rounding", "zero_point_first") if name in qcast.attributes}
+    kept = ("rounding", "zero_point_first", "non_saturating")
+    attributes = {name: qcast.attributes[name] for name in kept if name in qcast.attributes}
     moved = quant.QuantizeCastOp(value, TensorType(element, value.type.get_shape()), attributes)
     moved.location = qcast.location
     return moved

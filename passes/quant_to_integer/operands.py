@@ -19,6 +19,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from bitfold.dialects.quant import (
     BipolarQuantizedType,
     DequantizeCastOp,
+    FloatQuantizedType,
     Granularity,
     QuantizedType,
     StorageCastOp,
@@ -71,6 +72,9 @@ def quantized_operand(op: Operation, value: SSAValue) -> Quantized:
     qtype = element_type(q.type)
     if not isinstance(q.type, TensorType):
         raise fail(op, "scalar quantized operands are not supported, only tensors")
+    if isinstance(qtype, FloatQuantizedType):
+        index = _index_of(op, value)
+        raise fail(op, f"operand {index} has float storage ({qtype}): its bits are no integers to compute on")
     stored = None
     if (integers := stored_constant(q)) is not None:
         (stored,) = q.owner.evaluate([integers])
@@ -124,10 +128,17 @@ def exact(value) -> Fraction:
     return Fraction(float(value))
 
 
+GRID_LIMIT = 2**62
+"""|R_even(v / s)| beyond this saturates in `round_to_grid`: far beyond any accumulator (i32)."""
+
+
 def round_to_grid(values: np.ndarray, scales: np.ndarray) -> np.ndarray:
     """R_even(values / scales) exactly (the doubles' exact values), as an int64 array: a real
-    value (a float bias, or an integer bias at another scale) on an accumulator's grid."""
-    quotient = np.frompyfunc(lambda v, s: round(exact(v) / exact(s)), 2, 1)
+    value (a float bias, or an integer bias at another scale) on an accumulator's grid.
+    Saturated to +-GRID_LIMIT (a value on a tiny scale, such as Brevitas' weights at a scale
+    clamped to 1e-30): every caller checks its integers against i32 and refuses such a one (the
+    op stays a float island), and sums of two saturated values still fit int64."""
+    quotient = np.frompyfunc(lambda v, s: max(-GRID_LIMIT, min(GRID_LIMIT, round(exact(v) / exact(s)))), 2, 1)
     return np.asarray(quotient(values, scales), dtype=object).astype(np.int64)
 
 

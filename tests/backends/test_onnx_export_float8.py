@@ -40,12 +40,15 @@ def run_z(model, x: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("form", [QdqForm, QcdqForm], ids=lambda f: f.name)
 @pytest.mark.parametrize("code", FLOAT8, ids=TensorProto.DataType.Name)
 @pytest.mark.parametrize("per_axis", [False, True])
-def test_round_trip_runs_like_the_source_in_onnxruntime(form, code, per_axis):
+@pytest.mark.parametrize("saturate", [1, 0])
+def test_round_trip_runs_like_the_source_in_onnxruntime(form, code, per_axis, saturate):
     x = CASES.reshape(-1, 2)
     scale = np.array([0.375, 3.0], np.float32) if per_axis else np.array(0.375, np.float32)
-    source = qdq_model(code, 1, scale, shape=list(x.shape))
+    source = qdq_model(code, saturate, scale, shape=list(x.shape))
     written = export_model(quant_form(source), form())
     assert [n.op_type for n in written.graph.node] == ["QuantizeLinear", "DequantizeLinear"]
+    (written_saturate,) = [a for a in written.graph.node[0].attribute if a.name == "saturate"]
+    assert onnx.helper.get_attribute_value(written_saturate) == saturate
     assert run_z(written, x).tobytes() == run_z(source, x).tobytes()
     again = bitfold.run(import_model(written.SerializeToString()), {"x": x})
     want = bitfold.run(import_model(source.SerializeToString()), {"x": x})

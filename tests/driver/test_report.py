@@ -179,3 +179,38 @@ def test_float_island_share_of_instructions(tmp_path, capsys):
     share = 100 * island["instructions"] / data["total"]["instructions"]
     assert capsys.readouterr().out.splitlines()[-1].endswith(
         f"{island['instructions']:,} of {data['total']['instructions']:,} instructions ({share:.1f}%)")
+
+
+def test_float8_contraction_is_a_float_island_with_8_bit_operands():
+    """A float8 QDQ Conv (models.float8_models): its operands carry 8 bits (float storage), it runs as a
+    float island."""
+    from models.float8_models import e4m3fn_conv
+
+    report = model_report(import_model(e4m3fn_conv().SerializeToString()))
+    (conv,) = [row for row in report.layers if row.op == "Conv"]
+    assert conv.float_island and conv.weight_bits == 8 and conv.activation_bits == 8
+    assert conv.bops == conv.macs * 64
+
+
+@pytest.mark.slow  # two LLVM compilations and two qemu runs
+def test_vector_target_layers_add_up_to_one_call(tmp_path):
+    """On rv64imv (LLVM) the layer labels are inline-asm markers (backends/llvm/layer_labels.py): the
+    per-layer counts and the entry and exit add up to one call's count of the labelled code, which is
+    within 1% of the unlabelled code's (the markers only keep loads and stores on their side); the
+    float first Conv is the float island and the larger part."""
+    import onnx
+
+    from models.float_islands import float_first_conv, inputs
+
+    require_tools("qemu-riscv64", "mlir-opt-22", "mlir-translate-22", "clang-22")
+    path = tmp_path / "float_first_conv.onnx"
+    onnx.save(float_first_conv(), path)
+    report = model_report(import_model(path), "rv64imv", [inputs("float_first_conv")])
+    assert sum(row.instructions for row in report.layers) + report.total["entry_and_exit_instructions"] == \
+        report.total["instructions"]
+    compiled = compile_model(import_model(path), "rv64imv")
+    unlabelled = compiled.count_qemu(compiled.quantize(inputs("float_first_conv")), tmp_path / "plain").instructions
+    assert abs(report.total["instructions"] - unlabelled) <= unlabelled / 100
+    (island,) = [row for row in report.layers if row.float_island]
+    assert island.name == "float_conv" and report.total["float_instructions"] == island.instructions
+    assert island.instructions > report.total["instructions"] / 2

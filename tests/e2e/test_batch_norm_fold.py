@@ -21,6 +21,7 @@ import pytest
 from models.float_models import IR_VERSION
 from models.runners import run_onnxruntime, run_qonnx
 from onnx import TensorProto, helper, numpy_helper
+from xdsl.utils.exceptions import PassFailedException
 
 import bitfold
 from bitfold.load import full_context, load_module
@@ -260,6 +261,30 @@ def test_dead_channel_at_a_clamped_scale_is_exact(contraction, form, tmp_path):
     channel_axis = 1
     assert np.all(np.take(expected, dead, axis=channel_axis) == 3 * np.float32(fixture.s_y))
     np.testing.assert_array_equal(_integer_output(path, inputs, integer_only=True), expected)
+
+
+@pytest.mark.parametrize("contraction", CONTRACTIONS)
+@pytest.mark.parametrize("form", ["qcdq", "qonnx"])
+def test_live_channel_at_a_tiny_scale_becomes_a_float_island(contraction, form, tmp_path):
+    """A channel with nonzero weights at a scale of 1e-30 (a clamped scale left on live weights):
+    r[c] on the accumulator's grid |a[c]| s_x 1e-30 is an integer beyond int64, which no i32
+    accumulator holds (`operands.round_to_grid` saturates, the bound check refuses): the
+    contraction stays a float island, no exception; within the float-island bound (1 output
+    step) of the oracle, and `integer-only` refuses it (the accumulator bound)."""
+    fixture = _fixture(contraction, exact=True)
+    tiny = 2
+    s_w, beta = fixture.s_w.copy(), fixture.beta.copy()
+    s_w[tiny], beta[tiny] = float(np.float32(1e-30)), 3 * fixture.s_y
+    fixture = replace(fixture, s_w=s_w, beta=beta)
+    assert np.any(fixture.weights[tiny] != 0)
+    path = tmp_path / f"{form}.onnx"
+    onnx.save(qcdq_model(fixture) if form == "qcdq" else qonnx_model(fixture), path)
+    inputs = _input(fixture, 0)
+    expected = (run_onnxruntime if form == "qcdq" else run_qonnx)(path, inputs)["y"]
+    steps = np.abs(_integer_output(path, inputs).astype(np.float64) - expected) / fixture.s_y
+    assert steps.max() <= 1 + 1e-6
+    with pytest.raises(PassFailedException, match="beyond an i32 accumulator"):
+        _integer_output(path, inputs, integer_only=True)
 
 
 @pytest.mark.parametrize("coarse", [False, True], ids=["fine", "coarse"])

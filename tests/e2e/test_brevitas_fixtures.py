@@ -11,6 +11,10 @@ graph output), which itself computes PyTorch's output under its form's oracle:
 - `onnx-to-integer` run by bitfold's interpreter, and the model compiled for rv32im and rv64im and
   run under qemu, give outputs within one output quantization step of PyTorch; qemu's integers
   equal bit for bit those of bitfold-run on the compiled integer IR.
+- the networks with an unrequantized layer (`brevitas.float_island_names()`) compile with float
+  islands (bitfold-report flags a float layer) and run under qemu on rv32im / rv64im (soft float),
+  rv32imf (F) and rv64imv (LLVM) too, bit-exact to bitfold-run and within the float-island bound of
+  docs/float-islands.md (one output step) of PyTorch.
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ import subprocess
 
 import numpy as np
 import pytest
+from conftest import require_tools
 from models import brevitas
 from models.runners import qonnx_ir_version_shim, run_onnxruntime, run_qonnx
 from xdsl.transforms.canonicalize import CanonicalizePass
 
 import bitfold
+from bitfold.backends.llvm import VECTOR_TARGETS
 from bitfold.backends.onnx import ExportError, export_model
 from bitfold.backends.onnx.qcdq import QcdqForm
 from bitfold.backends.onnx.qdq import QdqForm
@@ -34,11 +40,15 @@ from bitfold.frontends.onnx import import_model
 from bitfold.load import full_context, load_module
 from bitfold.passes.onnx_to_quant import OnnxToQuantPass
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
+from bitfold.report import model_report
 from bitfold.riscv import CompiledModel, compile_model
 
 FORMS = {"qdq": (QdqForm, run_onnxruntime), "qcdq": (QcdqForm, run_onnxruntime),
          "qonnx": (QonnxForm, run_qonnx), "qop": (QopForm, run_onnxruntime)}
 TARGETS = ("rv32im", "rv64im")
+FLOAT_TARGETS = ("rv32imf", "rv64imv")
+"""The float-island networks also compile for hardware F and, through LLVM, for RVV."""
+LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")
 
 RELATIVE = 1e-5
 """bitfold-run against PyTorch. Every output is dequantized by a quantizer, so the values are
@@ -64,9 +74,9 @@ def refusal(name: str, form: str) -> str | None:
     return None
 
 
-def _integer_cases(*targets: str) -> list:
+def _integer_cases(*targets: str, names: list[str] | None = None) -> list:
     cases = []
-    for name in brevitas.names():
+    for name in brevitas.names() if names is None else names:
         for target in targets or (None,):
             cases.append(pytest.param(name, *([target] if target else []), id=f"{name}-{target}" if target else name))
     return cases
@@ -143,9 +153,19 @@ def compiled(name: str, target: str) -> CompiledModel:
     return compile_model(load_module(str(brevitas.path(name))), target)
 
 
-@pytest.mark.slow  # about a minute for the 78 compilations (the rest of the file: about 20 s)
-@pytest.mark.parametrize(("name", "target"), _integer_cases(*TARGETS))
+@pytest.mark.parametrize("name", brevitas.float_island_names())
+def test_unrequantized_layers_become_float_islands(name):
+    """No refusal: the layer on the float (unrequantized) value is a float island, the rest integer."""
+    islands = [row.float_island for row in model_report(load_module(str(brevitas.path(name)))).layers]
+    assert any(islands) and not all(islands), islands
+
+
+@pytest.mark.slow  # about a minute for the 90 compilations (the rest of the file: about 20 s)
+@pytest.mark.parametrize(("name", "target"), _integer_cases(*TARGETS) +
+                         _integer_cases(*FLOAT_TARGETS, names=brevitas.float_island_names()))
 def test_qemu_equals_bitfold_run_and_pytorch(name, target, tmp_path):
+    if target in VECTOR_TARGETS:
+        require_tools(*LLVM_TOOLS)
     model = compiled(name, target)
     stored = model.quantize(brevitas.inputs(name))
     (got,) = model.run_qemu(stored, tmp_path)

@@ -18,8 +18,6 @@ saved once per process to a temporary directory), `inputs(name)` (seeded normal 
 
 from __future__ import annotations
 
-import functools
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +25,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from .float_models import DEFAULT_OPSET, IR_VERSION
+from .saved_models import saved
 
 U8_STEP = 1 / 255
 
@@ -156,17 +155,9 @@ def macs(name: str) -> int:
     return MACS[name]
 
 
-@functools.cache
-def _directory() -> tempfile.TemporaryDirectory:
-    return tempfile.TemporaryDirectory(prefix="float-islands-")
-
-
 def path(name: str) -> Path:
     """The model `name` saved as ONNX (once per process; the directory goes when the process ends)."""
-    saved = Path(_directory().name) / f"{name}.onnx"
-    if not saved.exists():
-        onnx.save(FLOAT_ISLAND_MODELS[name](), saved)
-    return saved
+    return saved(name, FLOAT_ISLAND_MODELS[name])
 
 
 def inputs(name: str, seed: int = 0) -> dict[str, np.ndarray]:

@@ -20,9 +20,9 @@ LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")
 TARGETS = [("rv32im", "bitfold"), ("rv64imv", "llvm")]
 
 
-def requantization(first: tuple[int, float], second: tuple[int, float]) -> onnx.ModelProto:
+def requantization(first: tuple[int, float], second: tuple[int, float], saturate: int = 1) -> onnx.ModelProto:
     """x -> QuantizeLinear(first) -> DequantizeLinear -> QuantizeLinear(second) -> DequantizeLinear -> z, each
-    (type, scale), float types without a zero point (`output_dtype`, opset 23)."""
+    (type, scale), float types without a zero point (`output_dtype`, opset 23), `saturate` on both."""
     nodes, initializers, previous = [], [], "x"
     for index, (code, scale) in enumerate([first, second]):
         initializers.append(onnx.numpy_helper.from_array(np.array(scale, np.float32), f"s{index}"))
@@ -32,7 +32,8 @@ def requantization(first: tuple[int, float], second: tuple[int, float]) -> onnx.
             nodes.append(helper.make_node("QuantizeLinear", q_inputs, [f"q{index}"]))
         else:
             q_inputs = [previous, f"s{index}"]
-            nodes.append(helper.make_node("QuantizeLinear", q_inputs, [f"q{index}"], output_dtype=code))
+            nodes.append(helper.make_node("QuantizeLinear", q_inputs, [f"q{index}"], output_dtype=code,
+                                          saturate=saturate))
         nodes.append(helper.make_node("DequantizeLinear", [f"q{index}", *q_inputs[1:]], [f"d{index}"]))
         previous = f"d{index}"
     graph = helper.make_graph(nodes, "requantization", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16, 16])],
@@ -47,6 +48,7 @@ MODELS = {
     "e5m2_to_uint8": requantization((TensorProto.FLOAT8E5M2, 0.01), (TensorProto.UINT8, 0.25)),
     "int8_to_e4m3fnuz": requantization((TensorProto.INT8, 0.1), (TensorProto.FLOAT8E4M3FNUZ, 0.003)),
     "e2m1_to_int8": requantization((TensorProto.FLOAT4E2M1, 0.5), (TensorProto.INT8, 0.125)),
+    "e5m2_to_e4m3fn_non_saturating": requantization((TensorProto.FLOAT8E5M2, 0.01), (TensorProto.FLOAT8E4M3FN, 0.5), 0),
 }
 
 

@@ -9,6 +9,10 @@ manifest.json records the versions). A fixture is a network in one exported form
     <net>.qcdq-int   the QCDQ export without its final DequantizeLinear: the graph output is the
                      quantized integer tensor
 
+`float_island_names()` are the networks with a layer whose output Brevitas leaves unrequantized (a
+QuantConv2d with `return_quant_tensor=False` before a QuantLinear on its float output; QuantSigmoid /
+QuantTanh on a conv's 32-bit accumulator): they compile with float islands.
+
 Every network ends in a per-tensor output quantizer: `expected(name)` is the dequantized output
 PyTorch computed (for a `qcdq-int` fixture: the integers, `QuantTensor.int()`), `step(name)` the
 output's quantization step in the units of `expected(name)` (1 for integers).
@@ -57,6 +61,12 @@ def names() -> list[str]:
     return [f"{network}.{form}" for network, entry in manifest()["networks"].items() for form in entry["forms"]]
 
 
+def float_island_names() -> list[str]:
+    """The fixtures of the networks with a float island (a layer left unrequantized, an activation
+    on an accumulator): part of them compiles as float (docs/float-islands.md)."""
+    return [name for name in names() if _entry(name)["float_island"]]
+
+
 def _form(name: str) -> dict:
     return _entry(name)["forms"][form_of(name)]
 
@@ -79,6 +89,14 @@ def expected(name: str) -> np.ndarray:
     """PyTorch's output for `inputs(name)`: float, or the output integers for a `qcdq-int` fixture."""
     entry = _entry(name)
     return np.load(FIXTURES / entry["output_int" if form_of(name) == INTEGER_FORM else "output"])
+
+
+def macs(name: str) -> int:
+    """Multiply-accumulates of one inference of the batch (bitfold-report's layer costs)."""
+    from bitfold.load import load_module
+    from bitfold.report import model_report
+
+    return int(model_report(load_module(str(path(name)))).total["macs"])
 
 
 def step(name: str) -> float:

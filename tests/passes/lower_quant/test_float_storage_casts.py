@@ -19,9 +19,9 @@ TYPES = [TensorProto.FLOAT8E4M3FN, TensorProto.FLOAT8E4M3FNUZ, TensorProto.FLOAT
          TensorProto.FLOAT4E2M1]
 
 
-def dequantized_model(code: int, scale: np.ndarray, shape) -> onnx.ModelProto:
+def dequantized_model(code: int, scale: np.ndarray, shape, saturate: int = 1) -> onnx.ModelProto:
     """qdq_model with only the dequantized output; float4 without a zero point (`output_dtype`)."""
-    model = qdq_model(code, 1, scale, shape=shape)
+    model = qdq_model(code, saturate, scale, shape=shape)
     model.graph.output.pop(0)
     if code == TensorProto.FLOAT4E2M1:
         for node in model.graph.node:
@@ -32,10 +32,12 @@ def dequantized_model(code: int, scale: np.ndarray, shape) -> onnx.ModelProto:
 
 @pytest.mark.parametrize("code", TYPES, ids=TensorProto.DataType.Name)
 @pytest.mark.parametrize("per_axis", [False, True])
-def test_integer_ir_computes_what_the_model_computes(code, per_axis):
+@pytest.mark.parametrize("saturate", [1, 0])
+def test_integer_ir_computes_what_the_model_computes(code, per_axis, saturate):
+    """saturate = 0: overflow (infinities included) to the format's infinity or NaN code."""
     x = CASES.reshape(-1, 2)
     scale = np.array([0.375, 3.0], np.float32) if per_axis else np.array(0.375, np.float32)
-    model = dequantized_model(code, scale, list(x.shape))
+    model = dequantized_model(code, scale, list(x.shape), saturate)
     want = bitfold.run(import_model(model.SerializeToString()), {"x": x})["z"]
     module = import_model(model.SerializeToString())
     OnnxToIntegerPipeline().apply(Context(), module)

@@ -31,17 +31,18 @@ def before_and_after(model, x: np.ndarray):
 
 @pytest.mark.parametrize("code", FLOAT8, ids=TensorProto.DataType.Name)
 @pytest.mark.parametrize("axis", [None, 1])
-def test_quant_form_computes_what_the_model_computes(code, axis):
+@pytest.mark.parametrize("saturate", [1, 0])
+def test_quant_form_computes_what_the_model_computes(code, axis, saturate):
+    """saturate = 0 (overflow to the format's infinity or NaN) is a `non_saturating` qcast."""
     x = CASES.reshape(-1, 2)
     scale = np.array(0.375, np.float32) if axis is None else np.array([0.375, 3.0], np.float32)
-    before, after = before_and_after(qdq_model(code, 1, scale, shape=list(x.shape)), x)
+    before, after = before_and_after(qdq_model(code, saturate, scale, shape=list(x.shape)), x)
     for name in before:
         assert after[name].dtype == before[name].dtype
         assert after[name].tobytes() == before[name].tobytes(), name
 
 
 @pytest.mark.parametrize(("code", "saturate", "message"), [
-    (TensorProto.FLOAT8E4M3FN, 0, "saturate=0 (overflow to infinity or NaN) has no quant form"),
     (TensorProto.FLOAT4E2M1, 1, "a float4 zero point turns -0 into +0"),
 ])  # fmt: skip
 def test_forms_without_a_quant_type_are_refused(code, saturate, message):
