@@ -524,8 +524,8 @@ class OnnxFloatToLinalgPass(ModulePass):
 
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
                     LowerReduceMinMax(), LowerSoftmax(), LowerFloatQuant(), LowerLayerNorm(),
-                    LowerDynamicQuantizeLinear(), LowerMatMulInteger(), LowerConvInteger(), LowerIntegerCast(), DecomposeRecurrent(),
-                    EraseUnusedOnnxOp()]  # fmt: skip
+                    LowerDynamicQuantizeLinear(), LowerMatMulInteger(), LowerConvInteger(), LowerIntegerCast(),
+                    DecomposeRecurrent(), EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)
