@@ -1,0 +1,2 @@
+"""bitfold-quantize's calibration: batched observation of a float model's values
+(`batched`), the progress line (`progress`)."""
