@@ -17,12 +17,15 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from bitfold.calibration.bias_correction import correct_biases, observed_channel_means
 from bitfold.calibration.observe import observe_values
+from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.quant_semantics import dequantize, quantize
 from bitfold.interpreter import entry_function
 from bitfold.load import full_context
-from bitfold.passes.calibration.calibrated_to_uniform import CalibratedToUniformPass
+from bitfold.passes.calibration.calibrated_to_uniform import CalibratedToUniformPass, weight_axis
 from bitfold.passes.calibration.points import annotate_calibration, quantization_points, range_source
-from bitfold.passes.calibration.schemes import Scheme, activation_type
+from bitfold.passes.calibration.schemes import Scheme, activation_type, weight_type
 from bitfold.passes.calibration.statistics import calibrated_range
 
 
@@ -37,7 +40,14 @@ class QuantizeOptions:
 
     def uniform_pass(self) -> CalibratedToUniformPass:
         return CalibratedToUniformPass(self.activation_bits, self.weight_bits, self.per_channel, self.symmetric,
-                                       self.power_of_two)
+                                       self.power_of_two, clip_weights=self.method == "mse")
+
+    def quantized_weights(self, op: OnnxOp, weights: np.ndarray) -> np.ndarray:
+        """The dequantized weights `calibrated-to-uniform` will store for `op`'s `weights`."""
+        axis = weight_axis(op, weights.ndim) if self.per_channel else None
+        wtype = weight_type(weights, Scheme(self.weight_bits, True, self.power_of_two), axis,
+                            op.operands[1].type.element_type, clip=self.method == "mse")
+        return dequantize(quantize(weights, wtype), wtype)
 
 
 def observe_points(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], batch: bool = True,
@@ -57,7 +67,8 @@ def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]
     function = entry_function(module)
     points = quantization_points(function)
     ranges = []
-    for point, values in zip(points, observe_points(module, samples, batch, options.method == "minmax"), strict=True):
+    observed = observe_points(module, samples, batch, options.method == "minmax")
+    for point, values in zip(points, observed, strict=True):
         expressed = point.type.element_type
 
         def type_for(low: float, high: float, expressed=expressed):
@@ -67,6 +78,9 @@ def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]
     for i, point in enumerate(points):
         if (source := range_source(point, points)) is not None:
             ranges[i] = ranges[points.index(source)]
+    if options.method == "mse":
+        correct_biases(function, observed_channel_means(dict(zip(points, observed, strict=True))),
+                       options.quantized_weights)
     annotate_calibration(function, points, ranges)
 
 
