@@ -5,8 +5,10 @@ canonical quant form out.
 
 1. `quantization_points` of the entry function (bitfold.passes.calibration.points);
 2. a copy of the model returns every point's value; bitfold's interpreter runs it on chunks of
-   samples at once (`bitfold.calibration.observe`) and the method (`statistics.calibrated_range`) turns what each point took
-   into a range (an average pool keeps its input's: `range_source`);
+   samples at once (`bitfold.calibration.observe`) and the method
+   (`statistics.calibrated_range`) turns what each point took into a range (an average pool
+   keeps its input's: `range_source`); `mse` also corrects the biases for the weights' error
+   (`bitfold.calibration.bias_correction`);
 3. `annotate_calibration` records the ranges as `!quant.calibrated` types (`calibrate_model`
    stops here);
 4. `calibrated-to-uniform` chooses the uniform types and quantizes weights and biases."""
@@ -74,7 +76,7 @@ def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]
         def type_for(low: float, high: float, expressed=expressed):
             return activation_type(low, high, scheme, expressed)
 
-        ranges.append(calibrated_range(values, options.method, options.symmetric, type_for))
+        ranges.append(calibrated_range(values, options.method, type_for))
     for i, point in enumerate(points):
         if (source := range_source(point, points)) is not None:
             ranges[i] = ranges[points.index(source)]

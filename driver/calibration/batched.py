@@ -6,16 +6,16 @@ samples stacked along the batch axis instead of one call per sample.
 
 A model batches when every value computed from an input (the *batch-carrying* values) has a
 leading axis of the inputs' size B (the model's own batch, usually 1) and no op mixes elements
-along that axis: in the copy, those values' leading axis becomes `count * B`, and the interpreter's shape check of every op result (against the
-copy's types) refuses an op that does not keep the samples apart (a Reshape to [1, -1], a Concat
-or Slice along axis 0, a Transpose that moves it; where a result's leading axis is not B, the
-model does not batch). Ops that keep the shape but mix along axis 0
-are refused before running: an `axis`/`axes` attribute naming axis 0 (Softmax, CumSum,
-LpNormalization, ...) and MeanVarianceNormalization (its default axes include 0). Each op computes
-row by row what it computes on one sample; the float64 accumulation of a contraction may be summed
-in another order by the matrix library for another batch size, so a value may differ from the
-per-sample run in its last float32 bit (the calibration tests compare with the per-sample
-interpreter within that)."""
+along that axis: in the copy, those values' leading axis becomes `count * B`, and the
+interpreter's shape check of every op result (against the copy's types) refuses an op that does
+not keep the samples apart (a Reshape to [1, -1], a Concat or Slice along axis 0, a Transpose that
+moves it). Where a result's leading axis is not B, the model does not batch. Ops that keep the
+shape but mix along axis 0 are refused before running: an `axis`/`axes` attribute naming axis 0
+(Softmax, CumSum, LpNormalization, ...) and MeanVarianceNormalization (its default axes include
+0). Each op computes row by row what it computes on one sample; the float64 accumulation of a
+contraction may be summed in another order by the matrix library for another batch size, so a
+value may differ from the per-sample run in its last float32 bit (the calibration tests compare
+with the per-sample interpreter within that)."""
 
 from collections.abc import Mapping, Sequence
 

@@ -1,6 +1,6 @@
 """The values a float model's chosen values take on calibration samples, computed by bitfold's
-interpreter in chunks of samples at once (`batched`), or one sample at a time (`bitfold.interpreter.run`)
-where the model does not batch.
+interpreter in chunks of samples at once (`batched`), or one sample at a time
+(`bitfold.interpreter.run`) where the model does not batch.
 
     observe_values(module, values, samples) -> one float64 array per value: what it took on every
     sample, flattened in sample order (the order of concatenating the per-sample arrays)
@@ -8,8 +8,9 @@ where the model does not batch.
     that MinMax needs, without holding every value)
 
 A model whose batched copy fails to verify or to run (an op whose result shape does not follow
-the batch) is run one sample at a time. Chunks hold at most `CHUNK_ELEMENTS` elements of batch-carrying values (about 128 MiB in float64),
-so memory does not grow with the chunk while thousands of samples go through."""
+the batch) is run one sample at a time. Chunks hold at most `CHUNK_ELEMENTS` elements of
+batch-carrying values (about 128 MiB in float64), so a run's memory does not grow with the
+number of samples."""
 
 from collections.abc import Mapping, Sequence
 
@@ -84,8 +85,9 @@ def observe_values(module: ModuleOp, values: Sequence[SSAValue], samples: Sequen
     progress = Progress(len(samples))
     parts: list[list[np.ndarray]] = [[] for _ in names]
     for chunk in _chunks(len(samples), size):
-        for part, taken in zip(parts, _run_chunk(observed, [samples[i] for i in chunk], names, extremes_only), strict=True):
-            part.append(taken)
+        taken = _run_chunk(observed, [samples[i] for i in chunk], names, extremes_only)
+        for part, values in zip(parts, taken, strict=True):
+            part.append(values)
         progress.update(len(chunk))
     progress.close()
     if extremes_only:

@@ -45,7 +45,7 @@ def _mse_range(values: np.ndarray, type_for: Callable[[float, float], QuantizedT
     return low * float(best), high * float(best)
 
 
-def calibrated_range(values: np.ndarray, method: str, symmetric: bool,
+def calibrated_range(values: np.ndarray, method: str,
                      type_for: Callable[[float, float], QuantizedType]) -> tuple[float, float]:
     """The range [lo, hi] a point quantizes for `values` by `method` (module docstring);
     `type_for(lo, hi)` is the scheme's type for a range (used by `mse`)."""

@@ -58,7 +58,7 @@ def test_percentile_ranges_are_onnxruntimes(name, tmp_path):
     for point, values in zip(points, observe_points(module, samples), strict=True):
         if point.name_hint not in expected:
             continue
-        low, high = calibrated_range(values, "percentile", False, None)
+        low, high = calibrated_range(values, "percentile", None)
         np.testing.assert_allclose((low, high), expected[point.name_hint], rtol=1e-6, atol=1e-7,
                                    err_msg=point.name_hint)
         compared += 1
