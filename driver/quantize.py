@@ -3,6 +3,8 @@ canonical quant form out.
 
     quantized = quantize_model(module, samples, QuantizeOptions(activation_bits=8, per_channel=True))
 
+0. with `equalize`, cross-layer equalization of consecutive convolutions
+   (`bitfold.calibration.equalization`);
 1. `quantization_points` of the entry function (bitfold.passes.calibration.points);
 2. a copy of the model returns every point's value; bitfold's interpreter runs it on chunks of
    samples at once (`bitfold.calibration.observe`) and the method
@@ -20,6 +22,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.calibration.bias_correction import correct_biases, observed_channel_means
+from bitfold.calibration.equalization import equalize_convolutions
 from bitfold.calibration.observe import observe_values
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.quant_semantics import dequantize, quantize
@@ -39,6 +42,7 @@ class QuantizeOptions:
     symmetric: bool = False
     power_of_two: bool = False
     method: str = "minmax"
+    equalize: bool = False
 
     def uniform_pass(self) -> CalibratedToUniformPass:
         return CalibratedToUniformPass(self.activation_bits, self.weight_bits, self.per_channel, self.symmetric,
@@ -67,6 +71,8 @@ def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]
         raise ValueError("calibration needs at least one sample")
     scheme = Scheme(options.activation_bits, options.symmetric, options.power_of_two)
     function = entry_function(module)
+    if options.equalize:
+        equalize_convolutions(function)
     points = quantization_points(function)
     ranges = []
     observed = observe_points(module, samples, batch, options.method == "minmax")

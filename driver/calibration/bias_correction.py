@@ -19,11 +19,10 @@ from collections.abc import Callable, Mapping
 import numpy as np
 from xdsl.dialects import func
 from xdsl.ir import SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
 
+from bitfold.calibration.constants import replace_constant_operand
 from bitfold.dialects.onnx.base import OnnxOp
-from bitfold.dialects.onnx.constant import ConstantOp, constant_array
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp
 
 
@@ -55,13 +54,7 @@ def correct_biases(function: func.FuncOp, input_means: Callable[[SSAValue], np.n
         correction = _correction(op, delta, mean)
         if correction is None or correction.shape != bias.shape:
             continue
-        value = dense_attr((bias - correction).astype(bias.dtype), op.operands[2].type.element_type)
-        corrected = ConstantOp.create(attributes={"value": value}, result_types=[op.operands[2].type])
-        Rewriter.insert_op(corrected, InsertPoint.before(op))
-        old = op.operands[2].owner
-        op.operands[2] = corrected.results[0]
-        if not old.results[0].uses:
-            Rewriter.erase_op(old)
+        replace_constant_operand(op, 2, (bias - correction).astype(bias.dtype))
 
 
 ORDER_KEEPING = ("onnx.Reshape", "onnx.Flatten", "onnx.Squeeze", "onnx.Unsqueeze")
