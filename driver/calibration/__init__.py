@@ -1,2 +1,4 @@
-"""bitfold-quantize's calibration: batched observation of a float model's values
-(`batched`), the progress line (`progress`)."""
+"""bitfold-quantize's calibration (docs/calibration.md): the model run on chunks of samples
+(`batched`, `observe`), the progress line (`progress`), cross-layer equalization
+(`equalization`) and bias correction (`bias_correction`) of the float model's constants
+(`constants`)."""
