@@ -1,6 +1,7 @@
 """bitfold-quantize beside onnxruntime's quantize_static: SQNR of the outputs against the float model.
 
     python bench/quantize_sqnr.py [--samples 16] [--tests 8] [--method minmax|percentile|mse]
+    python bench/quantize_sqnr.py --compare-methods [--samples 64] [--tests 64]
 
 For each MLPerf Tiny architecture (tests/models/mlperf_tiny/architectures.py, seeded weights), the
 same calibration samples (seeded normal inputs) go to onnxruntime's `quantize_static` (QDQ, u8
@@ -9,9 +10,16 @@ per channel); both quantized models run on other seeded inputs (onnxruntime, ORT
 ORT's model; bitfold-run and onnxruntime for bitfold's QDQ export), and the table gives
 SQNR = 10 log10(sum f^2 / sum (f - q)^2) in dB over all test outputs; the last column compiles
 bitfold's model for rv32im and runs the first test input under qemu against bitfold-run on the
-integer IR."""
+integer IR.
+
+`--compare-methods` gives instead one row per network and weight width (w8a8, w4a8; per channel,
+activations u8): the SQNR of bitfold-quantize with each `--method` (outputs by bitfold-run, a chunk
+of test inputs per run) beside onnxruntime's quantize_static with MinMax, Percentile and Entropy
+(w8a8 only)."""
 
 import argparse
+import contextlib
+import io
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +34,7 @@ from models.mlperf_tiny.architectures import BUILDERS, random_input
 from models.runners import run_onnxruntime
 
 from bitfold.backends.onnx import export_model
+from bitfold.calibration.batched import batched_module, stacked
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import run
@@ -61,12 +70,52 @@ def ort_quantized(float_path: Path, samples: list[np.ndarray], method: str, out:
     return out
 
 
+def batched_outputs(module, tests: list[np.ndarray]) -> np.ndarray:
+    """The model's first output on every test input, by one interpreter run."""
+    return next(iter(run(batched_module(module, len(tests)), stacked([{"input": t} for t in tests])).values()))
+
+
+def compare_methods(samples: int, tests_count: int) -> None:
+    methods = sorted(ORT_METHODS)
+    print("| network | bits | " + " | ".join(f"bitfold {m} (dB)" for m in methods) + " | "
+          + " | ".join(f"onnxruntime {ORT_METHODS[m]} (dB)" for m in methods) + " |")
+    print("| --- | --- |" + " ---: |" * (2 * len(methods)))
+    with tempfile.TemporaryDirectory() as workdir:
+        for network in sorted(BUILDERS):
+            float_path = Path(workdir) / f"{network}.onnx"
+            onnx.save(BUILDERS[network](), float_path)
+            calibration = [random_input(network, seed) for seed in range(samples)]
+            tests = [random_input(network, 1000 + seed) for seed in range(tests_count)]
+            reference = batched_outputs(import_model(float_path), tests)
+            for weights in (8, 4):
+                ours = []
+                for method in methods:
+                    module = import_model(float_path)
+                    quantize_model(module, [{"input": s} for s in calibration],
+                                   QuantizeOptions(weight_bits=weights, per_channel=True, method=method))
+                    ours.append(f"{sqnr(reference, batched_outputs(module, tests)):.2f}")
+                theirs = ["-"] * len(methods)
+                if weights == 8:
+                    for i, method in enumerate(methods):
+                        with contextlib.redirect_stdout(io.StringIO()):  # its histogram calibrators print
+                            path = ort_quantized(float_path, calibration, method,
+                                                 Path(workdir) / f"{network}.{method}.onnx")
+                        out = np.concatenate([next(iter(run_onnxruntime(path, {"input": t}).values())) for t in tests])
+                        theirs[i] = f"{sqnr(reference, out):.2f}"
+                print(f"| {network} | w{weights}a8 | " + " | ".join(ours) + " | " + " | ".join(theirs) + " |",
+                      flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--tests", type=int, default=128)
     parser.add_argument("--method", choices=sorted(ORT_METHODS), default="minmax")
+    parser.add_argument("--compare-methods", action="store_true", help="every method side by side, w8a8 and w4a8")
     options = parser.parse_args()
+    if options.compare_methods:
+        compare_methods(options.samples, options.tests)
+        return
     print("| network | onnxruntime quantize_static (dB) | bitfold-quantize (dB) | bitfold QDQ in onnxruntime (dB) "
           "| rv32im under qemu |")
     print("| --- | ---: | ---: | ---: | --- |")

@@ -3,10 +3,14 @@ canonical quant form out.
 
     quantized = quantize_model(module, samples, QuantizeOptions(activation_bits=8, per_channel=True))
 
+0. with `equalize`, cross-layer equalization of consecutive convolutions
+   (`bitfold.calibration.equalization`);
 1. `quantization_points` of the entry function (bitfold.passes.calibration.points);
-2. a copy of the model returns every point's value (`append_results`); bitfold's interpreter runs
-   it on each sample and the method (`statistics.calibrated_range`) turns what each point took
-   into a range (an average pool keeps its input's: `range_source`);
+2. a copy of the model returns every point's value; bitfold's interpreter runs it on chunks of
+   samples at once (`bitfold.calibration.observe`) and the method
+   (`statistics.calibrated_range`) turns what each point took into a range (an average pool
+   keeps its input's: `range_source`); `mse` also corrects the biases for the weights' error
+   (`bitfold.calibration.bias_correction`);
 3. `annotate_calibration` records the ranges as `!quant.calibrated` types (`calibrate_model`
    stops here);
 4. `calibrated-to-uniform` chooses the uniform types and quantizes weights and biases."""
@@ -17,15 +21,17 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from bitfold.interpreter import entry_function, run_on_samples
+from bitfold.calibration.bias_correction import correct_biases, observed_channel_means
+from bitfold.calibration.equalization import equalize_convolutions
+from bitfold.calibration.observe import observe_values
+from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.quant_semantics import dequantize, quantize
+from bitfold.interpreter import entry_function
 from bitfold.load import full_context
-from bitfold.passes.calibration.calibrated_to_uniform import CalibratedToUniformPass
+from bitfold.passes.calibration.calibrated_to_uniform import CalibratedToUniformPass, weight_axis
 from bitfold.passes.calibration.points import annotate_calibration, quantization_points, range_source
-from bitfold.passes.calibration.schemes import Scheme, activation_type
+from bitfold.passes.calibration.schemes import Scheme, activation_type, weight_type
 from bitfold.passes.calibration.statistics import calibrated_range
-from bitfold.passes.observed_values import append_results
-
-OBSERVED_PREFIX = "calibration_point"
 
 
 @dataclass(frozen=True)
@@ -36,42 +42,58 @@ class QuantizeOptions:
     symmetric: bool = False
     power_of_two: bool = False
     method: str = "minmax"
+    equalize: bool = False
 
     def uniform_pass(self) -> CalibratedToUniformPass:
         return CalibratedToUniformPass(self.activation_bits, self.weight_bits, self.per_channel, self.symmetric,
-                                       self.power_of_two)
+                                       self.power_of_two, clip_weights=self.method == "mse")
+
+    def quantized_weights(self, op: OnnxOp, weights: np.ndarray) -> np.ndarray:
+        """The dequantized weights `calibrated-to-uniform` will store for `op`'s `weights`."""
+        axis = weight_axis(op, weights.ndim) if self.per_channel else None
+        wtype = weight_type(weights, Scheme(self.weight_bits, True, self.power_of_two), axis,
+                            op.operands[1].type.element_type, clip=self.method == "mse")
+        return dequantize(quantize(weights, wtype), wtype)
 
 
-def observe_points(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]]) -> list[np.ndarray]:
-    """The values every quantization point of `module` took, each flattened over all samples."""
-    observed = module.clone()
-    function = entry_function(observed)
-    names = append_results(function, quantization_points(function), OBSERVED_PREFIX)
-    return [values.ravel() for values in run_on_samples(observed, samples, names)]
+def observe_points(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], batch: bool = True,
+                   extremes_only: bool = False) -> list[np.ndarray]:
+    """The values every quantization point of `module` took, each flattened over all samples, or
+    their [min, max] (`extremes_only`; `batch=False`: one interpreter run a sample)."""
+    return observe_values(module, quantization_points(entry_function(module)), samples, batch, extremes_only)
 
 
-def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions) -> None:
-    """Record calibration statistics in `module` (steps 1-3 of the module docstring)."""
+def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions,
+                    batch: bool = True) -> None:
+    """Record calibration statistics in `module` (steps 1-3 of the module docstring); `batch=False`
+    observes one sample a run."""
     if not samples:
         raise ValueError("calibration needs at least one sample")
     scheme = Scheme(options.activation_bits, options.symmetric, options.power_of_two)
     function = entry_function(module)
+    if options.equalize:
+        equalize_convolutions(function)
     points = quantization_points(function)
     ranges = []
-    for point, values in zip(points, observe_points(module, samples), strict=True):
+    observed = observe_points(module, samples, batch, options.method == "minmax")
+    for point, values in zip(points, observed, strict=True):
         expressed = point.type.element_type
 
         def type_for(low: float, high: float, expressed=expressed):
             return activation_type(low, high, scheme, expressed)
 
-        ranges.append(calibrated_range(values, options.method, options.symmetric, type_for))
+        ranges.append(calibrated_range(values, options.method, type_for))
     for i, point in enumerate(points):
         if (source := range_source(point, points)) is not None:
             ranges[i] = ranges[points.index(source)]
+    if options.method == "mse":
+        correct_biases(function, observed_channel_means(dict(zip(points, observed, strict=True))),
+                       options.quantized_weights)
     annotate_calibration(function, points, ranges)
 
 
-def quantize_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions) -> None:
+def quantize_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions,
+                   batch: bool = True) -> None:
     """Quantize the float `module` in place into the canonical quant form (module docstring)."""
-    calibrate_model(module, samples, options)
+    calibrate_model(module, samples, options, batch)
     options.uniform_pass().apply(full_context(), module)

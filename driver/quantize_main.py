@@ -1,7 +1,7 @@
 """`bitfold-quantize FLOAT.onnx --calibration DATA.npz -o OUT [--form qdq|qcdq|qonnx|qop]
 [--runtime reference|onnxruntime] [--weights N]
 [--activations N] [--per-channel] [--symmetric] [--power-of-two] [--method minmax|percentile|mse]
-[--calibrated]`: quantize a float model from calibration data. Statistics are collected by running
+[--equalize] [--calibrated]`: quantize a float model from calibration data. Statistics are collected by running
 bitfold's interpreter on the samples (`DATA.npz`: one array per model input, samples concatenated
 along the first axis), recorded as `!quant.calibrated` types and turned into uniform types by the
 scheme: activations asymmetric unsigned (or `--symmetric`: zero point 0), weights symmetric, per
@@ -61,6 +61,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--symmetric", action="store_true", help="activations with zero point 0")
     parser.add_argument("--power-of-two", action="store_true", help="scales rounded up to powers of two")
     parser.add_argument("--method", choices=METHODS, default="minmax", help="how a range is chosen")
+    parser.add_argument("--equalize", action="store_true",
+                        help="cross-layer equalization of consecutive convolutions first (docs/calibration.md)")
     parser.add_argument("--calibrated", action="store_true",
                         help="write the float model with its !quant.calibrated statistics (OUT.mlir)")
     parser.add_argument("--version", action="version", version=f"bitfold-quantize {__version__}")
@@ -79,7 +81,7 @@ def main(args: Sequence[str] | None = None) -> None:
     if options.runtime == "onnxruntime" and (output.suffix != ".onnx" or options.form == "qonnx"):
         parser.error("--runtime onnxruntime rewrites a QDQ, QCDQ or QOp model: -o OUT.onnx with --form qdq, qcdq or qop")
     scheme = QuantizeOptions(options.activations, options.weights, options.per_channel, options.symmetric,
-                             options.power_of_two, options.method)
+                             options.power_of_two, options.method, options.equalize)
     with one_line_errors(InterpretationInputError, CalibrationError, ExportError), \
             tensor_limits(max_bytes=options.max_tensor_bytes):
         module = load_module(options.model)

@@ -188,13 +188,22 @@ class ConvolutionOp(OnnxOp):
         groups = self.int_attr("group")
         batch, channels = x.shape[:2]
         out_channels = w.shape[0]
-        # im2col: (N, group, positions, C/group * taps) @ (group, C/group * taps, M/group)
-        columns = window.windows(x, 0).reshape(
-            batch, groups, channels // groups, math.prod(window.output_shape), window.taps
-        )
-        columns = columns.transpose(0, 1, 3, 2, 4).reshape(batch, groups, -1, channels // groups * window.taps)
-        kernels = w.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
-        y = np.matmul(columns, kernels).transpose(0, 1, 3, 2).reshape(batch, out_channels, *window.output_shape)
+        # im2col on channels-last windows (the gathered rows copy C/group contiguous values at a
+        # time), one matrix product per group over the whole batch:
+        # (group, N * positions, taps * C/group) @ (group, taps * C/group, M/group)
+        rank = len(window.output_shape)
+        padded = np.pad(np.moveaxis(x, 1, -1), [(0, 0), *zip(window.pads_begin, window.pads_needed_at_end), (0, 0)])
+        view = sliding_window_view(padded, window.extents, axis=tuple(range(1, 1 + rank)))
+        starts = tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(window.output_shape, window.strides))
+        taps = tuple(slice(None, None, d) for d in window.dilations)
+        view = view[(slice(None), *starts, slice(None), *taps)]  # N x O1..On x C x K1..Kn
+        view = view.reshape(batch, *window.output_shape, groups, channels // groups, *window.kernel)
+        axes = (1 + rank, 0, *range(1, 1 + rank), *range(3 + rank, 3 + 2 * rank), 2 + rank)
+        columns = view.transpose(axes).reshape(groups, batch * math.prod(window.output_shape), -1)
+        kernels = w.reshape(groups, out_channels // groups, channels // groups, window.taps).transpose(0, 3, 2, 1)
+        y = np.matmul(columns, kernels.reshape(groups, -1, out_channels // groups))
+        y = y.reshape(groups, batch, -1, out_channels // groups).transpose(1, 0, 3, 2)
+        y = y.reshape(batch, out_channels, *window.output_shape)
         if b is not None:
             y = y + b.reshape(out_channels, *(1,) * len(window.output_shape))
         return y

@@ -6,7 +6,8 @@ becomes the canonical quant form (docs/canonical-quant-form.md).
   scheme (`schemes.py`: `activation-bits`, `symmetric`, `power-of-two`).
 - Conv, Gemm and MatMul with a constant float weight: the weight becomes a constant of
   `weight_type` (`weight-bits`, per output channel with `per-channel`: Conv axis 0, Gemm axis 0
-  if transB else 1, MatMul the last axis), `scast` + `dcast`; a constant float bias (Conv, Gemm
+  if transB else 1, MatMul the last axis; peaks clipped for the least squared error with
+  `clip-weights`), `scast` + `dcast`; a constant float bias (Conv, Gemm
   with alpha = beta = 1) becomes int32 on the accumulator grid s_x s_w. The input scale s_x is
   that of the per-tensor quantization point the input comes from (through pass-through ops)."""
 
@@ -64,7 +65,8 @@ def _input_scale(op: OnnxOp) -> float:
     raise CalibrationError(f"node '{op.node_name}': its input is not quantized per tensor, so its bias has no grid")
 
 
-def _weight_axis(op: OnnxOp, rank: int) -> int:
+def weight_axis(op: OnnxOp, rank: int) -> int:
+    """The output-channel axis of `op`'s weight (of `rank` axes): its per-channel quantization axis."""
     if isinstance(op, ConvOp):
         return 0
     if isinstance(op, GemmOp):
@@ -72,14 +74,14 @@ def _weight_axis(op: OnnxOp, rank: int) -> int:
     return rank - 1
 
 
-def _quantize_contraction(op: OnnxOp, scheme: Scheme, per_channel: bool) -> None:
+def _quantize_contraction(op: OnnxOp, scheme: Scheme, per_channel: bool, clip: bool) -> None:
     weight_operand = op.operands[1]
     weights = _constant(weight_operand)
     if weights is None:
         return
     expressed = weight_operand.type.element_type
-    axis = _weight_axis(op, weights.ndim) if per_channel else None
-    wtype = weight_type(weights, scheme, axis, expressed)
+    axis = weight_axis(op, weights.ndim) if per_channel else None
+    wtype = weight_type(weights, scheme, axis, expressed, clip)
     op.operands[1] = _quantized_constant(quantize(weights, wtype), wtype, op)
     if len(op.operands) < 3 or (bias := _constant(op.operands[2])) is None:
         return
@@ -102,6 +104,7 @@ class CalibratedToUniformPass(ModulePass):
     per_channel: bool = False
     symmetric: bool = False
     power_of_two: bool = False
+    clip_weights: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         activations = Scheme(self.activation_bits, self.symmetric, self.power_of_two)
@@ -113,4 +116,4 @@ class CalibratedToUniformPass(ModulePass):
                 Rewriter.replace_value_with_new_type(
                     quantize_op.result, TensorType(qtype, quantize_op.result.type.get_shape()))
         for contraction in [o for o in op.walk() if isinstance(o, ConvOp | GemmOp | MatMulOp)]:
-            _quantize_contraction(contraction, weights, self.per_channel)
+            _quantize_contraction(contraction, weights, self.per_channel, self.clip_weights)

@@ -9,7 +9,10 @@ A `Scheme` is a bit width (1..16), symmetric or not, and whether scales are powe
   `s = max(|lo|, |hi|) / (2^(N-1) - 1)`; N = 1 signed is bipolar with `s = max(|lo|, |hi|)`.
 - Weights: always symmetric, narrow signed per output channel (`axis`) or per tensor,
   `s = max|w| / (2^(N-1) - 1)`; N = 1 is bipolar with `s = mean|w|` (the scale that minimizes
-  the squared error of sign(w) s). A channel of zeros gets s = 1.
+  the squared error of sign(w) s). A channel of zeros gets s = 1. With `clip_weights` (the `mse`
+  method) the peak max|w| of each channel is replaced by `a max|w|`, a among
+  `WEIGHT_CLIP_FRACTIONS`, minimizing the channel's squared quantization error
+  sum (w - s clamp(round(w / s), -L, L))^2 with s = a max|w| / L, L = 2^(N-1) - 1.
 - Power of two: `s` rounded up to `2^ceil(log2 s)` (the range still fits; requantization between
   such scales is a plain shift).
 - Biases: int32 on the accumulator grid, `s_b = s_x s_w` (per channel with the weights),
@@ -27,6 +30,8 @@ from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, QuantizedType, UniformQuantizedType
 from bitfold.passes.onnx_to_quant.storage import canonical_storage
 
+WEIGHT_CLIP_FRACTIONS = np.linspace(0.3, 1.0, 71)
+"""Candidate clipping fractions of a channel's peak |w| (steps of 0.01)."""
 SMALLEST_RANGE = 1e-8
 """A range narrower than this (a constant activation) is widened to it, so the scale is positive."""
 
@@ -70,8 +75,25 @@ def activation_type(low: float, high: float, scheme: Scheme, expressed: AnyFloat
     return _uniform((-limit, limit), expressed, float(scheme.scale(np.asarray(magnitude / real(limit)))))
 
 
-def weight_type(weights: np.ndarray, scheme: Scheme, axis: int | None, expressed: AnyFloat) -> QuantizedType:
-    """The symmetric type of `weights`, per channel along `axis` or per tensor (module docstring)."""
+def _clipped_peaks(magnitudes: np.ndarray, peaks: np.ndarray, limit: int, axis: int | None) -> np.ndarray:
+    """Each channel's (or the tensor's) peak scaled by the fraction of `WEIGHT_CLIP_FRACTIONS`
+    with the least squared quantization error (module docstring)."""
+    rows = (np.moveaxis(magnitudes, axis, 0) if axis is not None else magnitudes).reshape(peaks.size, -1)
+    rows = rows.astype(np.float64)
+    flat_peaks = np.asarray(peaks, np.float64).reshape(-1, 1)
+    errors = []
+    for fraction in WEIGHT_CLIP_FRACTIONS:
+        scale = np.where(flat_peaks > 0, fraction * flat_peaks / limit, 1.0)
+        stored = np.minimum(np.round(rows / scale), limit)
+        errors.append(np.sum((rows - stored * scale) ** 2, axis=1))
+    best = WEIGHT_CLIP_FRACTIONS[np.argmin(np.stack(errors), axis=0)]
+    return (best.reshape(np.shape(peaks)) * peaks).astype(peaks.dtype)
+
+
+def weight_type(weights: np.ndarray, scheme: Scheme, axis: int | None, expressed: AnyFloat,
+                clip: bool = False) -> QuantizedType:
+    """The symmetric type of `weights`, per channel along `axis` or per tensor, the peaks clipped
+    for the least squared error with `clip` (module docstring)."""
     reduced = tuple(d for d in range(weights.ndim) if d != axis) if axis is not None else None
     real = numpy_dtype(expressed).type
     magnitudes = np.abs(weights.astype(real))
@@ -80,6 +102,8 @@ def weight_type(weights: np.ndarray, scheme: Scheme, axis: int | None, expressed
         return BipolarQuantizedType.get(expressed, scales.tolist() if axis is not None else float(scales), axis)
     limit = 2 ** (scheme.bits - 1) - 1
     peaks = magnitudes.max(axis=reduced)
+    if clip:
+        peaks = _clipped_peaks(magnitudes, peaks, limit, axis)
     scales = scheme.scale(np.where(peaks > 0, peaks / real(limit), real(1)))
     return _uniform((-limit, limit), expressed, scales.tolist() if axis is not None else float(scales), 0, axis)
 

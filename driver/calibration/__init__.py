@@ -1,0 +1,4 @@
+"""bitfold-quantize's calibration (docs/calibration.md): the model run on chunks of samples
+(`batched`, `observe`), the progress line (`progress`), cross-layer equalization
+(`equalization`) and bias correction (`bias_correction`) of the float model's constants
+(`constants`)."""

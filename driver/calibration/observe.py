@@ -1,0 +1,100 @@
+"""The values a float model's chosen values take on calibration samples, computed by bitfold's
+interpreter in chunks of samples at once (`batched`), or one sample at a time
+(`bitfold.interpreter.run`) where the model does not batch.
+
+    observe_values(module, values, samples) -> one float64 array per value: what it took on every
+    sample, flattened in sample order (the order of concatenating the per-sample arrays)
+    observe_values(module, values, samples, extremes_only=True) -> [min, max] of each instead (all
+    that MinMax needs, without holding every value)
+
+A model whose batched copy fails to verify or to run (an op whose result shape does not follow
+the batch) is run one sample at a time. Chunks hold at most `CHUNK_ELEMENTS` elements of
+batch-carrying values (about 128 MiB in float64), so a run's memory does not grow with the
+number of samples."""
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import SSAValue
+
+from xdsl.utils.exceptions import InterpretationError, VerifyException
+
+from bitfold.calibration.batched import batched_module, stacked
+from bitfold.calibration.progress import Progress
+from bitfold.interpreter import entry_function, run
+from bitfold.passes.observed_values import append_results
+
+OBSERVED_PREFIX = "calibration_point"
+CHUNK_ELEMENTS = 1 << 24
+
+
+def _per_sample_elements(module: ModuleOp) -> int:
+    """Elements of the tensor results of the entry function's ops that have operands (not the
+    constants) for one sample: what one sample adds to a chunk's run."""
+    total = 0
+    for op in entry_function(module).body.walk():
+        for result in op.results if op.operands else ():
+            if isinstance(result.type, TensorType):
+                total += int(np.prod(result.type.get_shape()))
+    return max(total, 1)
+
+
+def _chunks(count: int, size: int) -> list[range]:
+    return [range(start, min(start + size, count)) for start in range(0, count, size)]
+
+
+def _flat(value: np.ndarray, extremes_only: bool) -> np.ndarray:
+    value = np.asarray(value)
+    if extremes_only:
+        return np.array([value.min(), value.max()], np.float64)
+    return value.astype(np.float64).ravel()
+
+
+def _run_chunk(observed: ModuleOp, chunk: Sequence[Mapping[str, np.ndarray]], names: Sequence[str],
+               extremes_only: bool) -> list[np.ndarray]:
+    """The observed values on `chunk` (`_flat`), in sample order: one batched run, or one run a
+    sample where the model does not batch."""
+    batched = batched_module(observed, len(chunk)) if len(chunk) > 1 else None
+    if batched is not None:
+        try:
+            results = run(batched, stacked(chunk))
+        except (InterpretationError, VerifyException):  # an op that does not keep the samples apart
+            batched = None
+    if batched is not None:
+        changed = [a != b for a, b in zip(entry_function(observed).function_type.outputs,
+                                          entry_function(batched).function_type.outputs, strict=True)]
+        carrying = changed[len(changed) - len(names):]
+        return [_flat(results[n] if carries or extremes_only else np.tile(results[n], len(chunk)), extremes_only)
+                for n, carries in zip(names, carrying, strict=True)]
+    runs = [run(observed, dict(sample)) for sample in chunk]
+    return [_flat(np.stack([r[n] for r in runs]), extremes_only) for n in names]
+
+
+def observe_values(module: ModuleOp, values: Sequence[SSAValue], samples: Sequence[Mapping[str, np.ndarray]],
+                   batch: bool = True, extremes_only: bool = False) -> list[np.ndarray]:
+    """What each of `values` (of `module`'s entry function) took on every sample, or its extremes
+    (module docstring); `batch=False` runs one sample at a time (the oracle the batched runs are
+    tested against)."""
+    observed = module.clone()
+    function = entry_function(observed)
+    index = {value: i for i, value in enumerate(_values_of(entry_function(module)))}
+    clones = _values_of(function)
+    names = append_results(function, [clones[index[v]] for v in values], OBSERVED_PREFIX)
+    size = max(1, CHUNK_ELEMENTS // _per_sample_elements(observed)) if batch else 1
+    progress = Progress(len(samples))
+    parts: list[list[np.ndarray]] = [[] for _ in names]
+    for chunk in _chunks(len(samples), size):
+        taken = _run_chunk(observed, [samples[i] for i in chunk], names, extremes_only)
+        for part, values in zip(parts, taken, strict=True):
+            part.append(values)
+        progress.update(len(chunk))
+    progress.close()
+    if extremes_only:
+        return [np.array([min(p[0] for p in part), max(p[1] for p in part)]) for part in parts]
+    return [np.concatenate(part) for part in parts]
+
+
+def _values_of(function) -> list[SSAValue]:
+    """The function's arguments and op results in program order (to find a value in a clone)."""
+    return [*function.args, *(r for op in function.body.walk() for r in op.results)]
