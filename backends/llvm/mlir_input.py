@@ -14,6 +14,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.printer import Printer
 
+from bitfold.backends.llvm.index_to_i32 import BitfoldLlvmIndexToI32Pass
 from bitfold.backends.llvm.input_error import LlvmInputError
 from bitfold.backends.llvm.truncation_by_bits import BitfoldLlvmFptosiByBitsPass
 from bitfold.backends.llvm.vector_contraction import BitfoldLlvmVectorContractionPass
@@ -32,11 +33,13 @@ def public_function(module: ModuleOp) -> func.FuncOp:
     return functions[0]
 
 
-def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool) -> tuple[ModuleOp, int]:
+def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool,
+                      narrow_index: bool = False) -> tuple[ModuleOp, int]:
     """A bufferized copy of `module` holding only its public function, named `symbol`, its buffer
     arguments `noalias`, its sub-byte outputs in bytes (`bitfold.passes.sub_byte_outputs`), its reductions in the outer-product form on scalable vectors when `vector`
     (`vector_contraction.py`) and its f32 -> i32 conversions by bits (`truncation_by_bits.py`: qemu 7.2
-aborts on the vector conversion); and the workspace bytes the function takes."""
+aborts on the vector conversion), its loops on i32 counters when `narrow_index` (`index_to_i32.py`);
+    and the workspace bytes the function takes."""
     module = module.clone()
     function = public_function(module)
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
@@ -46,6 +49,8 @@ aborts on the vector conversion); and the workspace bytes the function takes."""
     if vector:
         BitfoldLlvmVectorContractionPass().apply(ctx, module)
         BitfoldLlvmFptosiByBitsPass().apply(ctx, module)
+    if narrow_index:
+        BitfoldLlvmIndexToI32Pass().apply(ctx, module)
     function = public_function(module)
     function.sym_name = StringAttr(symbol)
     attrs = function.arg_attrs.data if function.arg_attrs else [DictionaryAttr({})] * len(function.args)
