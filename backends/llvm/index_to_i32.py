@@ -19,18 +19,24 @@ length `16 * vscale` (at most 2^14 at RVV's largest VLEN). So `iv + step < 2^31`
 its signed compare and the sign extension of `index_cast` back to the 64-bit `index` give the same
 values as the `index` loop. The address arithmetic stays on `index`; LLVM truncates a GEP's indices to
 RV32's 32-bit pointer index width, which narrows it.
+
+3. gives every `vector.gather` / `vector.scatter` with `index` lane offsets i32 ones (`index_cast`):
+   element offsets within one buffer, below 2^30 as its extent. LLVM then sees `stepvector * s` on
+   32-bit lanes and emits a strided load or store (vlse32, vsse32) instead of an indexed one with a
+   spilled 64-bit offset vector.
 """
 
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
+from xdsl.dialects import arith, scf, vector
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, VectorType, i32
 from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.backends.llvm.input_error import LlvmInputError
+from bitfold.backends.llvm.upstream_vector_ops import GatherOp, LlvmStepVectorOp, ScatterOp, StepOp
 from bitfold.backends.riscv.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
 
 BOUND_LIMIT = 1 << 30
@@ -66,6 +72,25 @@ def narrowed(loop: scf.ForOp, rewriter: Rewriter) -> None:
     rewriter.replace_op(loop, new)
 
 
+def narrowed_offsets(op: GatherOp | ScatterOp, rewriter: Rewriter) -> None:
+    """`op`'s `index` lane offsets as i32 (module docstring); `step * broadcast(s)` (the strided lanes
+    of `vector_contraction.strided_indices`) computed on i32 lanes, so LLVM sees the stride."""
+    offsets = op.index_vec
+    lanes = VectorType(i32, offsets.type.get_shape(), offsets.type.scalable_dims)
+    product = offsets.owner
+    factors = [o.owner for o in product.operands] if isinstance(product, arith.MuliOp) else []
+    if len(factors) == 2 and isinstance(factors[0], StepOp) and isinstance(factors[1], vector.BroadcastOp):
+        stride = arith.IndexCastOp(factors[1].source, i32)
+        step = LlvmStepVectorOp(lanes)
+        broadcast = vector.BroadcastOp(stride.result, lanes)
+        narrow = [stride, step, broadcast, arith.MuliOp(step.result, broadcast.vector, lanes)]
+    else:
+        narrow = [arith.IndexCastOp(offsets, lanes)]
+    for new in narrow:
+        rewriter.insert_op(new, InsertPoint.before(op))
+    op.operands = [*op.operands[:-3], narrow[-1].results[0], *op.operands[-2:]]
+
+
 @dataclass(frozen=True)
 class BitfoldLlvmIndexToI32Pass(ModulePass):
     """Generics to loops, every `index` loop counter to i32 (module docstring)."""
@@ -77,3 +102,6 @@ class BitfoldLlvmIndexToI32Pass(ModulePass):
         rewriter = Rewriter()
         for loop in [o for o in op.walk() if isinstance(o, scf.ForOp) and isinstance(o.lb.type, IndexType)]:
             narrowed(loop, rewriter)
+        for access in [o for o in op.walk() if isinstance(o, (GatherOp, ScatterOp))]:
+            if isinstance(access.index_vec.type.element_type, IndexType):
+                narrowed_offsets(access, rewriter)

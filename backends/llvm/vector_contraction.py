@@ -52,11 +52,17 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from bitfold.backends.llvm.contraction_plan import ROWS, Plan, blocked_dim, coefficient, constant_global, plan, uses
-from bitfold.backends.llvm.upstream_vector_ops import GatherOp, StepOp, VectorScaleOp
-
-LANES = 16
-"""lanes of one vector per vscale (vscale = VLEN / 64 on RVV): 16 x i32 is a group of 8 registers"""
+from bitfold.backends.llvm.contraction_plan import (
+    LANES,
+    ROWS,
+    Plan,
+    blocked_dim,
+    coefficient,
+    constant_global,
+    plan,
+    uses,
+)
+from bitfold.backends.llvm.upstream_vector_ops import GatherOp, PoisonOp, ScatterOp, StepOp, VectorScaleOp
 
 
 def scalable(element) -> VectorType:
@@ -112,6 +118,33 @@ def collapsed(value: SSAValue, b: "Builder") -> SSAValue:
     result_type = MemRefType(memref_type.element_type, [*shape[:-2], shape[-2] * shape[-1]])
     return b.add(memref.CollapseShapeOp(operands=[value], result_types=[result_type],
                                         properties={"reassociation": ArrayAttr([ArrayAttr(g) for g in groups])})).result
+
+
+def flattened(value: SSAValue, b: "Builder") -> SSAValue:
+    """`value` (an identity-layout memref) as one dim."""
+    memref_type = value.type
+    shape = list(memref_type.get_shape())
+    group = ArrayAttr([ArrayAttr([IntegerAttr(i, 64) for i in range(len(shape))])])
+    result_type = MemRefType(memref_type.element_type, [int(np.prod(shape))])
+    return b.add(memref.CollapseShapeOp(operands=[value], result_types=[result_type],
+                                        properties={"reassociation": group})).result
+
+
+def linearized(map_: AffineMap, shape: list[int]) -> AffineMap:
+    """`map_`'s indices into a row-major buffer of `shape` as one flat index."""
+    flat = None
+    for expr, stride in zip(map_.results, [int(np.prod(shape[k + 1 :])) for k in range(len(shape))], strict=True):
+        term = expr * stride
+        flat = term if flat is None else flat + term
+    return AffineMap(map_.num_dims, 0, (flat,))
+
+
+def strided_indices(b: "Builder", stride: int) -> SSAValue:
+    """The lanes' element offsets 0, s, 2s, ... as `index`: LLVM's RISC-V gather/scatter lowering
+    recognizes `stepvector * s` there and emits strided loads and stores (vlse32, vsse32)."""
+    offsets = scalable(IndexType())
+    stride_lanes = b.add(vector.BroadcastOp(b.index(stride), offsets)).vector
+    return b.add(arith.MuliOp(b.add(StepOp(offsets)).result, stride_lanes, offsets)).result
 
 
 def strided_lanes(b: "Builder", stride: int) -> SSAValue:
@@ -175,6 +208,8 @@ class Strip:
 
     def indices(self, map_: AffineMap, values: list[SSAValue], b: Builder) -> list[SSAValue]:
         """Indices of the strip's first element in the output or the vector input (collapsed when merged)."""
+        if self.plan.out_stride != 1 and map_ is self.op.indexing_maps.data[-1].data:
+            return b.indices(linearized(map_, list(self.op.outputs[0].type.get_shape())), values)
         if self.plan.row_dim is None:
             return b.indices(map_, values)
         return [*b.indices(AffineMap(map_.num_dims, 0, map_.results[:-2]), values), self.start]
@@ -262,14 +297,23 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
     if plan_.row_dim is not None:
         output = collapsed(output, b)
         inputs[plan_.vector_input] = collapsed(inputs[plan_.vector_input], b)
+    if plan_.out_stride != 1:
+        output = flattened(output, b)
     strip, b = open_strip(op, plan_, b)
     out_type = output.type.element_type
-    zero = b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(0, out_type))).result, scalable(out_type))).vector
+    unread = b.add(PoisonOp(scalable(out_type))).result
     out_indices = [strip.indices(maps[-1], strip.row(strip.dims, b, r), b) for r in range(strip.rows)]
-    accumulators = [b.add(vector.MaskedLoadOp(output, indices, strip.mask, zero)).result for indices in out_indices]
+    if plan_.out_stride == 1:
+        accumulators = [b.add(vector.MaskedLoadOp(output, indices, strip.mask, unread)).result for indices in out_indices]
+    else:
+        out_lanes = strided_indices(b, plan_.out_stride)
+        accumulators = [b.add(GatherOp(output, indices, out_lanes, strip.mask, unread)).result for indices in out_indices]
     results = reduce(strip, inputs, vector_map, accumulators, b)
     for indices, result in zip(out_indices, results[: strip.rows], strict=True):
-        b.add(vector.MaskedStoreOp(output, indices, strip.mask, result))
+        if plan_.out_stride == 1:
+            b.add(vector.MaskedStoreOp(output, indices, strip.mask, result))
+        else:
+            b.add(ScatterOp(output, indices, out_lanes, strip.mask, result))
     rewriter.erase_op(op)
 
 
