@@ -53,8 +53,9 @@ def static_upper_bound(loop: scf.ForOp) -> int:
 
 def narrowed(loop: scf.ForOp, rewriter: Rewriter) -> None:
     """`loop` on an i32 counter, its body reading the counter through `index_cast` (module docstring)."""
-    if static_upper_bound(loop) >= BOUND_LIMIT:
-        raise LlvmInputError(f"bitfold-llvm-index-to-i32: a loop bound of {static_upper_bound(loop)} needs a 64-bit counter")
+    bound = static_upper_bound(loop)
+    if bound >= BOUND_LIMIT:
+        raise LlvmInputError(f"bitfold-llvm-index-to-i32: a loop bound of {bound} needs a 64-bit counter")
     bounds = [arith.IndexCastOp(v, i32) for v in (loop.lb, loop.ub, loop.step)]
     for bound in bounds:
         rewriter.insert_op(bound, InsertPoint.before(loop))
