@@ -76,6 +76,9 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "bitfold-llvm-vector-contraction": _lazy(
             "backends.llvm.vector_contraction", "BitfoldLlvmVectorContractionPass"
         ),
+        "bitfold-llvm-merge-elementwise-rows": _lazy("backends.llvm.elementwise_rows",
+                                                     "BitfoldLlvmMergeElementwiseRowsPass"),
+        "bitfold-llvm-index-to-i32": _lazy("backends.llvm.index_to_i32", "BitfoldLlvmIndexToI32Pass"),
         "bitfold-llvm-fptosi-by-bits": _lazy("backends.llvm.truncation_by_bits", "BitfoldLlvmFptosiByBitsPass"),
         "bitfold-riscv-expand-ctpop": _lazy("backends.riscv.population_count", "BitfoldRiscvExpandCtpopPass"),
         "bitfold-riscv-register-tiled-loops": _lazy(

@@ -1,8 +1,23 @@
 """Whether and how a reduction `linalg.generic` on memrefs takes the outer-product form on RVV
 (`vector_contraction.py`): which output dimension becomes the vector lanes (d_v), which input is the
-broadcast scalar and which the vector, which dimension is merged into the strip, which rows share a load."""
+broadcast scalar and which the vector, which dimension is merged into the strip, which rows share a load.
+
+d_v is chosen per generic from a cost model of the executed instructions per MAC, among the output's
+parallel dims that one input uses (a convolution's output pixels, or its output channels where images
+are narrow: DS-CNN's 5-pixel rows). For N lanes along d_v (times the merged rows), L = STRIP_LANES
+lanes a strip (VLEN 128, the V minimum) and R rows sharing a vector load (`blocked_dim`):
+
+    cost = ceil(N / L) * (FIXED + R * PER_ROW) / (R * N)
+
+one reduction step of one strip costs FIXED instructions (the vector load, its widening, two
+`vsetvli`, the loop's counter, pointer and branch) and PER_ROW a row (the scalar load, `vwmacc`), and
+serves R * N / ceil(N / L) MACs; where both inputs use d_v (depthwise: its own schedule, both loaded
+as vectors, R = 1) the second vector load and its widening add VECTOR_LOAD. Ties keep the output's last
+dim (contiguous stores).
+"""
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import ModuleOp
@@ -11,6 +26,14 @@ from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr
 
+LANES = 16
+"""lanes of one vector per vscale (vscale = VLEN / 64 on RVV): 16 x i32 is a group of 8 registers"""
+STRIP_LANES = LANES * 128 // 64
+"""the lanes of one strip at VLEN 128, the width the cost model assumes"""
+FIXED = 7
+PER_ROW = 2
+VECTOR_LOAD = 2
+"""the cost model's instructions of one reduction step: per strip, and per row (module docstring)"""
 ROWS = 2
 """neighbouring output rows computed together: one vector load serves ROWS accumulators"""
 ELEMENTWISE = (arith.ExtSIOp, arith.ExtUIOp, arith.MuliOp, arith.AddiOp, arith.SubiOp, arith.ConstantOp)
@@ -29,6 +52,16 @@ class Plan:
     row_dim: int | None = None
     """the output's second-last dim, merged with d_v into one strip dim (rows * columns elements) when
     the output and the vector input hold both contiguously (a pointwise convolution's H x W)"""
+    out_stride: int = 1
+    """the output's element stride along d_v: 1 when d_v is its last dim, else the lanes are gathered
+    and scattered (a convolution vectorized over its output channels)"""
+    both_vectors: bool = False
+    """`scalar_input` uses d_v too and is loaded as a vector like `vector_input` (a depthwise
+    convolution over its channels: `vwmacc.vv`, no rows sharing a load)"""
+
+    @property
+    def vector_inputs(self) -> tuple[int, ...]:
+        return (self.vector_input, self.scalar_input) if self.both_vectors else (self.vector_input,)
 
 
 def coefficient(expr: AffineExpr, dim: int, dims: int) -> int | None:
@@ -51,7 +84,7 @@ def uses(expr: AffineExpr, dim: int) -> bool:
 
 
 def plan(op: GenericOp) -> Plan | None:
-    """The outer-product plan for `op`, or None when it does not fit (module docstring)."""
+    """The outer-product plan for `op` of the lowest cost (module docstring), or None when none fits."""
     if len(op.inputs) != 2 or len(op.outputs) != 1 or op.res:
         return None
     iterators = [i.data for i in op.iterator_types.data]
@@ -59,29 +92,57 @@ def plan(op: GenericOp) -> Plan | None:
         return None
     if not all(isinstance(o, ELEMENTWISE) for o in list(op.body.block.ops)[:-1]):
         return None
+    out_map = op.indexing_maps.data[-1].data
+    candidates = [candidate(op, position) for position in reversed(range(len(out_map.results)))]
+    fitting = [c for c in candidates if c is not None]
+    return min(fitting, key=lambda c: cost(op, c)) if fitting else None
+
+
+def cost(op: GenericOp, plan_: Plan) -> float:
+    """Instructions per MAC of the reduction loops under `plan_` (module docstring)."""
+    bounds = op.get_static_loop_ranges()
+    lanes = bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if plan_.row_dim is not None else 1)
+    rows = ROWS if blocked_dim(op, plan_) is not None else 1
+    second = VECTOR_LOAD if plan_.both_vectors else 0
+    return -(-lanes // STRIP_LANES) * (FIXED + second + rows * PER_ROW) / (rows * lanes)
+
+
+def candidate(op: GenericOp, position: int) -> Plan | None:
+    """The plan with d_v the output's dim at `position`, or None when it does not fit: a parallel dim
+    only that output index uses, with a constant stride in each input using it, held last there or
+    in a constant (re-laid out); where both inputs use it (depthwise), anywhere (gathered at its
+    stride)."""
+    iterators = [i.data for i in op.iterator_types.data]
     maps = [m.data for m in op.indexing_maps.data]
     out_map = maps[-1]
-    last = out_map.results[-1] if out_map.results else None
-    if not isinstance(last, AffineDimExpr) or iterators[last.position] != IteratorType.PARALLEL:
+    expr = out_map.results[position]
+    if not isinstance(expr, AffineDimExpr) or iterators[expr.position] != IteratorType.PARALLEL:
         return None
-    dim = last.position
-    if any(uses(e, dim) for e in out_map.results[:-1]):
+    dim = expr.position
+    if any(uses(e, dim) for k, e in enumerate(out_map.results) if k != position):
         return None
     using = [i for i in range(2) if any(uses(e, dim) for e in maps[i].results)]
-    if len(using) != 1:
+    if not using or not all(loadable(op, i, dim, len(using) == 2) for i in using):
         return None
     vector_input = using[0]
-    results = maps[vector_input].results
-    holders = [k for k, e in enumerate(results) if uses(e, dim)]
-    if len(holders) != 1 or coefficient(results[holders[0]], dim, out_map.num_dims) is None:
-        return None
-    if holders[0] != len(results) - 1 and not (isinstance(results[holders[0]], AffineDimExpr)
-                                                and constant_global(op.inputs[vector_input]) is not None):
-        return None
-    row = mergeable_row(op, dim, vector_input)
+    last = position == len(out_map.results) - 1
+    row = mergeable_row(op, dim, vector_input) if last and len(using) == 1 else None
     outer = [d for d, kind in enumerate(iterators) if kind == IteratorType.PARALLEL and d not in (dim, row)]
     reductions = [d for d, kind in enumerate(iterators) if kind == IteratorType.REDUCTION]
-    return Plan(dim, vector_input, 1 - vector_input, outer, reductions, row)
+    stride = prod(op.outputs[0].type.get_shape()[position + 1 :])
+    return Plan(dim, vector_input, 1 - vector_input, outer, reductions, row, stride, len(using) == 2)
+
+
+def loadable(op: GenericOp, index: int, dim: int, gathered: bool) -> bool:
+    """Input `index` can be loaded as lanes along `dim`: one index uses it, with a constant stride, the
+    last one, a plain dim of a constant (re-laid out) or, when `gathered`, any one (the flat index's
+    stride)."""
+    results = op.indexing_maps.data[index].data.results
+    holders = [k for k, e in enumerate(results) if uses(e, dim)]
+    if len(holders) != 1 or coefficient(results[holders[0]], dim, len(op.get_static_loop_ranges())) is None:
+        return False
+    return holders[0] == len(results) - 1 or gathered or (isinstance(results[holders[0]], AffineDimExpr)
+                                                            and constant_global(op.inputs[index]) is not None)
 
 
 def mergeable_row(op: GenericOp, dim: int, vector_input: int) -> int | None:
@@ -125,7 +186,10 @@ def constant_global(value: SSAValue) -> memref.GlobalOp | None:
 
 def blocked_dim(op: GenericOp, plan_: Plan) -> int | None:
     """The outer dimension whose ROWS neighbouring points share one vector load: the last one the
-    scalar input uses and the vector input does not, of a bound divisible by ROWS."""
+    scalar input uses and the vector input does not, of a bound divisible by ROWS (none when both are
+    vectors)."""
+    if plan_.both_vectors:
+        return None
     maps = [m.data for m in op.indexing_maps.data]
     bounds = op.get_static_loop_ranges()
     for d in reversed(plan_.outer):

@@ -34,7 +34,7 @@ def llvm_target(name: str) -> LlvmTarget:
 def llvm_ir(ctx: Context, module: ModuleOp, target: LlvmTarget, symbol: str, workdir: Path) -> tuple[Path, int]:
     """`workdir/<symbol>.ll`, the LLVM IR of `module`'s public function named `symbol`, and the bytes of
     its workspace."""
-    kernel, workspace = bufferized_kernel(ctx, module, symbol, target.vector)
+    kernel, workspace = bufferized_kernel(ctx, module, symbol, target.vector, target.narrow_index)
     source = workdir / f"{symbol}.mlir"
     source.write_text(mlir_text(kernel))
     return to_llvm_ir(to_llvm_dialect(source, target.index_bits)), workspace

@@ -14,6 +14,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.printer import Printer
 
+from bitfold.backends.llvm.elementwise_rows import BitfoldLlvmMergeElementwiseRowsPass
+from bitfold.backends.llvm.index_to_i32 import BitfoldLlvmIndexToI32Pass
 from bitfold.backends.llvm.input_error import LlvmInputError
 from bitfold.backends.llvm.layer_labels import labels_as_inline_asm
 from bitfold.backends.llvm.truncation_by_bits import BitfoldLlvmFptosiByBitsPass
@@ -33,11 +35,14 @@ def public_function(module: ModuleOp) -> func.FuncOp:
     return functions[0]
 
 
-def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool) -> tuple[ModuleOp, int]:
+def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool,
+                      narrow_index: bool = False) -> tuple[ModuleOp, int]:
     """A bufferized copy of `module` holding only its public function, named `symbol`, its buffer
-    arguments `noalias`, its sub-byte outputs in bytes (`bitfold.passes.sub_byte_outputs`), its reductions in the outer-product form on scalable vectors when `vector`
-    (`vector_contraction.py`) and its f32 -> i32 conversions by bits (`truncation_by_bits.py`: qemu 7.2
-aborts on the vector conversion); and the workspace bytes the function takes."""
+    arguments `noalias`, its sub-byte outputs in bytes (`bitfold.passes.sub_byte_outputs`); when
+    `vector`, its reductions in the outer-product form on scalable vectors (`vector_contraction.py`),
+    its elementwise generics over rows x columns as one dim (`elementwise_rows.py`) and its f32 -> i32
+    conversions by bits (`truncation_by_bits.py`: qemu 7.2 aborts on the vector conversion); its loops
+    on i32 counters when `narrow_index` (`index_to_i32.py`); and the workspace bytes the function takes."""
     module = module.clone()
     function = public_function(module)
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
@@ -47,7 +52,10 @@ aborts on the vector conversion); and the workspace bytes the function takes."""
     widen_sub_byte_outputs(public_function(module))
     if vector:
         BitfoldLlvmVectorContractionPass().apply(ctx, module)
+        BitfoldLlvmMergeElementwiseRowsPass().apply(ctx, module)
         BitfoldLlvmFptosiByBitsPass().apply(ctx, module)
+    if narrow_index:
+        BitfoldLlvmIndexToI32Pass().apply(ctx, module)
     function = public_function(module)
     function.sym_name = StringAttr(symbol)
     attrs = function.arg_attrs.data if function.arg_attrs else [DictionaryAttr({})] * len(function.args)

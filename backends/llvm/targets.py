@@ -47,8 +47,14 @@ class LlvmTarget:
         """Width of MLIR's `index` in the lowering: XLEN, except on the vector targets, where it is 64:
         upstream's `convert-vector-to-llvm` has no `index-bitwidth` option and builds its memref
         descriptors with 64-bit indices, which must agree with the other conversions' (RV32 vector code
-        keeps 64-bit index arithmetic where LLVM cannot narrow it)."""
+        keeps 64-bit index arithmetic where LLVM cannot narrow it: its loop counters are made i32 first,
+        `narrow_index`)."""
         return 64 if self.vector else self.xlen
+
+    @property
+    def narrow_index(self) -> bool:
+        """The loop counters become i32 before the lowering (`index_to_i32.py`): RV32 with 64-bit `index`."""
+        return self.index_bits > self.xlen
 
     @property
     def clang_flags(self) -> tuple[str, ...]:

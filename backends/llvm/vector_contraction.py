@@ -6,10 +6,13 @@ inputs whose body is arith on their elements and the output element becomes the 
 scalable vectors (`vector<[16]xi32>`: LMUL 8 for i32 lanes at every VLEN):
 
     for p in the other parallel dims:                       (scf.for)
-      for j0 in 0 .. N step 16 * vscale:                    (the output's last dim, d_v, merged with the
-                                                             one before it where both are contiguous)
+      for j0 in 0 .. N step 16 * vscale:                    (d_v, an output dim chosen by the cost model of
+                                                             `contraction_plan.py`; the last one merged with
+                                                             the one before it where both are contiguous)
         mask = lanes j0 .. N - 1
-        acc = maskedload out[p, j0 ..]                      (int32 accumulators in vector registers)
+        acc = maskedload out[p, j0 ..]                      (int32 accumulators in vector registers; a
+                                                             gather at the output's stride along d_v when
+                                                             d_v is not its last dim, a scatter to store)
         for r in the reduction dims:                        (scf.for carrying acc)
           s = load scalar_operand[p, r]                     (the input that does not use d_v: broadcast)
           v = maskedload vector_operand[p, r, j0 ..]        (the input that uses d_v, contiguous along it;
@@ -18,7 +21,9 @@ scalable vectors (`vector<[16]xi32>`: LMUL 8 for i32 lanes at every VLEN):
         maskedstore out[p, j0 ..] = acc
 
 A constant vector operand whose axis along d_v is not its last (a matmul's weights, stored N x K) is
-re-laid out at compile time with that axis last (k-major), so every vector load is contiguous.
+re-laid out at compile time with that axis last (k-major), so every vector load is contiguous. Where
+both inputs use d_v (a depthwise convolution over its channels) both are loaded as vectors, the
+non-constant one gathered at its stride along d_v (`vwmacc.vv`).
 
 Exact: every output element is reduced in the generic's order (the reductions are not reordered, lanes
 are independent output elements), and masked-off lanes are neither read nor written. VLEN-agnostic: the
@@ -52,11 +57,17 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from bitfold.backends.llvm.contraction_plan import ROWS, Plan, blocked_dim, coefficient, constant_global, plan, uses
-from bitfold.backends.llvm.upstream_vector_ops import GatherOp, StepOp, VectorScaleOp
-
-LANES = 16
-"""lanes of one vector per vscale (vscale = VLEN / 64 on RVV): 16 x i32 is a group of 8 registers"""
+from bitfold.backends.llvm.contraction_plan import (
+    LANES,
+    ROWS,
+    Plan,
+    blocked_dim,
+    coefficient,
+    constant_global,
+    plan,
+    uses,
+)
+from bitfold.backends.llvm.upstream_vector_ops import GatherOp, PoisonOp, ScatterOp, StepOp, VectorScaleOp
 
 
 def scalable(element) -> VectorType:
@@ -114,20 +125,38 @@ def collapsed(value: SSAValue, b: "Builder") -> SSAValue:
                                         properties={"reassociation": ArrayAttr([ArrayAttr(g) for g in groups])})).result
 
 
-def strided_lanes(b: "Builder", stride: int) -> SSAValue:
-    """The lanes' element offsets 0, s, 2s, ... of a strided vector input (a stride-s convolution's row)."""
-    offsets = scalable(i32)
-    lanes = b.add(arith.IndexCastOp(b.add(StepOp(scalable(IndexType()))).result, offsets)).result
-    stride_lanes = b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(stride, i32))).result, offsets)).vector
-    return b.add(arith.MuliOp(lanes, stride_lanes, offsets)).result
+def flattened(value: SSAValue, b: "Builder") -> SSAValue:
+    """`value` (an identity-layout memref) as one dim."""
+    memref_type = value.type
+    shape = list(memref_type.get_shape())
+    group = ArrayAttr([ArrayAttr([IntegerAttr(i, 64) for i in range(len(shape))])])
+    result_type = MemRefType(memref_type.element_type, [int(np.prod(shape))])
+    return b.add(memref.CollapseShapeOp(operands=[value], result_types=[result_type],
+                                        properties={"reassociation": group})).result
 
 
-def vectorized_body(op: GenericOp, b: Builder, scalar: SSAValue, vec: SSAValue, acc: SSAValue, plan_: Plan) -> SSAValue:
-    """The body on lanes: block args -> (scalar, vector, accumulator); scalar values meeting vector
-    ones are broadcast."""
+def linearized(map_: AffineMap, shape: list[int]) -> AffineMap:
+    """`map_`'s indices into a row-major buffer of `shape` as one flat index."""
+    flat = None
+    for expr, stride in zip(map_.results, [int(np.prod(shape[k + 1 :])) for k in range(len(shape))], strict=True):
+        term = expr * stride
+        flat = term if flat is None else flat + term
+    return AffineMap(map_.num_dims, 0, (flat,))
+
+
+def strided_indices(b: "Builder", stride: int) -> SSAValue:
+    """The lanes' element offsets 0, s, 2s, ... as `index`: LLVM's RISC-V gather/scatter lowering
+    recognizes `stepvector * s` there and emits strided loads and stores (vlse32, vsse32)."""
+    offsets = scalable(IndexType())
+    stride_lanes = b.add(vector.BroadcastOp(b.index(stride), offsets)).vector
+    return b.add(arith.MuliOp(b.add(StepOp(offsets)).result, stride_lanes, offsets)).result
+
+
+def vectorized_body(op: GenericOp, b: Builder, loaded: dict[int, SSAValue], acc: SSAValue) -> SSAValue:
+    """The body on lanes: block args -> (the inputs `loaded`, scalars or vectors, the accumulator);
+    scalar values meeting vector ones are broadcast."""
     block = op.body.block
-    values: dict[SSAValue, SSAValue] = {block.args[plan_.scalar_input]: scalar, block.args[plan_.vector_input]: vec,
-                                        block.args[2]: acc}
+    values: dict[SSAValue, SSAValue] = {**{block.args[i]: v for i, v in loaded.items()}, block.args[2]: acc}
 
     def lanes(value: SSAValue) -> SSAValue:
         if isinstance(value.type, VectorType):
@@ -175,6 +204,8 @@ class Strip:
 
     def indices(self, map_: AffineMap, values: list[SSAValue], b: Builder) -> list[SSAValue]:
         """Indices of the strip's first element in the output or the vector input (collapsed when merged)."""
+        if self.plan.out_stride != 1 and map_ is self.op.indexing_maps.data[-1].data:
+            return b.indices(linearized(map_, list(self.op.outputs[0].type.get_shape())), values)
         if self.plan.row_dim is None:
             return b.indices(map_, values)
         return [*b.indices(AffineMap(map_.num_dims, 0, map_.results[:-2]), values), self.start]
@@ -215,35 +246,41 @@ def open_strip(op: GenericOp, plan_: Plan, b: Builder) -> tuple[Strip, Builder]:
     return Strip(op, plan_, dims, start, mask, blocked, rows), b
 
 
-def reduce(strip: Strip, inputs: list[SSAValue], vector_map: AffineMap, accumulators: list[SSAValue],
+def reduce(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int, AffineMap], accumulators: list[SSAValue],
            b: Builder) -> list[SSAValue]:
-    """The reduction loops carrying the accumulators (and the last vector load, the next one's
+    """The reduction loops carrying the accumulators (and the last vector loads, the next ones'
     pass-through: masked-off lanes are never stored); their results."""
     plan_, dims, op = strip.plan, list(strip.dims), strip.op
     maps = [m.data for m in op.indexing_maps.data]
     bounds = op.get_static_loop_ranges()
-    stride = coefficient(vector_map.results[-1], plan_.vector_dim, len(bounds))
-    lane_offsets = None if stride == 1 else strided_lanes(b, stride)
-    vector_type = scalable(inputs[plan_.vector_input].type.element_type)
-    lanes = b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(0, vector_type.element_type))).result,
-                                     vector_type)).vector
-    carried, inner, loops = [*accumulators, lanes], b, []
+    strides = {i: coefficient(m.results[-1], plan_.vector_dim, len(bounds)) for i, m in vector_maps.items()}
+    lane_offsets = {i: strided_indices(b, stride) for i, stride in strides.items() if stride != 1}
+    passes = []
+    for i in vector_maps:
+        vector_type = scalable(inputs[i].type.element_type)
+        passes.append(b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(0, vector_type.element_type))).result,
+                                               vector_type)).vector)
+    carried, inner, loops = [*accumulators, *passes], b, []
     for d in plan_.reductions:
         loop, inner = for_loop(inner, inner.index(bounds[d]), inner.index(1), carried)
         dims[d] = loop.body.block.args[0]
         carried = list(loop.body.block.args[1:])
         loops.append(loop)
-    indices = strip.indices(vector_map, dims, inner)
-    if lane_offsets is None:
-        vec = inner.add(vector.MaskedLoadOp(inputs[plan_.vector_input], indices, strip.mask, carried[-1])).result
-    else:
-        vec = inner.add(GatherOp(inputs[plan_.vector_input], indices, lane_offsets, strip.mask, carried[-1])).result
+    vectors: dict[int, SSAValue] = {}
+    for (i, vector_map), pass_through in zip(vector_maps.items(), carried[len(accumulators):], strict=True):
+        indices = strip.indices(vector_map, dims, inner)
+        if i not in lane_offsets:
+            vectors[i] = inner.add(vector.MaskedLoadOp(inputs[i], indices, strip.mask, pass_through)).result
+        else:
+            vectors[i] = inner.add(GatherOp(inputs[i], indices, lane_offsets[i], strip.mask, pass_through)).result
     updated = []
     for r in range(strip.rows):
-        scalar_indices = inner.indices(maps[plan_.scalar_input], strip.row(dims, inner, r))
-        scalar = inner.add(memref.LoadOp.get(inputs[plan_.scalar_input], scalar_indices)).res
-        updated.append(vectorized_body(op, inner, scalar, vec, carried[r], plan_))
-    inner.add(scf.YieldOp(*updated, vec))
+        loaded = dict(vectors)
+        if not plan_.both_vectors:
+            scalar_indices = inner.indices(maps[plan_.scalar_input], strip.row(dims, inner, r))
+            loaded[plan_.scalar_input] = inner.add(memref.LoadOp.get(inputs[plan_.scalar_input], scalar_indices)).res
+        updated.append(vectorized_body(op, inner, loaded, carried[r]))
+    inner.add(scf.YieldOp(*updated, *vectors.values()))
     for outer_loop, inner_loop in zip(reversed(loops[:-1]), reversed(loops[1:])):
         b.rewriter.insert_op(scf.YieldOp(*inner_loop.results), InsertPoint.at_end(outer_loop.body.block))
     return list(loops[0].results)
@@ -253,23 +290,40 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
     """Replace `op` by its outer-product form (module docstring)."""
     maps = [m.data for m in op.indexing_maps.data]
     inputs = list(op.inputs)
-    vector_map = maps[plan_.vector_input]
-    holder = next(k for k, e in enumerate(vector_map.results) if uses(e, plan_.vector_dim))
-    if holder != len(vector_map.results) - 1:
-        inputs[plan_.vector_input], vector_map = relaid_out(op, plan_.vector_input, holder, rewriter)
     b = Builder(rewriter, InsertPoint.before(op))
+    vector_maps = {}
+    for i in plan_.vector_inputs:
+        vector_maps[i] = maps[i]
+        holder = next(k for k, e in enumerate(maps[i].results) if uses(e, plan_.vector_dim))
+        if holder == len(maps[i].results) - 1:
+            continue
+        if constant_global(op.inputs[i]) is not None:
+            inputs[i], vector_maps[i] = relaid_out(op, i, holder, rewriter)
+        else:
+            vector_maps[i] = linearized(maps[i], list(inputs[i].type.get_shape()))
+            inputs[i] = flattened(inputs[i], b)
     output = op.outputs[0]
     if plan_.row_dim is not None:
         output = collapsed(output, b)
         inputs[plan_.vector_input] = collapsed(inputs[plan_.vector_input], b)
+    if plan_.out_stride != 1:
+        output = flattened(output, b)
     strip, b = open_strip(op, plan_, b)
     out_type = output.type.element_type
-    zero = b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(0, out_type))).result, scalable(out_type))).vector
+    unread = b.add(PoisonOp(scalable(out_type))).result
     out_indices = [strip.indices(maps[-1], strip.row(strip.dims, b, r), b) for r in range(strip.rows)]
-    accumulators = [b.add(vector.MaskedLoadOp(output, indices, strip.mask, zero)).result for indices in out_indices]
-    results = reduce(strip, inputs, vector_map, accumulators, b)
+    if plan_.out_stride == 1:
+        loads = [vector.MaskedLoadOp(output, indices, strip.mask, unread) for indices in out_indices]
+    else:
+        out_lanes = strided_indices(b, plan_.out_stride)
+        loads = [GatherOp(output, indices, out_lanes, strip.mask, unread) for indices in out_indices]
+    accumulators = [b.add(load).results[0] for load in loads]
+    results = reduce(strip, inputs, vector_maps, accumulators, b)
     for indices, result in zip(out_indices, results[: strip.rows], strict=True):
-        b.add(vector.MaskedStoreOp(output, indices, strip.mask, result))
+        if plan_.out_stride == 1:
+            b.add(vector.MaskedStoreOp(output, indices, strip.mask, result))
+        else:
+            b.add(ScatterOp(output, indices, out_lanes, strip.mask, result))
     rewriter.erase_op(op)
 
 
