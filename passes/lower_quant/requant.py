@@ -190,6 +190,28 @@ def _plan(in_type: UniformQuantizedType, zero_points_in: Sequence[int], channels
     return _Plan(i32, 2, [m for m, _ in pairs], [n for _, n in pairs], bounds)
 
 
+def _d_ranges(plan: _Plan, channels: Sequence[_Channel], zero_points_in: Sequence[int]) -> list[tuple[int, int]]:
+    """Each entry's range of d = x - zp_in as the body computes it (after the input clamp, if any)."""
+    if plan.input_bounds is None:
+        return [(c.d_low, c.d_high) for c in channels]
+    lows, highs = plan.input_bounds
+    return [(lo - z, hi - z) for lo, hi, z in zip(lows, highs, zero_points_in)]
+
+
+def _needed_clamps(channels: Sequence[_Channel], ranges: Sequence[tuple[int, int]], rounds: bool) -> set[str]:
+    """Which sides of the output clamp can change a result: "low" where some entry's smallest
+    g = floor(d_low M / 2^n) + zp_out is below min_out, "high" where its largest
+    floor(d_high M / 2^n) + zp_out (+ 1 if the rounding may go up) is above max_out (M > 0: the
+    result is monotone in d). A clamp to the whole range of the result vanishes."""
+    needed = set()
+    for c, (d_low, d_high) in zip(channels, ranges, strict=True):
+        if c.floor(d_low) + c.zero_point_out < c.out_low:
+            needed.add("low")
+        if c.floor(d_high) + c.zero_point_out + int(rounds) > c.out_high:
+            needed.add("high")
+    return needed
+
+
 # ----------------------------------------------------------------------------------------
 # Parameters and body
 # ----------------------------------------------------------------------------------------
@@ -315,7 +337,10 @@ class LowerRequantize(RewritePattern):
             raise PassFailedException(f"lower-quant: '{op.name}' from {in_type} to {out_type}: {problem}")
         rounding, first = op.rounding_mode, op.adds_zero_point_first
         read = _TESTS_READ[rounding]
-        parameters: dict[str, list[int]] = {"low": [low] * count, "high": [high] * count}
+        rounds = max(chosen.shifts) > 0
+        clamps = _needed_clamps(channels, _d_ranges(chosen, channels, in_zero_points), rounds)
+        parameters: dict[str, list[int]] = {name: [bound] * count for name, bound in zip(("low", "high"), (low, high))
+                                            if name in clamps}
         if chosen.input_bounds is not None:
             parameters |= {"input_low": chosen.input_bounds[0], "input_high": chosen.input_bounds[1]}
         optional = {
@@ -334,8 +359,10 @@ class LowerRequantize(RewritePattern):
         }
         storage_in = in_type.storage_integer_type()
         storage_out = out_type.storage_integer_type()
+        if not parameters and storage_in == storage_out:
+            rewriter.replace(op, [], [op.input])  # q_out = q: the same stored integers
+            return
         width = chosen.integer.width.data
-        rounds = max(chosen.shifts) > 0
 
         def build(body: Body) -> SSAValue:
             v = body.values
@@ -363,7 +390,10 @@ class LowerRequantize(RewritePattern):
                 x = body.emit(arith.AddiOp(x, body.emit(arith.ExtUIOp(up, chosen.integer))))
             if not first and "zero_point_out" in v:
                 x = body.emit(arith.AddiOp(x, v["zero_point_out"]))
-            x = body.emit(arith.MinSIOp(body.emit(arith.MaxSIOp(x, v["low"])), v["high"]))
+            if "low" in v:
+                x = body.emit(arith.MaxSIOp(x, v["low"]))
+            if "high" in v:
+                x = body.emit(arith.MinSIOp(x, v["high"]))
             return body.emit(arith.TruncIOp(x, storage_out)) if storage_out.width.data < width else x
 
         result = storage_tensor(op.result.type)
