@@ -297,6 +297,44 @@ def _floor_of_words(body: Body, low: SSAValue, high: SSAValue, read: Sequence[st
     return floor, {name: body.emit(arith.SelectOp(choose, wide[1][name], narrow[1][name])) for name in read}
 
 
+def _rounds_in_high_word(plan: _Plan, mode: RoundingMode, parity_after_zero_point: bool) -> bool:
+    """Whether `_half_to_even_of_high_word` computes the rounded quotient: two words, every
+    n >= 33, half to even on the parity of f itself (not of f + zp_out)."""
+    return (
+        plan.words == 2 and min(plan.shifts) > WORD_BITS and mode == RoundingMode.HALF_TO_EVEN
+        and not parity_after_zero_point
+    )
+
+
+def _high_word_even_parameters(plan: _Plan) -> dict[str, list[int]]:
+    """The tables of `_half_to_even_of_high_word`: k = n - 32, 2^k, 2^(k-1) - 1."""
+    wide = [n - WORD_BITS for n in plan.shifts]
+    return {
+        "high_shift": wide,
+        "parity_bit": [1 << k for k in wide],
+        "half_high_less_one": [(1 << (k - 1)) - 1 for k in wide],
+    }
+
+
+def _half_to_even_of_high_word(body: Body, low: SSAValue, high: SSAValue) -> SSAValue:
+    """round_half_to_even(t / 2^n) for t = hi 2^32 + lo (lo unsigned), n = 32 + k, k >= 1:
+
+        q = (hi + (2^(k-1) - 1) + b) >>s k,   b = (lo != 0) | (hi & 2^k != 0)
+
+    With hi = f 2^k + u (f = floor(t / 2^n), 0 <= u < 2^k) and hh = 2^(k-1), half = hh 2^32:
+    q = f + ((u + b + hh - 1) >>s k), the second term 1 exactly when u + b > hh (u + b <= 2^k).
+    That is the rounding up of half to even: if lo != 0 (b = 1), rem = (u, lo) > half iff
+    u >= hh, and rem == half cannot occur; if lo == 0 (b = parity of f), rem > half iff u > hh,
+    rem == half iff u == hh, rounded up then iff f is odd. No i32 overflow: |t| < 2^62 gives
+    hi in [-2^30, 2^30), and (2^(k-1) - 1) + b <= 2^(k-1) <= 2^30 (k <= 31)."""
+    v = body.values
+    parity = body.emit(arith.AndIOp(high, v["parity_bit"]))
+    inexact_or_odd = body.emit(arith.OrIOp(parity, low))
+    b = body.emit(arith.ExtUIOp(body.emit(arith.CmpiOp(inexact_or_odd, body.constant(0, i32), _NE)), i32))
+    biased = body.emit(arith.AddiOp(body.emit(arith.AddiOp(high, v["half_high_less_one"])), b))
+    return body.emit(arith.ShRSIOp(biased, v["high_shift"]))
+
+
 def _round_up(body: Body, g: SSAValue, mode: RoundingMode, tests: Tests) -> SSAValue | None:
     """up(g, rem) as an i1, None for floor."""
     if mode == RoundingMode.FLOOR:
@@ -348,7 +386,8 @@ class LowerRequantize(RewritePattern):
             "multiplier": (chosen.multipliers, any(m != 1 for m in chosen.multipliers) or chosen.words == 2),
         }
         parameters |= {name: values for name, (values, needed) in optional.items() if needed}
-        parameters |= _shift_parameters(chosen, read)
+        high_word_even = _rounds_in_high_word(chosen, rounding, first and any(out_zero_points))
+        parameters |= _high_word_even_parameters(chosen) if high_word_even else _shift_parameters(chosen, read)
         if any(out_zero_points):
             parameters["zero_point_out"] = out_zero_points
         tables = {
@@ -374,7 +413,11 @@ class LowerRequantize(RewritePattern):
             if "zero_point_in" in v:
                 x = body.emit(arith.SubiOp(x, v["zero_point_in"]))
             tests: Tests = {}
-            if chosen.words == 2:
+            if high_word_even:
+                product = arith.MulSIExtendedOp(x, v["multiplier"])
+                body.emit(product)
+                x = _half_to_even_of_high_word(body, product.low, product.high)
+            elif chosen.words == 2:
                 product = arith.MulSIExtendedOp(x, v["multiplier"])
                 body.emit(product)
                 x, tests = _floor_of_words(body, product.low, product.high, read)
@@ -386,7 +429,7 @@ class LowerRequantize(RewritePattern):
                     x = body.emit(arith.ShRSIOp(x, v["shift"]))
             if first and "zero_point_out" in v:
                 x = body.emit(arith.AddiOp(x, v["zero_point_out"]))
-            if rounds and (up := _round_up(body, x, rounding, tests)) is not None:
+            if rounds and not high_word_even and (up := _round_up(body, x, rounding, tests)) is not None:
                 x = body.emit(arith.AddiOp(x, body.emit(arith.ExtUIOp(up, chosen.integer))))
             if not first and "zero_point_out" in v:
                 x = body.emit(arith.AddiOp(x, v["zero_point_out"]))
