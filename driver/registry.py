@@ -81,6 +81,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "bitfold-llvm-index-to-i32": _lazy("backends.llvm.index_to_i32", "BitfoldLlvmIndexToI32Pass"),
         "bitfold-llvm-fptosi-by-bits": _lazy("backends.llvm.truncation_by_bits", "BitfoldLlvmFptosiByBitsPass"),
         "bitfold-riscv-expand-ctpop": _lazy("backends.riscv.population_count", "BitfoldRiscvExpandCtpopPass"),
+        "bitfold-riscv-pair-lanes": _lazy("backends.riscv.lane_pairs", "BitfoldRiscvPairLanesPass"),
         "bitfold-riscv-register-tiled-loops": _lazy(
             "backends.riscv.register_tiled_loops", "BitfoldRiscvRegisterTiledLoopsPass"
         ),

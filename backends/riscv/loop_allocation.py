@@ -35,6 +35,7 @@ from xdsl.backend.riscv.register_allocation import RegisterAllocatorLivenessBloc
 from xdsl.backend.register_type import RegisterType
 from xdsl.dialects import riscv, riscv_scf
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.backends.riscv.loop_value_copies import ancestor_in
 
@@ -73,6 +74,8 @@ class Window:
 
     def _position_of(self, op: Operation | None) -> int | None:
         ancestor = ancestor_in(self.block, op) if op is not None else None
+        while ancestor is not None and ancestor not in self.positions:
+            ancestor = ancestor.next_op  # inserted while allocating (`copy_conflicting_initial_value`)
         return None if ancestor is None else self.positions[ancestor]
 
     def forbidden(self, value: SSAValue) -> list[tuple[str, int]]:
@@ -111,6 +114,23 @@ def accumulation_chain(argument: SSAValue, position: int, yield_op: riscv_scf.Yi
                 return None
             continue
         chain.append(value)
+
+
+def copy_conflicting_initial_value(loop: Loop, k: int) -> None:
+    """Start the loop's carried value k from a copy (`mv`) of its initial value when that value
+    already has a register other than the one its group (block argument, yielded value, result)
+    was given: xDSL's `allocate_values_same_reg` cannot join two allocated registers and raises.
+    Allocation bottom-up makes it happen where a loop's result is allocated at its uses after
+    the loop and the initial value is a spill reload placed right before it with a register of
+    its own (a fused bias spilled around an outer loop: `fused_epilogue.py`). The copy takes the
+    group's register; a copy whose source got the same register is removed by the prologue pass."""
+    block = loop.body.block
+    initial = loop.iter_args[k]
+    joined = {v.type for v in (block.args[1 + k], block.last_op.operands[k], loop.results[k]) if v.type.is_allocated}
+    if initial.type.is_allocated and joined and initial.type not in joined:
+        move = riscv.MVOp(initial, rd=riscv.Registers.UNALLOCATED_INT)
+        Rewriter.insert_op(move, InsertPoint.before(loop))
+        loop.operands[len(loop.operands) - len(loop.iter_args) + k] = move.rd
 
 
 class LoopAwareAllocator(RegisterAllocatorLivenessBlockNaive):
@@ -168,6 +188,7 @@ class LoopAwareAllocator(RegisterAllocatorLivenessBlockNaive):
             self.allocate_value(live_in)
         # (allocation replaces values: read them afresh from the IR each time)
         for k in range(len(loop.iter_args)):
+            copy_conflicting_initial_value(loop, k)
             group = (block.args[1 + k], loop.iter_args[k], yield_op.operands[k], loop.results[k])
             with self._withheld(self._forbidden(group[1])):
                 self.allocate_values_same_reg(group)

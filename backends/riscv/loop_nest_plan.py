@@ -205,6 +205,8 @@ class CostModel:
     body_operations: int
     n_outputs: int
     n_inputs: int
+    shared_pointers: int = 0
+    """operands the loops move that share another's pointer (constants in one interleaved panel)"""
 
     def estimate(self, plan: NestPlan) -> tuple[float, int]:
         """(instructions per body copy, registers live in the innermost loop) of `plan`."""
@@ -232,6 +234,7 @@ class CostModel:
         temporaries = min(BODY_TEMPORARIES_MAX, 2 + self.body_operations // 8)
         bases = sum(extra_bases(a, body_box) for a in plan.accesses)
         registers = prod(tile_box) * self.n_outputs + row + held + temporaries + bases + loop_registers(plan, loops)
+        registers -= self.shared_pointers
         return per_copy, registers
 
     def hoistable(self, plan: NestPlan) -> list[int]:

@@ -6,6 +6,7 @@ ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wid
 `andi`/`ori`/`xori`/`shrsi` on any width):
 
 - `arith.extsi`, `arith.extui`, `arith.trunci`, `arith.index_cast`: not lowered by xDSL;
+  a `trunci` whose value is only stored by a store no wider than it costs nothing (`_only_stored`);
 - `arith.select`, `arith.maxsi`/`minsi`/`maxui`/`minui`: xDSL raises NotImplementedError;
 - `arith.mulsi_extended` / `arith.mului_extended`: not lowered (`mul` + `mulh`/`mulhu`, or one
   `mul` and a shift when the full product fits a register);
@@ -38,6 +39,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from bitfold.backends.riscv.instructions import SbOp, SdOp, ShOp, SwOp
 from bitfold.backends.riscv.population_count import population_count
 from bitfold.backends.riscv.registers import (
     bit_width,
@@ -104,6 +106,22 @@ def compare_ops(predicate: int, lhs: SSAValue, rhs: SSAValue, width: int) -> tup
         return [test], test.rd
     flip = riscv.XoriOp(test, 1)
     return [test, flip], flip.rd
+
+
+STORE_BITS = {SbOp: 8, ShOp: 16, SwOp: 32, SdOp: 64}
+
+
+def _only_stored(value: SSAValue, width: int) -> bool:
+    """Whether every use of `value` (through the casts to a register) is the stored value of an
+    `sb`/`sh`/`sw`/`sd` of at most `width` bits: such a store writes the low bits only, so a
+    truncation feeding nothing else needs no sign extension (a requantized i8 before its `sb`)."""
+    uses = [u for use in value.uses for u in (
+        [c for r in use.operation.results for c in r.uses] if isinstance(use.operation, UnrealizedConversionCastOp)
+        else [use])]
+    return bool(uses) and all(
+        STORE_BITS.get(type(u.operation), width + 1) <= width and u.operation.operands[u.index] is u.operation.rs2
+        for u in uses
+    )
 
 
 @dataclass
@@ -174,7 +192,7 @@ class LowerIntegerArith(RewritePattern):
                     ops, result = [zero, negate], negate.rd
             case arith.ExtUIOp() if source < target:
                 ops, result = zero_extend(x, source, xlen)
-            case _ if target < source:
+            case _ if target < source and not _only_stored(op.results[0], target):
                 ops, result = sign_extend(x, target, xlen)
             case _:
                 pass

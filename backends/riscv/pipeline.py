@@ -4,6 +4,7 @@ module) where 0.74 is wrong or missing:
 
     bitfold-riscv-expand-ctpop              without Zbb: math.ctpop as SWAR arith
     bitfold-riscv-expand-float-rounding     f32 roundeven/trunc/floor/ceil as exact arith
+    bitfold-riscv-pair-lanes                RV64: two i32 accumulators in one register
     bufferize                               bitfold.passes.bufferize
     widen-sub-byte-outputs                  bitfold.passes.sub_byte_outputs
     bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
@@ -57,6 +58,7 @@ from bitfold.backends.riscv.constant_sinking import BitfoldRiscvSinkConstantsPas
 from bitfold.backends.riscv.float_rounding import BitfoldRiscvExpandFloatRoundingPass
 from bitfold.backends.riscv.immediates import BitfoldRiscvImmediatesPass
 from bitfold.backends.riscv.isa import Isa, IsaError
+from bitfold.backends.riscv.lane_pairs import BitfoldRiscvPairLanesPass
 from bitfold.backends.riscv.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
 from bitfold.backends.riscv.loop_value_copies import BitfoldRiscvCopyLoopValuesPass
 from bitfold.backends.riscv.lower_floats import BitfoldRiscvLowerFloatPass
@@ -157,6 +159,7 @@ def riscv_passes(
     return [
         *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
         BitfoldRiscvExpandFloatRoundingPass(),
+        *([BitfoldRiscvPairLanesPass()] if xlen == 64 else []),
         BufferizePass(),
         WidenSubByteOutputsPass(),
         BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),

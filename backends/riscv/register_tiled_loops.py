@@ -20,6 +20,8 @@ becomes a register-tiled nest of `riscv_scf.for` loops over pointers (the plan i
   loaded with `lbu`/`lhu` (`lb`/`lh`) straight into the extension's type.
 - Constant operands walked in a different order than stored are re-laid out at compile time
   into the order the nest reads them (`weight_panels.py`): a linear walk with small immediates.
+- A contraction's bias fill and requantization epilogue fused into its nest (`fused_epilogue.py`):
+  the accumulators start as the bias, the epilogue's body runs on the tile after the reduction.
 
 Loop variables are pointers compared with `blt`: no buffer may straddle address 2**(XLEN-1)
 (docs/riscv-abi.md). Generics this cannot express (non-linear maps, `linalg.index`, ops that
@@ -41,6 +43,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
+from bitfold.backends.riscv.fused_epilogue import Fusion, fuse_epilogues
 from bitfold.backends.riscv.instructions import LOADS, STORES, LdOp
 from bitfold.backends.riscv.loop_nest_plan import (
     IMMEDIATE_REACH,
@@ -148,6 +151,8 @@ class NestEmitter:
     panels: dict[int, Panel] = field(default_factory=dict)
     loads: dict[tuple, tuple[SSAValue, int]] = field(default_factory=dict)
     constants: dict[tuple[Operation, int], SSAValue] = field(default_factory=dict)
+    fusion: Fusion | None = None
+    """the bias and epilogue fused into this nest (`fused_epilogue.py`)"""
 
     @property
     def n_inputs(self) -> int:
@@ -391,9 +396,13 @@ class NestEmitter:
         return accumulators
 
     def initial_values(self, level: int) -> dict:
-        """Each tile point's outputs as the body first sees them (loaded where the body reads them)."""
+        """Each tile point's outputs as the body first sees them (loaded where the body reads them;
+        a fused bias: the bias)."""
         block = self.op.body.block
         initial = {}
+        if self.fusion is not None:
+            bias = self.fusion.bias
+            return {t: [self.load(bias, t, None, block.args[bias].type)] for t in self.plan.tile_points()}
         for tile_point in self.plan.tile_points():
             values = []
             for k, argument in enumerate(block.args[self.n_inputs :]):
@@ -406,9 +415,37 @@ class NestEmitter:
         return initial
 
     def store_outputs(self, accumulators: dict, level: int) -> None:
+        loaded: dict[tuple[int, int], SSAValue] = {}
         for tile_point, values in accumulators.items():
             for k, (value, _) in enumerate(values):
+                if self.fusion is not None and self.fusion.epilogue is not None:
+                    value = self.apply_epilogue(tile_point, value, level, loaded)
                 self.store(self.n_inputs + k, tile_point, value, level)
+
+    def apply_epilogue(self, point: Sequence[int], accumulator: SSAValue, level: int, loaded: dict) -> SSAValue:
+        """The fused epilogue's body on one accumulator, after the reduction: its tables loaded
+        there (shared by the tile points of one channel through `loaded`), never held through
+        the inner loops."""
+        fusion = self.fusion
+        block = fusion.epilogue.block
+        values = {block.args[0]: accumulator}
+        for argument, operand in zip(block.args[1:], fusion.tables):
+            if argument.uses.get_length():
+                offset = self.immediate(operand, point)
+                if (operand, offset) not in loaded:
+                    width = self.op.operands[operand].type.get_element_type().width.data
+                    pointer, immediate = self.address(self.levels[level].pointers[self.owner(operand)], offset, level)
+                    load = LOADS[(max(8, width), True)](pointer, immediate)
+                    cast, loaded[operand, offset] = as_type(load.rd, argument.type)
+                    self.append([load, cast], level)
+                values[argument] = loaded[operand, offset]
+        for body_op in block.ops:
+            if isinstance(body_op, linalg.YieldOp):
+                return values[body_op.operands[0]]
+            clone = body_op.clone(value_mapper=values)
+            self.append([clone], level)
+            values.update(zip(body_op.results, clone.results))
+        raise AssertionError("a linalg.generic body ends with linalg.yield")
 
     # loops
 
@@ -581,8 +618,9 @@ def held_through(op: linalg.GenericOp) -> int:
     return sum(1 for argument in function.body.block.args if argument not in walked)
 
 
-def nest_plan_for(op: linalg.GenericOp, registers: int) -> NestPlan | None:
-    """The plan of a generic this pass can emit, else None (module docstring)."""
+def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = None) -> NestPlan | None:
+    """The plan of a generic this pass can emit, else None (module docstring); a fused nest's
+    bias and epilogue tables are not in its cost (read once per output, after the reduction)."""
     if op.res or not supported_body(op):
         return None
     if any(not isinstance(v.type, MemRefType) or not v.type.has_static_shape() for v in op.operands):
@@ -605,7 +643,11 @@ def nest_plan_for(op: linalg.GenericOp, registers: int) -> NestPlan | None:
         return None  # an output indexed by a reduction dimension
     if n_parallel < len(dims) and not all(a.uses for a in op.body.block.args[len(op.inputs) :]):
         return None  # a reduction that does not accumulate into its output
-    cost = CostModel(body_operation_count(op.body.block), len(op.outputs), len(op.inputs))
+    inputs = len(op.inputs) if fusion is None else fusion.bias
+    # the bias and the tables walked alike share one interleaved panel (`weight_panels.py`)
+    epilogue_walks = [accesses[k].stride for k in range(inputs, len(op.inputs))]
+    cost = CostModel(body_operation_count(op.body.block), len(op.outputs), inputs,
+                     len(epilogue_walks) - len(set(epilogue_walks)))
     return plan_nest(dims, accesses, cost, registers)
 
 
@@ -615,14 +657,17 @@ class LowerGenericToTiledNest(RewritePattern):
     registers: int = ALLOCATABLE_INTEGER_REGISTERS
     nests: int = 0
     """nests emitted so far"""
+    fusions: dict[linalg.GenericOp, Fusion] = field(default_factory=dict)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
-        plan = nest_plan_for(op, self.registers - held_through(op))
+        fusion = self.fusions.get(op)
+        plan = nest_plan_for(op, self.registers - held_through(op), fusion)
         if plan is None:
+            assert fusion is None, "fused only where each generic is a nest of its own"
             return
         self.nests += 1
-        emitter = NestEmitter(op, plan, self.xlen, rewriter, self.nests)
+        emitter = NestEmitter(op, plan, self.xlen, rewriter, self.nests, fusion=fusion)
         emitter.panels = relayout_constant_operands(op, emitter, rewriter)
         emitter.run()
         rewriter.erase(op)
@@ -639,4 +684,10 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
     registers: int = ALLOCATABLE_INTEGER_REGISTERS
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(LowerGenericToTiledNest(self.xlen, self.registers), apply_recursively=False).rewrite_module(op)
+        def tile_points(generic: linalg.GenericOp, fusion: Fusion) -> int:
+            plan = nest_plan_for(generic, self.registers - held_through(generic), fusion)
+            return len(plan.tile_points())
+
+        fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, self.registers) is not None, tile_points)
+        pattern = LowerGenericToTiledNest(self.xlen, self.registers, fusions=fusions)
+        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

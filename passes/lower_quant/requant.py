@@ -190,6 +190,28 @@ def _plan(in_type: UniformQuantizedType, zero_points_in: Sequence[int], channels
     return _Plan(i32, 2, [m for m, _ in pairs], [n for _, n in pairs], bounds)
 
 
+def _d_ranges(plan: _Plan, channels: Sequence[_Channel], zero_points_in: Sequence[int]) -> list[tuple[int, int]]:
+    """Each entry's range of d = x - zp_in as the body computes it (after the input clamp, if any)."""
+    if plan.input_bounds is None:
+        return [(c.d_low, c.d_high) for c in channels]
+    lows, highs = plan.input_bounds
+    return [(lo - z, hi - z) for lo, hi, z in zip(lows, highs, zero_points_in)]
+
+
+def _needed_clamps(channels: Sequence[_Channel], ranges: Sequence[tuple[int, int]], rounds: bool) -> set[str]:
+    """Which sides of the output clamp can change a result: "low" where some entry's smallest
+    g = floor(d_low M / 2^n) + zp_out is below min_out, "high" where its largest
+    floor(d_high M / 2^n) + zp_out (+ 1 if the rounding may go up) is above max_out (M > 0: the
+    result is monotone in d). A clamp to the whole range of the result vanishes."""
+    needed = set()
+    for c, (d_low, d_high) in zip(channels, ranges, strict=True):
+        if c.floor(d_low) + c.zero_point_out < c.out_low:
+            needed.add("low")
+        if c.floor(d_high) + c.zero_point_out + int(rounds) > c.out_high:
+            needed.add("high")
+    return needed
+
+
 # ----------------------------------------------------------------------------------------
 # Parameters and body
 # ----------------------------------------------------------------------------------------
@@ -275,6 +297,44 @@ def _floor_of_words(body: Body, low: SSAValue, high: SSAValue, read: Sequence[st
     return floor, {name: body.emit(arith.SelectOp(choose, wide[1][name], narrow[1][name])) for name in read}
 
 
+def _rounds_in_high_word(plan: _Plan, mode: RoundingMode, parity_after_zero_point: bool) -> bool:
+    """Whether `_half_to_even_of_high_word` computes the rounded quotient: two words, every
+    n >= 33, half to even on the parity of f itself (not of f + zp_out)."""
+    return (
+        plan.words == 2 and min(plan.shifts) > WORD_BITS and mode == RoundingMode.HALF_TO_EVEN
+        and not parity_after_zero_point
+    )
+
+
+def _high_word_even_parameters(plan: _Plan) -> dict[str, list[int]]:
+    """The tables of `_half_to_even_of_high_word`: k = n - 32, 2^k, 2^(k-1) - 1."""
+    wide = [n - WORD_BITS for n in plan.shifts]
+    return {
+        "high_shift": wide,
+        "parity_bit": [1 << k for k in wide],
+        "half_high_less_one": [(1 << (k - 1)) - 1 for k in wide],
+    }
+
+
+def _half_to_even_of_high_word(body: Body, low: SSAValue, high: SSAValue) -> SSAValue:
+    """round_half_to_even(t / 2^n) for t = hi 2^32 + lo (lo unsigned), n = 32 + k, k >= 1:
+
+        q = (hi + (2^(k-1) - 1) + b) >>s k,   b = (lo != 0) | (hi & 2^k != 0)
+
+    With hi = f 2^k + u (f = floor(t / 2^n), 0 <= u < 2^k) and hh = 2^(k-1), half = hh 2^32:
+    q = f + ((u + b + hh - 1) >>s k), the second term 1 exactly when u + b > hh (u + b <= 2^k).
+    That is the rounding up of half to even: if lo != 0 (b = 1), rem = (u, lo) > half iff
+    u >= hh, and rem == half cannot occur; if lo == 0 (b = parity of f), rem > half iff u > hh,
+    rem == half iff u == hh, rounded up then iff f is odd. No i32 overflow: |t| < 2^62 gives
+    hi in [-2^30, 2^30), and (2^(k-1) - 1) + b <= 2^(k-1) <= 2^30 (k <= 31)."""
+    v = body.values
+    parity = body.emit(arith.AndIOp(high, v["parity_bit"]))
+    inexact_or_odd = body.emit(arith.OrIOp(parity, low))
+    b = body.emit(arith.ExtUIOp(body.emit(arith.CmpiOp(inexact_or_odd, body.constant(0, i32), _NE)), i32))
+    biased = body.emit(arith.AddiOp(body.emit(arith.AddiOp(high, v["half_high_less_one"])), b))
+    return body.emit(arith.ShRSIOp(biased, v["high_shift"]))
+
+
 def _round_up(body: Body, g: SSAValue, mode: RoundingMode, tests: Tests) -> SSAValue | None:
     """up(g, rem) as an i1, None for floor."""
     if mode == RoundingMode.FLOOR:
@@ -315,7 +375,10 @@ class LowerRequantize(RewritePattern):
             raise PassFailedException(f"lower-quant: '{op.name}' from {in_type} to {out_type}: {problem}")
         rounding, first = op.rounding_mode, op.adds_zero_point_first
         read = _TESTS_READ[rounding]
-        parameters: dict[str, list[int]] = {"low": [low] * count, "high": [high] * count}
+        rounds = max(chosen.shifts) > 0
+        clamps = _needed_clamps(channels, _d_ranges(chosen, channels, in_zero_points), rounds)
+        parameters: dict[str, list[int]] = {name: [bound] * count for name, bound in zip(("low", "high"), (low, high))
+                                            if name in clamps}
         if chosen.input_bounds is not None:
             parameters |= {"input_low": chosen.input_bounds[0], "input_high": chosen.input_bounds[1]}
         optional = {
@@ -323,7 +386,8 @@ class LowerRequantize(RewritePattern):
             "multiplier": (chosen.multipliers, any(m != 1 for m in chosen.multipliers) or chosen.words == 2),
         }
         parameters |= {name: values for name, (values, needed) in optional.items() if needed}
-        parameters |= _shift_parameters(chosen, read)
+        high_word_even = _rounds_in_high_word(chosen, rounding, first and any(out_zero_points))
+        parameters |= _high_word_even_parameters(chosen) if high_word_even else _shift_parameters(chosen, read)
         if any(out_zero_points):
             parameters["zero_point_out"] = out_zero_points
         tables = {
@@ -334,8 +398,10 @@ class LowerRequantize(RewritePattern):
         }
         storage_in = in_type.storage_integer_type()
         storage_out = out_type.storage_integer_type()
+        if not parameters and storage_in == storage_out:
+            rewriter.replace(op, [], [op.input])  # q_out = q: the same stored integers
+            return
         width = chosen.integer.width.data
-        rounds = max(chosen.shifts) > 0
 
         def build(body: Body) -> SSAValue:
             v = body.values
@@ -347,7 +413,11 @@ class LowerRequantize(RewritePattern):
             if "zero_point_in" in v:
                 x = body.emit(arith.SubiOp(x, v["zero_point_in"]))
             tests: Tests = {}
-            if chosen.words == 2:
+            if high_word_even:
+                product = arith.MulSIExtendedOp(x, v["multiplier"])
+                body.emit(product)
+                x = _half_to_even_of_high_word(body, product.low, product.high)
+            elif chosen.words == 2:
                 product = arith.MulSIExtendedOp(x, v["multiplier"])
                 body.emit(product)
                 x, tests = _floor_of_words(body, product.low, product.high, read)
@@ -359,11 +429,14 @@ class LowerRequantize(RewritePattern):
                     x = body.emit(arith.ShRSIOp(x, v["shift"]))
             if first and "zero_point_out" in v:
                 x = body.emit(arith.AddiOp(x, v["zero_point_out"]))
-            if rounds and (up := _round_up(body, x, rounding, tests)) is not None:
+            if rounds and not high_word_even and (up := _round_up(body, x, rounding, tests)) is not None:
                 x = body.emit(arith.AddiOp(x, body.emit(arith.ExtUIOp(up, chosen.integer))))
             if not first and "zero_point_out" in v:
                 x = body.emit(arith.AddiOp(x, v["zero_point_out"]))
-            x = body.emit(arith.MinSIOp(body.emit(arith.MaxSIOp(x, v["low"])), v["high"]))
+            if "low" in v:
+                x = body.emit(arith.MaxSIOp(x, v["low"]))
+            if "high" in v:
+                x = body.emit(arith.MinSIOp(x, v["high"]))
             return body.emit(arith.TruncIOp(x, storage_out)) if storage_out.width.data < width else x
 
         result = storage_tensor(op.result.type)
