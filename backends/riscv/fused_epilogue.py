@@ -23,7 +23,7 @@ longer touched.
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import AffineMapAttr, ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, IntegerType, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
@@ -77,7 +77,7 @@ def _epilogue(epilogue: linalg.GenericOp | None, buffer: SSAValue) -> bool:
         and epilogue.inputs[0] is buffer and buffer not in epilogue.inputs[1:] and _identity(epilogue, 0)
         and _identity(epilogue, len(epilogue.inputs)) and epilogue.body.block.args[0].uses.get_length() > 0
         and epilogue.outputs[0].type.get_shape() == buffer.type.get_shape()
-        and all(x.type.get_element_type().width.data >= 8 for x in epilogue.inputs)  # no packed sub-byte table
+        and all(isinstance(t := x.type.get_element_type(), IntegerType) and t.width.data >= 8 for x in epilogue.inputs)  # no packed sub-byte table
         and all(op.name.startswith("arith.") and not op.regions
                 for op in epilogue.body.block.ops if not isinstance(op, linalg.YieldOp))
     )
