@@ -26,6 +26,7 @@ import onnx
 REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY / "tests"))  # the test-model package: models.mlperf_tiny
 
+from calibration_inputs import SeededCalibrationInputs  # noqa: E402
 from models import mlperf_tiny  # noqa: E402
 from models.mlperf_tiny.architectures import BUILDERS, IR_VERSION, multiply_accumulates, random_input  # noqa: E402
 
@@ -35,17 +36,7 @@ FORM_OPTIONS = {
     "qop-u8s8": {"quant_format": "QOperator", "per_channel": False},
 }
 """quantize_static's format and granularity per fixture form (everything else its defaults)."""
-
-
-class CalibrationInputs:
-    """An onnxruntime `CalibrationDataReader` over `mlperf_tiny.CALIBRATION_SAMPLES` seeded inputs."""
-
-    def __init__(self, network: str):
-        seeds = range(mlperf_tiny.CALIBRATION_SEED, mlperf_tiny.CALIBRATION_SEED + mlperf_tiny.CALIBRATION_SAMPLES)
-        self._samples = iter([{"input": random_input(network, seed)} for seed in seeds])
-
-    def get_next(self):
-        return next(self._samples, None)
+CALIBRATION_SEEDS = range(mlperf_tiny.CALIBRATION_SEED, mlperf_tiny.CALIBRATION_SEED + mlperf_tiny.CALIBRATION_SAMPLES)
 
 
 def quantize(float_path: Path, network: str, form: str, path: Path) -> onnx.ModelProto:
@@ -56,8 +47,9 @@ def quantize(float_path: Path, network: str, form: str, path: Path) -> onnx.Mode
     options = FORM_OPTIONS[form]
     previous = logging.root.manager.disable
     logging.disable(logging.WARNING)  # the quantizer's advice about pre-processing
+    calibration = SeededCalibrationInputs(lambda seed: random_input(network, seed), CALIBRATION_SEEDS)
     try:
-        quantize_static(os.fspath(float_path), os.fspath(path), CalibrationInputs(network),
+        quantize_static(os.fspath(float_path), os.fspath(path), calibration,
                         quant_format=QuantFormat[options["quant_format"]], per_channel=options["per_channel"])
     finally:
         logging.disable(previous)

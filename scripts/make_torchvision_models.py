@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from calibration_inputs import SeededCalibrationInputs
 
 NETWORKS = ("efficientnet_b0", "resnet18")
 SIZE = 64
@@ -30,24 +31,13 @@ IR_VERSION = 10
 """what onnxruntime reads (onnx 1.23 writes 14 by default)"""
 WEIGHT_SEED = 0
 INPUT_SEED = 0
-CALIBRATION_SEED = 1000
-CALIBRATION_SAMPLES = 4
+CALIBRATION_SEEDS = range(1000, 1004)
+"""seeds of the calibration inputs given to quantize_static"""
 FORM = "qdq-u8s8-perchannel"
 
 
 def random_input(seed: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((1, 3, SIZE, SIZE)).astype(np.float32)
-
-
-class CalibrationInputs:
-    """An onnxruntime `CalibrationDataReader` over `CALIBRATION_SAMPLES` seeded inputs."""
-
-    def __init__(self):
-        seeds = range(CALIBRATION_SEED, CALIBRATION_SEED + CALIBRATION_SAMPLES)
-        self._samples = iter([{"input": random_input(seed)} for seed in seeds])
-
-    def get_next(self):
-        return next(self._samples, None)
 
 
 def export_float(network: str, path: Path) -> None:
@@ -73,10 +63,11 @@ def quantize(float_path: Path, path: Path) -> None:
     import onnx
     from onnxruntime.quantization import QuantFormat, quantize_static
 
+    calibration = SeededCalibrationInputs(random_input, CALIBRATION_SEEDS)
     previous = logging.root.manager.disable
     logging.disable(logging.WARNING)  # the quantizer's advice about pre-processing
     try:
-        quantize_static(os.fspath(float_path), os.fspath(path), CalibrationInputs(),
+        quantize_static(os.fspath(float_path), os.fspath(path), calibration,
                         quant_format=QuantFormat.QDQ, per_channel=True)
     finally:
         logging.disable(previous)

@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from calibration_inputs import SeededCalibrationInputs
 
 D_MODEL = 64
 HEADS = 4
@@ -46,23 +47,12 @@ BLOCK_SIZE = 32
 """MatMulNBits' block along K (a power of two >= 16, as onnxruntime requires)"""
 WEIGHT_SEED = 0
 INPUT_SEED = 0
-CALIBRATION_SEED = 1000
-CALIBRATION_SAMPLES = 8
+CALIBRATION_SEEDS = range(1000, 1008)
+"""seeds of the calibration inputs given to quantize_static"""
 
 
 def random_input(seed: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((1, SEQUENCE, D_MODEL)).astype(np.float32)
-
-
-class CalibrationInputs:
-    """An onnxruntime `CalibrationDataReader` over `CALIBRATION_SAMPLES` seeded inputs."""
-
-    def __init__(self):
-        seeds = range(CALIBRATION_SEED, CALIBRATION_SEED + CALIBRATION_SAMPLES)
-        self._samples = iter([{"input": random_input(seed)} for seed in seeds])
-
-    def get_next(self):
-        return next(self._samples, None)
 
 
 def export_float(path: Path) -> None:
@@ -115,8 +105,9 @@ def pre_process(float_path: Path, path: Path) -> None:
 def quantize_qdq(float_path: Path, path: Path) -> None:
     from onnxruntime.quantization import QuantFormat, quantize_static
 
+    calibration = SeededCalibrationInputs(random_input, CALIBRATION_SEEDS)
     quantize_static(
-        os.fspath(float_path), os.fspath(path), CalibrationInputs(), quant_format=QuantFormat.QDQ, per_channel=True
+        os.fspath(float_path), os.fspath(path), calibration, quant_format=QuantFormat.QDQ, per_channel=True
     )
 
 
