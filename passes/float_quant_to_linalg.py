@@ -26,26 +26,21 @@ from functools import partial
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import Float32Type, IntegerType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from bitfold.dialects.minifloat import F32_BIAS, F32_INFINITY, F32_MANTISSA_BITS
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
 from bitfold.dialects.qonnx import FloatQuantOp, minifloat_max
 from bitfold.dialects.quant import RoundingMode
 from bitfold.passes import pass_failure
+from bitfold.passes.float_generics import F32, elementwise
 from bitfold.passes.linalg_building import Body
-from bitfold.passes.onnx_float_to_linalg import elementwise
-from bitfold.passes.quant_to_integer.generic import integer_constant
+from bitfold.passes.quant_to_integer.generic import I32, integer_constant
 
-F32 = Float32Type()
-I32 = IntegerType(32)
 F32_TINY = float(np.finfo(np.float32).tiny)
-F32_BIAS = 127
-F32_MANTISSA_BITS = 23
 F32_EXPONENT_MIN = -126
-F32_INFINITY_BITS = 0x7F800000
 F32_NAN_BITS = 0x7FC00000
 """numpy's float32 NaN (qonnx's np.nan), positive and quiet"""
 MAX_MANTISSA_BITS = 10
@@ -106,13 +101,13 @@ def emit_float_quant(body: Body, op: FloatQuantOp, x: SSAValue, scale: SSAValue)
     nan = from_bits(F32_NAN_BITS)
     if not saturation:
         above, below = emit(arith.CmpfOp, q, f(largest), "ogt"), emit(arith.CmpfOp, q, f(-largest), "olt")
-        infinity = from_bits(F32_INFINITY_BITS)
+        infinity = from_bits(F32_INFINITY)
         if op.flag("has_inf"):
             y = emit(arith.SelectOp, above, infinity, emit(arith.SelectOp, below, emit(arith.NegfOp, infinity), y))
         else:
             infinite_q = emit(arith.CmpfOp, emit(arith.MaximumfOp, q, emit(arith.NegfOp, q)), infinity, "oeq")
             y = emit(arith.SelectOp, emit(arith.OrIOp, emit(arith.OrIOp, above, below), infinite_q), nan, y)
-    special = emit(arith.CmpiOp, field, c((F32_INFINITY_BITS >> F32_MANTISSA_BITS)), "eq")  # v infinite or NaN
+    special = emit(arith.CmpiOp, field, c(F32_INFINITY >> F32_MANTISSA_BITS), "eq")  # v infinite or NaN
     return emit(arith.MulfOp, emit(arith.SelectOp, special, nan, y), scale)
 
 
