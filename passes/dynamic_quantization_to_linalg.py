@@ -37,7 +37,7 @@ from bitfold.dialects.onnx.elementwise import CastOp
 from bitfold.dialects.onnx.nn import SlidingWindow
 from bitfold.dialects.onnx.quantization import ConvIntegerOp, DynamicQuantizeLinearOp, MatMulIntegerOp
 from bitfold.passes import pass_failure
-from bitfold.passes.float_generics import F32, reduce, tensor_shape
+from bitfold.passes.float_generics import F32, clamp, reduce, tensor_shape
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.contraction import conv_loops
 from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
@@ -62,11 +62,6 @@ def _scalar(rewriter: PatternRewriter, inputs: list[SSAValue], element, build) -
         [],
         lambda body: build(body, *(body.values[f"in{i}"] for i in range(len(inputs)))),
     )
-
-
-def _clamp_u8(body: Body, value: SSAValue) -> SSAValue:
-    low = body.emit(arith.MaximumfOp(value, body.constant(0.0, F32)))
-    return body.emit(arith.MinimumfOp(low, body.constant(U8_HIGH, F32)))
 
 
 class LowerDynamicQuantizeLinear(RewritePattern):
@@ -99,7 +94,7 @@ class LowerDynamicQuantizeLinear(RewritePattern):
 
         def zero_point_of(body: Body, lo: SSAValue, s: SSAValue) -> SSAValue:
             shifted = body.emit(arith.SubfOp(body.constant(0.0, F32), body.emit(arith.DivfOp(lo, s))))
-            return body.emit(math.RoundEvenOp(_clamp_u8(body, shifted)))
+            return body.emit(math.RoundEvenOp(clamp(body, shifted, 0.0, U8_HIGH)))
 
         zero_point = _scalar(rewriter, [low, scale], F32, zero_point_of)
         rank = len(shape)
@@ -108,7 +103,7 @@ class LowerDynamicQuantizeLinear(RewritePattern):
         def quantize(body: Body) -> SSAValue:
             x, s, z = body.values["in0"], body.values["in1"], body.values["in2"]
             rounded = body.emit(math.RoundEvenOp(body.emit(arith.DivfOp(x, s))))
-            stored = body.emit(arith.FPToSIOp(_clamp_u8(body, body.emit(arith.AddfOp(rounded, z))), I32))
+            stored = body.emit(arith.FPToSIOp(clamp(body, body.emit(arith.AddfOp(rounded, z)), 0.0, U8_HIGH), I32))
             return body.emit(arith.TruncIOp(stored, I16))
 
         y = build_generic(

@@ -1,10 +1,11 @@
 """The f32 `linalg.generic` builders the float-island lowerings share (`onnx_float_to_linalg`,
 `float_quant_to_linalg`, `dynamic_quantization_to_linalg`): constants read as `arith.constant`,
-ONNX broadcasting, elementwise and reduction generics."""
+ONNX broadcasting, elementwise and reduction generics, the f32 clamp."""
 
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
@@ -12,6 +13,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
+from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.elementwise import broadcast_map
 from bitfold.passes.quant_to_integer.generic import affine_map, build_generic, empty, filled, integer_constant
 
@@ -65,3 +67,10 @@ def reduce(
         reduction,
         lambda body: body.emit(combine(body.values["output"], body.values["in0"])),
     )
+
+
+def clamp(body: Body, x: SSAValue, low: float | None, high: float | None) -> SSAValue:
+    """minimumf(maximumf(x, low), high) on f32, a None bound left out (MLIR: -0.0 < +0.0)."""
+    if low is not None:
+        x = body.emit(arith.MaximumfOp(x, body.constant(low, F32)))
+    return x if high is None else body.emit(arith.MinimumfOp(x, body.constant(high, F32)))

@@ -35,7 +35,7 @@ from bitfold.dialects.onnx.constant import dense_to_numpy
 from bitfold.dialects.qonnx import FloatQuantOp, minifloat_max
 from bitfold.dialects.quant import RoundingMode
 from bitfold.passes import pass_failure
-from bitfold.passes.float_generics import F32, elementwise
+from bitfold.passes.float_generics import F32, clamp, elementwise
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.generic import I32, integer_constant
 
@@ -97,7 +97,7 @@ def emit_float_quant(body: Body, op: FloatQuantOp, x: SSAValue, scale: SSAValue)
     step_field = emit(arith.ShLIOp, emit(arith.AddiOp, step_exponent, c(F32_BIAS)), c(F32_MANTISSA_BITS))
     step = emit(arith.BitcastOp, step_field, F32)
     q = emit(arith.MulfOp, step, emit(math.RoundEvenOp, emit(arith.DivfOp, v, step)))
-    y = emit(arith.MinimumfOp, emit(arith.MaximumfOp, q, f(-largest)), f(largest))
+    y = clamp(body, q, -largest, largest)
     nan = from_bits(F32_NAN_BITS)
     if not saturation:
         above, below = emit(arith.CmpfOp, q, f(largest), "ogt"), emit(arith.CmpfOp, q, f(-largest), "olt")

@@ -85,7 +85,7 @@ from bitfold.passes.dynamic_quantization_to_linalg import (
     LowerIntegerCast,
     LowerMatMulInteger,
 )
-from bitfold.passes.float_generics import F32, elementwise, float_operand, reduce, tensor_shape
+from bitfold.passes.float_generics import F32, clamp, elementwise, float_operand, reduce, tensor_shape
 from bitfold.passes.float_quant_to_linalg import LowerFloatQuant
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
@@ -129,7 +129,7 @@ def sigmoid(body: Body, x: SSAValue) -> SSAValue:
 def hard_sigmoid(body: Body, x: SSAValue, alpha: float, beta: float) -> SSAValue:
     """min(max(x * alpha + beta, 0), 1)."""
     affine = body.emit(arith.AddfOp(body.emit(arith.MulfOp(x, body.constant(alpha, F32))), body.constant(beta, F32)))
-    return body.emit(arith.MinimumfOp(body.emit(arith.MaximumfOp(affine, body.constant(0.0, F32))), body.constant(1.0, F32)))
+    return clamp(body, affine, 0.0, 1.0)
 
 
 def leaky_relu(body: Body, x: SSAValue, alpha: float) -> SSAValue:
@@ -166,13 +166,7 @@ class LowerElementwise(RewritePattern):
         elif isinstance(op, ClipOp):
             low = None if op.min is None else float(constant_floats(op, op.min, "min").reshape(()))
             high = None if op.max is None else float(constant_floats(op, op.max, "max").reshape(()))
-
-            def clip(body: Body, x: SSAValue) -> SSAValue:
-                if low is not None:
-                    x = body.emit(arith.MaximumfOp(x, body.constant(low, F32)))
-                return x if high is None else body.emit(arith.MinimumfOp(x, body.constant(high, F32)))
-
-            elementwise(rewriter, op, [op.input], clip)
+            elementwise(rewriter, op, [op.input], lambda body, x: clamp(body, x, low, high))
 
 
 def _is_f32(value: SSAValue | None) -> bool:
