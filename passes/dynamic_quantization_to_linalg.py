@@ -21,8 +21,6 @@ the scales) as linalg, part of `onnx-float-to-linalg` (docs/float-islands.md):
   the zero point, contracted with W - zw (centered at compile time, per output channel) in i32;
 - Cast from an integer type to f32 (`sitofp` / `uitofp`: round to nearest even, as the reference)."""
 
-from functools import partial
-
 import numpy as np
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import IntegerType, Signedness
@@ -36,8 +34,7 @@ from bitfold.dialects.onnx.constant import dense_to_numpy
 from bitfold.dialects.onnx.elementwise import CastOp
 from bitfold.dialects.onnx.nn import SlidingWindow
 from bitfold.dialects.onnx.quantization import ConvIntegerOp, DynamicQuantizeLinearOp, MatMulIntegerOp
-from bitfold.passes import pass_failure
-from bitfold.passes.float_generics import F32, clamp, reduce, tensor_shape
+from bitfold.passes.float_generics import F32, clamp, fail, reduce, tensor_shape
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.contraction import conv_loops
 from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
@@ -47,9 +44,6 @@ from bitfold.passes.quant_to_integer.padding import padded
 I16 = IntegerType(16)
 U8_HIGH = 255.0
 """DynamicQuantizeLinear's qmax (uint8; qmin is 0)"""
-
-fail = partial(pass_failure.fail, "onnx-float-to-linalg")
-"""`fail(op, message)`: stop the pass with one line naming the op and its ONNX node."""
 
 
 def _scalar(rewriter: PatternRewriter, inputs: list[SSAValue], element, build) -> SSAValue:

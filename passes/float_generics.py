@@ -1,8 +1,9 @@
 """The f32 `linalg.generic` builders the float-island lowerings share (`onnx_float_to_linalg`,
 `float_quant_to_linalg`, `dynamic_quantization_to_linalg`): constants read as `arith.constant`,
-ONNX broadcasting, elementwise and reduction generics, the f32 clamp."""
+ONNX broadcasting, elementwise and reduction generics, the f32 clamp; the pass's name and its `fail`."""
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 from xdsl.dialects import arith
@@ -13,11 +14,16 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
+from bitfold.passes import pass_failure
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.elementwise import broadcast_map
 from bitfold.passes.quant_to_integer.generic import affine_map, build_generic, empty, filled, integer_constant
 
+PASS_NAME = "onnx-float-to-linalg"
 F32 = Float32Type()
+
+fail = partial(pass_failure.fail, PASS_NAME)
+"""`fail(op, message)`: stop the pass with one line naming the op and its ONNX node."""
 
 
 def tensor_shape(value: SSAValue) -> tuple[int, ...]:

@@ -22,7 +22,6 @@ M > MAX_MANTISSA_BITS, steps below 2^-126 (1 - B - M < -126), parameters that ar
 A FloatQuant of a constant (weights) is computed at compile time by the reference itself."""
 
 from collections.abc import Callable
-from functools import partial
 
 import numpy as np
 from xdsl.dialects import arith, math
@@ -34,8 +33,7 @@ from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
 from bitfold.dialects.qonnx import FloatQuantOp, minifloat_max
 from bitfold.dialects.quant import RoundingMode
-from bitfold.passes import pass_failure
-from bitfold.passes.float_generics import F32, clamp, elementwise
+from bitfold.passes.float_generics import F32, clamp, elementwise, fail
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.generic import I32, integer_constant
 
@@ -45,8 +43,6 @@ F32_NAN_BITS = 0x7FC00000
 """numpy's float32 NaN (qonnx's np.nan), positive and quiet"""
 MAX_MANTISSA_BITS = 10
 """The widest mantissa lowered (fp8, fp16-like and bf16-like formats); module docstring."""
-
-fail = partial(pass_failure.fail, "onnx-float-to-linalg")
 
 
 def _constant(op: FloatQuantOp, value: SSAValue, role: str) -> np.ndarray:

@@ -30,7 +30,6 @@ tensors, fail the pass with one line naming the node ("no float lowering")."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 from xdsl.context import Context
@@ -78,14 +77,13 @@ from bitfold.dialects.onnx.reduction import ReduceMaxOp, ReduceMinOp
 from bitfold.dialects.onnx.shape import (
     normalized_axes,
 )
-from bitfold.passes import pass_failure
 from bitfold.passes.dynamic_quantization_to_linalg import (
     LowerConvInteger,
     LowerDynamicQuantizeLinear,
     LowerIntegerCast,
     LowerMatMulInteger,
 )
-from bitfold.passes.float_generics import F32, clamp, elementwise, float_operand, reduce, tensor_shape
+from bitfold.passes.float_generics import F32, PASS_NAME, clamp, elementwise, fail, float_operand, reduce, tensor_shape
 from bitfold.passes.float_quant_to_linalg import LowerFloatQuant
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
@@ -97,7 +95,6 @@ from bitfold.passes.quant_to_integer.padding import padded
 from bitfold.passes.quant_to_integer.pooling import window_reduction
 from bitfold.passes.recurrent_decomposition import DecomposeRecurrent
 
-PASS_NAME = "onnx-float-to-linalg"
 F32_LOWEST = float(np.finfo(np.float32).min)
 """-3.4028235e38, where MaxPool pads and max reductions start (ONNX: -inf; they differ only on a
 window of -inf alone). xDSL 0.74 prints an infinite f32 constant as `dense<0xff800000>` and
@@ -106,10 +103,6 @@ F32_HIGHEST = float(np.finfo(np.float32).max)
 DATA_MOVEMENT = (*shape.OPS, *replication.OPS, WhereOp, OnnxConstantOp)
 """ONNX ops left on floats for `onnx-data-movement-to-linalg` (and constants they read, as a
 nearest Resize's `scales`)"""
-
-
-fail = partial(pass_failure.fail, PASS_NAME)
-"""`fail(op, message)`: stop the pass with one line naming the op and its ONNX node."""
 
 
 def constant_floats(op: Operation, value: SSAValue, role: str) -> np.ndarray:
