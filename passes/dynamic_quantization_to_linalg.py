@@ -21,11 +21,9 @@ the scales) as linalg, part of `onnx-float-to-linalg` (docs/float-islands.md):
   the zero point, contracted with W - zw (centered at compile time, per output channel) in i32;
 - Cast from an integer type to f32 (`sitofp` / `uitofp`: round to nearest even, as the reference)."""
 
-from functools import partial
-
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness
+from xdsl.dialects.builtin import IntegerType, Signedness
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -36,24 +34,16 @@ from bitfold.dialects.onnx.constant import dense_to_numpy
 from bitfold.dialects.onnx.elementwise import CastOp
 from bitfold.dialects.onnx.nn import SlidingWindow
 from bitfold.dialects.onnx.quantization import ConvIntegerOp, DynamicQuantizeLinearOp, MatMulIntegerOp
-from bitfold.passes import pass_failure
+from bitfold.passes.float_generics import F32, clamp, fail, reduce, tensor_shape
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.contraction import conv_loops
 from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import narrowest_signed
 from bitfold.passes.quant_to_integer.padding import padded
 
-F32 = Float32Type()
 I16 = IntegerType(16)
 U8_HIGH = 255.0
 """DynamicQuantizeLinear's qmax (uint8; qmin is 0)"""
-
-fail = partial(pass_failure.fail, "onnx-float-to-linalg")
-"""`fail(op, message)`: stop the pass with one line naming the op and its ONNX node."""
-
-
-def _shape(value: SSAValue) -> tuple[int, ...]:
-    return tuple(value.type.get_shape())
 
 
 def _scalar(rewriter: PatternRewriter, inputs: list[SSAValue], element, build) -> SSAValue:
@@ -66,24 +56,6 @@ def _scalar(rewriter: PatternRewriter, inputs: list[SSAValue], element, build) -
         [],
         lambda body: build(body, *(body.values[f"in{i}"] for i in range(len(inputs)))),
     )
-
-
-def _reduce_all(rewriter: PatternRewriter, x: SSAValue, combine) -> SSAValue:
-    """combine(... combine(0.0, x[first]) ..., x[last]) over every element, a rank-0 f32."""
-    rank = len(_shape(x))
-    init = filled(rewriter, np.array(0.0), [], [], F32)
-    return build_generic(
-        rewriter,
-        [(x, AffineMap.identity(rank))],
-        (init, affine_map(rank, [])),
-        range(rank),
-        lambda body: body.emit(combine(body.values["output"], body.values["in0"])),
-    )
-
-
-def _clamp_u8(body: Body, value: SSAValue) -> SSAValue:
-    low = body.emit(arith.MaximumfOp(value, body.constant(0.0, F32)))
-    return body.emit(arith.MinimumfOp(low, body.constant(U8_HIGH, F32)))
 
 
 class LowerDynamicQuantizeLinear(RewritePattern):
@@ -99,11 +71,13 @@ class LowerDynamicQuantizeLinear(RewritePattern):
                         f"no lowering for DynamicQuantizeLinear's integers read by {use.operation.name} "
                         "(only MatMulInteger / ConvInteger read them)",
                     )
-        shape = _shape(op.x)
+        shape = tensor_shape(op.x)
         if any(n < 0 for n in shape):
             fail(op, "no float lowering for dynamic shapes (float islands need static ones)")
-        high = _reduce_all(rewriter, op.x, arith.MaximumfOp)
-        low = _reduce_all(rewriter, op.x, arith.MinimumfOp)
+        every = range(len(shape))  # over every element, from 0.0
+        reads = [AffineDimExpr(d) for d in every]
+        high = reduce(rewriter, op.x, len(shape), reads, every, [], 0.0, arith.MaximumfOp)
+        low = reduce(rewriter, op.x, len(shape), reads, every, [], 0.0, arith.MinimumfOp)
 
         def scale_of(body: Body, hi: SSAValue, lo: SSAValue) -> SSAValue:
             same = body.emit(arith.CmpfOp(hi, lo, "oeq"))
@@ -114,7 +88,7 @@ class LowerDynamicQuantizeLinear(RewritePattern):
 
         def zero_point_of(body: Body, lo: SSAValue, s: SSAValue) -> SSAValue:
             shifted = body.emit(arith.SubfOp(body.constant(0.0, F32), body.emit(arith.DivfOp(lo, s))))
-            return body.emit(math.RoundEvenOp(_clamp_u8(body, shifted)))
+            return body.emit(math.RoundEvenOp(clamp(body, shifted, 0.0, U8_HIGH)))
 
         zero_point = _scalar(rewriter, [low, scale], F32, zero_point_of)
         rank = len(shape)
@@ -123,7 +97,7 @@ class LowerDynamicQuantizeLinear(RewritePattern):
         def quantize(body: Body) -> SSAValue:
             x, s, z = body.values["in0"], body.values["in1"], body.values["in2"]
             rounded = body.emit(math.RoundEvenOp(body.emit(arith.DivfOp(x, s))))
-            stored = body.emit(arith.FPToSIOp(_clamp_u8(body, body.emit(arith.AddfOp(rounded, z))), I32))
+            stored = body.emit(arith.FPToSIOp(clamp(body, body.emit(arith.AddfOp(rounded, z)), 0.0, U8_HIGH), I32))
             return body.emit(arith.TruncIOp(stored, I16))
 
         y = build_generic(
@@ -164,14 +138,14 @@ class LowerMatMulInteger(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MatMulIntegerOp, rewriter: PatternRewriter) -> None:
-        a_shape, out_shape = _shape(op.a), _shape(op.y)
+        a_shape, out_shape = tensor_shape(op.a), tensor_shape(op.y)
         b = _constant_integers(op.b)
         if b is None or b.ndim != 2 or len(a_shape) < 2 or any(n < 0 for n in out_shape):
             fail(op, "no lowering for MatMulInteger but (..., M, K) @ a 2-D constant B (quantize_dynamic's form)")
         a_element = op.a.type.element_type
         if a_element.signedness.data != Signedness.SIGNLESS and _constant_integers(op.a) is None:
             fail(op, "no lowering for MatMulInteger on a dynamic A of the model's own uint8 / int8 type")
-        if op.a_zero_point is not None and int(np.prod(_shape(op.a_zero_point))) != 1:
+        if op.a_zero_point is not None and int(np.prod(tensor_shape(op.a_zero_point))) != 1:
             fail(op, "no lowering for a per-row a_zero_point")
         zero_b = _constant_integers(op.b_zero_point)
         if op.b_zero_point is not None and zero_b is None:
@@ -205,11 +179,11 @@ class LowerMatMulInteger(RewritePattern):
         rewriter: PatternRewriter, acc: SSAValue, zero_a: SSAValue, sums: np.ndarray
     ) -> SSAValue:
         """acc[.., j] - za colsum(B')[j], za read from its one element."""
-        shape = _shape(acc)
+        shape = tensor_shape(acc)
         rank = len(shape)
         identity = AffineMap.identity(rank)
         columns = affine_map(rank, [AffineDimExpr(rank - 1)])
-        zero_read = affine_map(rank, [AffineConstantExpr(0)] * len(_shape(zero_a)))
+        zero_read = affine_map(rank, [AffineConstantExpr(0)] * len(tensor_shape(zero_a)))
 
         def corrected(body: Body) -> SSAValue:
             z = _extended(body, body.values["in2"], zero_a.type.element_type)
@@ -225,7 +199,7 @@ class LowerConvInteger(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ConvIntegerOp, rewriter: PatternRewriter) -> None:
-        x_shape, out_shape = _shape(op.x), _shape(op.y)
+        x_shape, out_shape = tensor_shape(op.x), tensor_shape(op.y)
         weight = _constant_integers(op.w)
         if weight is None or any(n < 0 for n in (*x_shape, *out_shape)):
             fail(op, "no lowering for ConvInteger with a dynamic weight or shape")
@@ -241,7 +215,7 @@ class LowerConvInteger(RewritePattern):
         inputs = [(_signless(rewriter, op.x), identity)]
         if op.x_zero_point is not None:
             zero_x = _signless(rewriter, op.x_zero_point)
-            inputs.append((zero_x, affine_map(rank, [AffineConstantExpr(0)] * len(_shape(zero_x)))))
+            inputs.append((zero_x, affine_map(rank, [AffineConstantExpr(0)] * len(tensor_shape(zero_x)))))
 
         def shift(body: Body) -> SSAValue:
             value = _extended(body, body.values["in0"], x_element)
@@ -283,7 +257,7 @@ class LowerIntegerCast(RewritePattern):
         source = op.input.type.element_type
         if op.output.type.element_type != F32 or not isinstance(source, IntegerType):
             return
-        shape = _shape(op.output)
+        shape = tensor_shape(op.output)
         rank = len(shape)
         convert = arith.UIToFPOp if source.signedness.data == Signedness.UNSIGNED else arith.SIToFPOp
         value = _signless(rewriter, op.input)

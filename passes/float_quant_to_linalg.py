@@ -22,36 +22,27 @@ M > MAX_MANTISSA_BITS, steps below 2^-126 (1 - B - M < -126), parameters that ar
 A FloatQuant of a constant (weights) is computed at compile time by the reference itself."""
 
 from collections.abc import Callable
-from functools import partial
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import Float32Type, IntegerType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from bitfold.dialects.minifloat import F32_BIAS, F32_INFINITY, F32_MANTISSA_BITS
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
 from bitfold.dialects.qonnx import FloatQuantOp, minifloat_max
 from bitfold.dialects.quant import RoundingMode
-from bitfold.passes import pass_failure
+from bitfold.passes.float_generics import F32, clamp, elementwise, fail
 from bitfold.passes.linalg_building import Body
-from bitfold.passes.onnx_float_to_linalg import elementwise
-from bitfold.passes.quant_to_integer.generic import integer_constant
+from bitfold.passes.quant_to_integer.generic import I32, integer_constant
 
-F32 = Float32Type()
-I32 = IntegerType(32)
 F32_TINY = float(np.finfo(np.float32).tiny)
-F32_BIAS = 127
-F32_MANTISSA_BITS = 23
 F32_EXPONENT_MIN = -126
-F32_INFINITY_BITS = 0x7F800000
 F32_NAN_BITS = 0x7FC00000
 """numpy's float32 NaN (qonnx's np.nan), positive and quiet"""
 MAX_MANTISSA_BITS = 10
 """The widest mantissa lowered (fp8, fp16-like and bf16-like formats); module docstring."""
-
-fail = partial(pass_failure.fail, "onnx-float-to-linalg")
 
 
 def _constant(op: FloatQuantOp, value: SSAValue, role: str) -> np.ndarray:
@@ -102,17 +93,17 @@ def emit_float_quant(body: Body, op: FloatQuantOp, x: SSAValue, scale: SSAValue)
     step_field = emit(arith.ShLIOp, emit(arith.AddiOp, step_exponent, c(F32_BIAS)), c(F32_MANTISSA_BITS))
     step = emit(arith.BitcastOp, step_field, F32)
     q = emit(arith.MulfOp, step, emit(math.RoundEvenOp, emit(arith.DivfOp, v, step)))
-    y = emit(arith.MinimumfOp, emit(arith.MaximumfOp, q, f(-largest)), f(largest))
+    y = clamp(body, q, -largest, largest)
     nan = from_bits(F32_NAN_BITS)
     if not saturation:
         above, below = emit(arith.CmpfOp, q, f(largest), "ogt"), emit(arith.CmpfOp, q, f(-largest), "olt")
-        infinity = from_bits(F32_INFINITY_BITS)
+        infinity = from_bits(F32_INFINITY)
         if op.flag("has_inf"):
             y = emit(arith.SelectOp, above, infinity, emit(arith.SelectOp, below, emit(arith.NegfOp, infinity), y))
         else:
             infinite_q = emit(arith.CmpfOp, emit(arith.MaximumfOp, q, emit(arith.NegfOp, q)), infinity, "oeq")
             y = emit(arith.SelectOp, emit(arith.OrIOp, emit(arith.OrIOp, above, below), infinite_q), nan, y)
-    special = emit(arith.CmpiOp, field, c((F32_INFINITY_BITS >> F32_MANTISSA_BITS)), "eq")  # v infinite or NaN
+    special = emit(arith.CmpiOp, field, c(F32_INFINITY >> F32_MANTISSA_BITS), "eq")  # v infinite or NaN
     return emit(arith.MulfOp, emit(arith.SelectOp, special, nan, y), scale)
 
 

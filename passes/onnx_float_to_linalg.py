@@ -30,12 +30,11 @@ tensors, fail the pass with one line naming the node ("no float lowering")."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, Float32Type, ModuleOp, TensorType
+from xdsl.dialects.builtin import AnyFloat, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -78,13 +77,14 @@ from bitfold.dialects.onnx.reduction import ReduceMaxOp, ReduceMinOp
 from bitfold.dialects.onnx.shape import (
     normalized_axes,
 )
-from bitfold.passes import pass_failure
 from bitfold.passes.dynamic_quantization_to_linalg import (
     LowerConvInteger,
     LowerDynamicQuantizeLinear,
     LowerIntegerCast,
     LowerMatMulInteger,
 )
+from bitfold.passes.float_generics import F32, PASS_NAME, clamp, elementwise, fail, float_operand, reduce, tensor_shape
+from bitfold.passes.float_quant_to_linalg import LowerFloatQuant
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
@@ -95,8 +95,6 @@ from bitfold.passes.quant_to_integer.padding import padded
 from bitfold.passes.quant_to_integer.pooling import window_reduction
 from bitfold.passes.recurrent_decomposition import DecomposeRecurrent
 
-PASS_NAME = "onnx-float-to-linalg"
-F32 = Float32Type()
 F32_LOWEST = float(np.finfo(np.float32).min)
 """-3.4028235e38, where MaxPool pads and max reductions start (ONNX: -inf; they differ only on a
 window of -inf alone). xDSL 0.74 prints an infinite f32 constant as `dense<0xff800000>` and
@@ -107,41 +105,11 @@ DATA_MOVEMENT = (*shape.OPS, *replication.OPS, WhereOp, OnnxConstantOp)
 nearest Resize's `scales`)"""
 
 
-fail = partial(pass_failure.fail, PASS_NAME)
-"""`fail(op, message)`: stop the pass with one line naming the op and its ONNX node."""
-
-
-def _shape(value: SSAValue) -> tuple[int, ...]:
-    return tuple(value.type.get_shape())
-
-
 def constant_floats(op: Operation, value: SSAValue, role: str) -> np.ndarray:
     """The float64 values of a constant operand (an `onnx.Constant`); anything else fails."""
     if not isinstance(value.owner, OnnxConstantOp):
         fail(op, f"{role} must be a constant in a float island")
     return np.asarray(dense_to_numpy(value.owner.value), dtype=np.float64)
-
-
-def float_operand(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
-    """`value` as an f32 tensor the generics read: a constant becomes an `arith.constant`."""
-    if isinstance(value.owner, OnnxConstantOp):
-        return integer_constant(rewriter, dense_to_numpy(value.owner.value).astype(np.float32), F32)
-    return value
-
-
-def elementwise(
-    rewriter: PatternRewriter, op: OnnxOp, operands: Sequence[SSAValue], build: Callable[..., SSAValue]
-) -> None:
-    """Replace `op` by a parallel generic over its result: build(body, *elements), operands
-    broadcast as ONNX does."""
-    shape = _shape(op.results[0])
-    rank = len(shape)
-    inputs = [(float_operand(rewriter, v), broadcast_map(_shape(v), rank)) for v in operands]
-    init = (empty(rewriter, shape, F32), AffineMap.identity(rank))
-    result = build_generic(
-        rewriter, inputs, init, [], lambda body: build(body, *(body.values[f"in{i}"] for i in range(len(inputs))))
-    )
-    rewriter.replace(op, [], [result])
 
 
 def sigmoid(body: Body, x: SSAValue) -> SSAValue:
@@ -154,7 +122,7 @@ def sigmoid(body: Body, x: SSAValue) -> SSAValue:
 def hard_sigmoid(body: Body, x: SSAValue, alpha: float, beta: float) -> SSAValue:
     """min(max(x * alpha + beta, 0), 1)."""
     affine = body.emit(arith.AddfOp(body.emit(arith.MulfOp(x, body.constant(alpha, F32))), body.constant(beta, F32)))
-    return body.emit(arith.MinimumfOp(body.emit(arith.MaximumfOp(affine, body.constant(0.0, F32))), body.constant(1.0, F32)))
+    return clamp(body, affine, 0.0, 1.0)
 
 
 def leaky_relu(body: Body, x: SSAValue, alpha: float) -> SSAValue:
@@ -191,13 +159,7 @@ class LowerElementwise(RewritePattern):
         elif isinstance(op, ClipOp):
             low = None if op.min is None else float(constant_floats(op, op.min, "min").reshape(()))
             high = None if op.max is None else float(constant_floats(op, op.max, "max").reshape(()))
-
-            def clip(body: Body, x: SSAValue) -> SSAValue:
-                if low is not None:
-                    x = body.emit(arith.MaximumfOp(x, body.constant(low, F32)))
-                return x if high is None else body.emit(arith.MinimumfOp(x, body.constant(high, F32)))
-
-            elementwise(rewriter, op, [op.input], clip)
+            elementwise(rewriter, op, [op.input], lambda body, x: clamp(body, x, low, high))
 
 
 def _is_f32(value: SSAValue | None) -> bool:
@@ -245,14 +207,14 @@ class LowerConv(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, ConvOp) or not _is_f32(op.y):
             return
-        weight_shape = _shape(op.w)
+        weight_shape = tensor_shape(op.w)
         kernel = weight_shape[2:]
-        window = SlidingWindow.from_op(op, _shape(op.x)[2:], ints_or(op.attributes, "kernel_shape", kernel))
+        window = SlidingWindow.from_op(op, tensor_shape(op.x)[2:], ints_or(op.attributes, "kernel_shape", kernel))
         channels = weight_shape[0]
         rank, x_map, w_map, reduction = conv_loops(window, channels, weight_shape[1], op.int_attr("group"))
         x = padded(rewriter, op.x, 0.0, window)
         bias = np.zeros(channels) if op.b is None else constant_floats(op, op.b, "the bias")
-        out_shape = _shape(op.y)
+        out_shape = tensor_shape(op.y)
         init = bias.reshape(-1, *(1,) * (len(out_shape) - 2))
         inputs = [(x, x_map), (float_operand(rewriter, op.w), w_map)]
         rewriter.replace(op, [], [contraction(rewriter, inputs, out_shape, rank, reduction, init)])
@@ -273,7 +235,7 @@ class LowerGemm(RewritePattern):
         a_map = [k, i] if op.int_attr("transA") else [i, k]
         b_map = [j, k] if op.int_attr("transB") else [k, j]
         inputs = [(float_operand(rewriter, op.a), a_map), (b, b_map)]
-        rewriter.replace(op, [], [contraction(rewriter, inputs, _shape(op.y), 3, [2], init)])
+        rewriter.replace(op, [], [contraction(rewriter, inputs, tensor_shape(op.y), 3, [2], init)])
 
 
 class LowerMatMul(RewritePattern):
@@ -282,7 +244,7 @@ class LowerMatMul(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, MatMulOp) or not _is_f32(op.y):
             return
-        a_shape, b_shape, out_shape = _shape(op.a), _shape(op.b), _shape(op.y)
+        a_shape, b_shape, out_shape = tensor_shape(op.a), tensor_shape(op.b), tensor_shape(op.y)
         if len(a_shape) < 2 or len(b_shape) not in (2, len(a_shape)):
             fail(op, "no float lowering for MatMul of these ranks (A at least 2-D, B 2-D or of A's rank)")
         batch = len(out_shape) - 2
@@ -306,38 +268,21 @@ class LowerBatchNorm(RewritePattern):
         scale, bias, mean, var = (constant_floats(op, v, r) for v, r in
                                   ((op.scale, "scale"), (op.b, "B"), (op.input_mean, "mean"), (op.input_var, "var")))  # fmt: skip
         a = scale / np.sqrt(var + np.float32(op.float_attr("epsilon")))
-        spatial = (1,) * (len(_shape(op.x)) - 2)
+        spatial = (1,) * (len(tensor_shape(op.x)) - 2)
         a_value = integer_constant(rewriter, a.reshape(-1, *spatial), F32)
         b_value = integer_constant(rewriter, (bias - mean * a).reshape(-1, *spatial), F32)
         elementwise(rewriter, op, [op.x, a_value, b_value],
                     lambda body, x, a, b: body.emit(arith.AddfOp(body.emit(arith.MulfOp(x, a)), b)))  # fmt: skip
 
 
-def reduce(
-    rewriter: PatternRewriter, value: SSAValue, rank: int, reads: list, reduction: Sequence[int], out_shape, start: float,
-    combine: type[Operation],
-) -> SSAValue:
-    """out[o] = combine(... combine(start, value[reads]) ...) over the reduction loops
-    (ascending), out indexed by the loops not in `reduction`."""
-    init = filled(rewriter, np.array(start), [], out_shape, F32)
-    out_dims = [AffineDimExpr(d) for d in range(rank) if d not in reduction]
-    return build_generic(
-        rewriter,
-        [(value, affine_map(rank, reads))],
-        (init, affine_map(rank, out_dims)),
-        reduction,
-        lambda body: body.emit(combine(body.values["output"], body.values["in0"])),
-    )
-
-
 def _pool_window(op: MaxPoolOp | AveragePoolOp) -> SlidingWindow:
-    return SlidingWindow.from_op(op, _shape(op.x)[2:], ints_or(op.attributes, "kernel_shape", ()), bool(op.int_attr("ceil_mode")))
+    return SlidingWindow.from_op(op, tensor_shape(op.x)[2:], ints_or(op.attributes, "kernel_shape", ()), bool(op.int_attr("ceil_mode")))
 
 
 def _window_reduce(rewriter: PatternRewriter, op, window: SlidingWindow, fill: float, combine) -> SSAValue:
     """combine over each window of op.x (padded with `fill`), from `fill` (`pooling.window_reduction`)."""
     x = padded(rewriter, op.x, fill, window)
-    init = filled(rewriter, np.array(fill), [], _shape(op.y), F32)
+    init = filled(rewriter, np.array(fill), [], tensor_shape(op.y), F32)
     return window_reduction(
         rewriter, x, init, window, lambda body: body.emit(combine(body.values["output"], body.values["in0"]))
     )
@@ -356,7 +301,7 @@ class LowerPools(RewritePattern):
         if not isinstance(op, MaxPoolOp | AveragePoolOp | GlobalAveragePoolOp) or not _is_f32(op.y):
             return
         if isinstance(op, GlobalAveragePoolOp):
-            shape = _shape(op.x)
+            shape = tensor_shape(op.x)
             rank = len(shape)
             reads = [AffineDimExpr(d) for d in range(rank)]
             total = reduce(rewriter, op.x, rank, reads, range(2, rank), shape[:2], 0.0, arith.AddfOp)
@@ -392,7 +337,7 @@ class LowerReduceMinMax(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, ReduceMaxOp | ReduceMinOp) or not _is_f32(op.reduced):
             return
-        shape = _shape(op.data)
+        shape = tensor_shape(op.data)
         rank = len(shape)
         axes = [] if op.axes is None else normalized_axes(constant_floats(op, op.axes, "axes").astype(np.int64).reshape(-1), rank)
         if not axes:
@@ -418,7 +363,7 @@ class LowerSoftmax(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, SoftmaxOp) or not _is_f32(op.output):
             return
-        shape = _shape(op.input)
+        shape = tensor_shape(op.input)
         rank = len(shape)
         (axis,) = normalized_axes([op.int_attr("axis")], rank)
         reads = [AffineDimExpr(d) for d in range(rank)]
@@ -448,7 +393,7 @@ class LowerLayerNorm(RewritePattern):
             return
         if any(r.uses for r in op.results[1:]):
             fail(op, "no float lowering for LayerNormalization's Mean and InvStdDev outputs")
-        shape = _shape(op.x)
+        shape = tensor_shape(op.x)
         rank = len(shape)
         axes = list(range(op.int_attr("axis") % rank, rank))
         count = float(np.prod([shape[a] for a in axes]))
@@ -478,7 +423,7 @@ class LowerLayerNorm(RewritePattern):
         zeros = filled(rewriter, np.array(0.0), [], reduced, F32)
         squares = build_generic(rewriter, [(centered, identity)], (zeros, kept), axes, add_square)
         operands = [(centered, identity), (per_row(mean_of(squares), root), kept)]
-        operands += [(float_operand(rewriter, v), broadcast_map(_shape(v), rank)) for v in (op.scale, op.b) if v is not None]
+        operands += [(float_operand(rewriter, v), broadcast_map(tensor_shape(v), rank)) for v in (op.scale, op.b) if v is not None]
 
         def normalize(body: Body) -> SSAValue:
             ratio = body.emit(arith.DivfOp(body.values["in0"], body.values["in1"]))
@@ -520,8 +465,6 @@ class OnnxFloatToLinalgPass(ModulePass):
     name = PASS_NAME
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from bitfold.passes.float_quant_to_linalg import LowerFloatQuant  # it builds on `elementwise` here
-
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
                     LowerReduceMinMax(), LowerSoftmax(), LowerFloatQuant(), LowerLayerNorm(),
                     LowerDynamicQuantizeLinear(), LowerMatMulInteger(), LowerConvInteger(), LowerIntegerCast(),

@@ -20,10 +20,8 @@ bias_g = Wb_g + Rb_g (rounded to f32 once), except GRU's Rb_h with linear_before
 inside. The reference (float64, rounded once) and onnxruntime differ from this by float32
 rounding; the interpreter and every backend compute these bits."""
 
-from functools import partial
-
 import numpy as np
-from xdsl.dialects.builtin import Float32Type, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
@@ -33,10 +31,7 @@ from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import MatMulOp
 from bitfold.dialects.onnx.recurrent import GRUOp, LSTMOp, RecurrentOp
 from bitfold.dialects.onnx.shape import ConcatOp, SplitOp, UnsqueezeOp
-from bitfold.passes import pass_failure
-
-F32 = Float32Type()
-fail = partial(pass_failure.fail, "onnx-float-to-linalg")
+from bitfold.passes.float_generics import F32, fail
 
 
 class Builder:

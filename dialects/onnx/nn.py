@@ -130,16 +130,18 @@ class SlidingWindow:
         """Number of input positions one window reads."""
         return math.prod(self.kernel)
 
-    def windows(self, x: np.ndarray, fill: float | int) -> np.ndarray:
+    def windows(self, x: np.ndarray, fill: float | int, channels_last: bool = False) -> np.ndarray:
         """The windows of `x` (N x C x D1..Dn) as an N x C x O1..On x K1..Kn array: element
         `[n, c, o..., j...]` is the input at the position documented on the class, or `fill`
-        outside the input."""
+        outside the input. `channels_last`: x is N x D1..Dn x C and the windows N x O1..On x C x K1..Kn."""
         rank = len(self.kernel)
-        padded = np.pad(x, [(0, 0), (0, 0), *zip(self.pads_begin, self.pads_needed_at_end)], constant_values=fill)
-        view = sliding_window_view(padded, self.extents, axis=tuple(range(2, 2 + rank)))
-        starts = tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(self.output_shape, self.strides))
-        taps = tuple(slice(None, None, d) for d in self.dilations)
-        return view[(slice(None), slice(None), *starts, *taps)]
+        first = 1 if channels_last else 2  # the first spatial axis
+        pads = [(0, 0)] * x.ndim
+        pads[first : first + rank] = zip(self.pads_begin, self.pads_needed_at_end)
+        view = sliding_window_view(np.pad(x, pads, constant_values=fill), self.extents, axis=tuple(range(first, first + rank)))
+        index: list[slice] = [slice(None)] * x.ndim
+        index[first : first + rank] = (slice(0, (o - 1) * s + 1, s) for o, s in zip(self.output_shape, self.strides))
+        return view[(*index, *(slice(None, None, d) for d in self.dilations))]
 
     def taps_inside(self, lower: Sequence[int], upper: Sequence[int]) -> np.ndarray:
         """Per output position (an O1 x ... x On int64 array), how many of its window's taps lie
@@ -192,11 +194,7 @@ class ConvolutionOp(OnnxOp):
         # time), one matrix product per group over the whole batch:
         # (group, N * positions, taps * C/group) @ (group, taps * C/group, M/group)
         rank = len(window.output_shape)
-        padded = np.pad(np.moveaxis(x, 1, -1), [(0, 0), *zip(window.pads_begin, window.pads_needed_at_end), (0, 0)])
-        view = sliding_window_view(padded, window.extents, axis=tuple(range(1, 1 + rank)))
-        starts = tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(window.output_shape, window.strides))
-        taps = tuple(slice(None, None, d) for d in window.dilations)
-        view = view[(slice(None), *starts, slice(None), *taps)]  # N x O1..On x C x K1..Kn
+        view = window.windows(np.moveaxis(x, 1, -1), 0, channels_last=True)  # N x O1..On x C x K1..Kn
         view = view.reshape(batch, *window.output_shape, groups, channels // groups, *window.kernel)
         axes = (1 + rank, 0, *range(1, 1 + rank), *range(3 + rank, 3 + 2 * rank), 2 + rank)
         columns = view.transpose(axes).reshape(groups, batch * math.prod(window.output_shape), -1)

@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IndexTy
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import PassFailedException
 
+from bitfold.dialects.evaluation import read_signed
 from bitfold.dialects.minifloat import (
     F32_BIAS,
     F32_INFINITY,
@@ -149,10 +150,8 @@ class LowerStoredFloatConstant(RewritePattern):
             return
         quantized, _ = op.quantized_and_integer()
         storage = element_type(quantized).storage_integer_type()
-        bits = dense_to_numpy(stored.value).view(np.uint8).astype(np.int64)
-        width = storage.width.data
-        signed = bits - ((bits >> (width - 1)) << width)  # the signless bits, as iN holds them
-        rewriter.replace(op, arith.ConstantOp(dense_attr(signed, storage)))
+        bits = read_signed(dense_to_numpy(stored.value).view(np.uint8), storage.width.data)  # as iN holds them
+        rewriter.replace(op, arith.ConstantOp(dense_attr(bits, storage)))
         if not stored.results[0].uses:
             rewriter.erase(stored)
 

@@ -36,7 +36,6 @@ def centered_weight(op: MatMulNBitsOp) -> tuple[np.ndarray, np.ndarray]:
         or (op.zero_points is not None and values["zero_points"] is None)
     ):
         fail(op, "the weight, scales and zero points must be constants")
-    values["g_idx"] = None
     if op.g_idx is not None:
         fail(op, "MatMulNBits with g_idx (act-order) has no quant form")
     try:

@@ -325,6 +325,8 @@ class MatMulToInteger(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MatMulOp, rewriter: PatternRewriter) -> None:
         x = quantized_operand(op, op.a)
+        if x.stored is None and quantized_operand(op, op.b).stored is None:
+            return  # two activations: `activation_matmul`
         x_type = per_tensor(op, x, "input A")
         if len(x.shape) < 2 or len(op.b.type.get_shape()) != 2:
             raise fail(op, "only (..., M, K) @ (K, N) with a 2-D constant B is supported")

@@ -1,4 +1,5 @@
 // RUN: bitfold-opt %s -p quant-to-integer | filecheck %s
+// RUN: bitfold-opt %s -p 'quant-to-integer{integer-only=true}' | filecheck %s
 
 // MatMul of two quantized activations (1x2x3x4 @ 1x1x4x5, B's head dimension broadcast: read at
 // index 0): loops b0, h = d1, i = d2, j = d3 | k = d4. The init is K za zb = 4 * 3 * 128 = 1536;
