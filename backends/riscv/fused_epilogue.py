@@ -21,6 +21,7 @@ longer touched.
 """
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import AffineMapAttr, IntegerType, ModuleOp
@@ -28,6 +29,8 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from bitfold.passes.bufferize import element_bytes
 
 BETWEEN = (memref.GetGlobalOp, arith.ConstantOp)
 """Ops that may sit between the fill, the contraction and the epilogue (they touch no buffer)."""
@@ -70,6 +73,11 @@ def _bias_fill(fill: linalg.GenericOp | None, buffer: SSAValue) -> bool:
     )
 
 
+def _whole_byte_integer(element) -> bool:
+    """An integer of 8 bits or more: not a packed sub-byte table, not a float island's f32."""
+    return isinstance(element, IntegerType) and element.width.data >= 8
+
+
 def _epilogue(epilogue: linalg.GenericOp | None, buffer: SSAValue) -> bool:
     """An elementwise generic reading `buffer` first, at its own index, into an output of B's shape."""
     return (
@@ -77,7 +85,7 @@ def _epilogue(epilogue: linalg.GenericOp | None, buffer: SSAValue) -> bool:
         and epilogue.inputs[0] is buffer and buffer not in epilogue.inputs[1:] and _identity(epilogue, 0)
         and _identity(epilogue, len(epilogue.inputs)) and epilogue.body.block.args[0].uses.get_length() > 0
         and epilogue.outputs[0].type.get_shape() == buffer.type.get_shape()
-        and all(isinstance(t := x.type.get_element_type(), IntegerType) and t.width.data >= 8 for x in epilogue.inputs)  # no packed sub-byte table
+        and all(_whole_byte_integer(x.type.get_element_type()) for x in epilogue.inputs)
         and all(op.name.startswith("arith.") and not op.regions
                 for op in epilogue.body.block.ops if not isinstance(op, linalg.YieldOp))
     )
@@ -118,19 +126,11 @@ def _byte_range(buffer: SSAValue) -> tuple[SSAValue, int, int]:
     """(the memory, first byte, end) a buffer occupies: a view of the workspace at a constant
     offset is that range of the workspace; any other buffer is all of itself."""
     view = buffer.owner
-    size = buffer.type.get_shape()
-    nbytes = buffer.type.get_element_type().width.data // 8 * _product(size)
+    nbytes = element_bytes(buffer.type.get_element_type()) * prod(buffer.type.get_shape())
     if isinstance(view, memref.ViewOp) and isinstance(view.byte_shift.owner, arith.ConstantOp):
         offset = view.byte_shift.owner.value.value.data
         return view.source, offset, offset + max(nbytes, 1)
     return buffer, 0, max(nbytes, 1)
-
-
-def _product(shape) -> int:
-    total = 1
-    for extent in shape:
-        total *= extent
-    return total
 
 
 def _overlap(a: SSAValue, b: SSAValue) -> bool:

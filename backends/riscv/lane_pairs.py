@@ -43,7 +43,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 from xdsl.transforms.dead_code_elimination import region_dce
@@ -102,15 +102,15 @@ def _contraction_terms(op: linalg.GenericOp) -> tuple[int, type | None, type | N
     return activation, kinds[activation], kinds[weight]
 
 
-def _lane_dimension(op: linalg.GenericOp, activation: int, weight: int) -> tuple[int, int, int] | None:
-    """(iteration dimension c, its result index in the weight's map, in the output's map):
+def _lane_dimension(op: linalg.GenericOp, activation: int, weight: int) -> tuple[int, int] | None:
+    """(the result index in the weight's map, in the output's map) of the iteration dimension c:
     a parallel dimension of even bound that the weight's and the output's maps each index by a
     plain `d_c` in one result (and nowhere else), and the activation's map does not use."""
     maps = [m.data for m in op.indexing_maps]
     bounds = op.get_static_loop_ranges()
 
     def plain_result(affine_map: AffineMap, d: int) -> int | None:
-        uses = [j for j, r in enumerate(affine_map.results) if d in _dims(r)]
+        uses = [j for j, r in enumerate(affine_map.results) if d in r.used_dims()]
         if len(uses) == 1 and isinstance(affine_map.results[uses[0]], AffineDimExpr):
             return uses[0]
         return None
@@ -118,19 +118,12 @@ def _lane_dimension(op: linalg.GenericOp, activation: int, weight: int) -> tuple
     for d in reversed(range(len(bounds))):
         if op.iterator_types.data[d].data != linalg.IteratorType.PARALLEL or bounds[d] % 2 or bounds[d] < 2:
             continue
-        if d in {x for r in maps[activation].results for x in _dims(r)}:
+        if any(d in r.used_dims() for r in maps[activation].results):
             continue
         in_weight, in_output = plain_result(maps[weight], d), plain_result(maps[2], d)
         if in_weight is not None and in_output is not None:
-            return d, in_weight, in_output
+            return in_weight, in_output
     return None
-
-
-def _dims(expr: AffineExpr) -> set[int]:
-    if isinstance(expr, AffineDimExpr):
-        return {expr.position}
-    children = (getattr(expr, "lhs", None), getattr(expr, "rhs", None))
-    return {d for child in children if child is not None for d in _dims(child)}
 
 
 def _init_fill(init: SSAValue) -> tuple[linalg.GenericOp, np.ndarray | None, int] | None:
@@ -206,7 +199,7 @@ class PairLanes(RewritePattern):
         init = _init_fill(op.outputs[0])
         if lane is None or init is None:
             return
-        d, weight_axis, out_axis = lane
+        weight_axis, out_axis = lane
         fill, init_source, init_max = init
         weights = constant_array(op.inputs[weight]).astype(np.int64)
         if weight_kind is arith.ExtUIOp:
@@ -256,7 +249,7 @@ class PairLanes(RewritePattern):
             return [empty, generic]
         input_map = fill.indexing_maps.data[0].data
         channel_axis = _channel_axis(fill, axis)
-        if channel_axis is None and axis in {x for r in input_map.results for x in _dims(r)}:
+        if channel_axis is None and any(axis in r.used_dims() for r in input_map.results):
             return None
         packed = pack_pairs(source, channel_axis) if channel_axis is not None else source + (source << LANE_BITS)
         constant = arith.ConstantOp(dense_attr(packed, i64))
