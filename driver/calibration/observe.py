@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
-
 from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from bitfold.calibration.batched import batched_module, stacked
@@ -51,24 +50,39 @@ def _flat(value: np.ndarray, extremes_only: bool) -> np.ndarray:
     return value.astype(np.float64).ravel()
 
 
-def _run_chunk(observed: ModuleOp, chunk: Sequence[Mapping[str, np.ndarray]], names: Sequence[str],
-               extremes_only: bool) -> list[np.ndarray]:
-    """The observed values on `chunk` (`_flat`), in sample order: one batched run, or one run a
-    sample where the model does not batch."""
-    batched = batched_module(observed, len(chunk)) if len(chunk) > 1 else None
-    if batched is not None:
-        try:
-            results = run(batched, stacked(chunk))
-        except (InterpretationError, VerifyException):  # an op that does not keep the samples apart
-            batched = None
-    if batched is not None:
-        changed = [a != b for a, b in zip(entry_function(observed).function_type.outputs,
-                                          entry_function(batched).function_type.outputs, strict=True)]
-        carrying = changed[len(changed) - len(names):]
-        return [_flat(results[n] if carries or extremes_only else np.tile(results[n], len(chunk)), extremes_only)
-                for n, carries in zip(names, carrying, strict=True)]
-    runs = [run(observed, dict(sample)) for sample in chunk]
-    return [_flat(np.stack([r[n] for r in runs]), extremes_only) for n in names]
+class _ChunkRunner:
+    """Runs chunks of samples on `observed`: one batched copy per chunk length, made once; once a
+    batched run fails (an op that does not keep the samples apart), one sample at a time from then on."""
+
+    def __init__(self, observed: ModuleOp, names: Sequence[str], extremes_only: bool):
+        self.observed, self.names, self.extremes_only = observed, names, extremes_only
+        self.batched: dict[int, ModuleOp | None] = {}
+        self.batches = True
+
+    def _batched(self, length: int) -> ModuleOp | None:
+        if not self.batches or length == 1:
+            return None
+        if length not in self.batched:
+            self.batched[length] = batched_module(self.observed, length)
+        return self.batched[length]
+
+    def run(self, chunk: Sequence[Mapping[str, np.ndarray]]) -> list[np.ndarray]:
+        """The observed values on `chunk` (`_flat`), in sample order."""
+        names, extremes_only = self.names, self.extremes_only
+        batched = self._batched(len(chunk))
+        if batched is not None:
+            try:
+                results = run(batched, stacked(chunk))
+            except (InterpretationError, VerifyException):  # an op that does not keep the samples apart
+                self.batches, batched = False, None
+        if batched is not None:
+            changed = [a != b for a, b in zip(entry_function(self.observed).function_type.outputs,
+                                              entry_function(batched).function_type.outputs, strict=True)]
+            carrying = changed[len(changed) - len(names):]
+            return [_flat(results[n] if carries or extremes_only else np.tile(results[n], len(chunk)), extremes_only)
+                    for n, carries in zip(names, carrying, strict=True)]
+        runs = [run(self.observed, dict(sample)) for sample in chunk]
+        return [_flat(np.stack([r[n] for r in runs]), extremes_only) for n in names]
 
 
 def observe_values(module: ModuleOp, values: Sequence[SSAValue], samples: Sequence[Mapping[str, np.ndarray]],
@@ -82,12 +96,13 @@ def observe_values(module: ModuleOp, values: Sequence[SSAValue], samples: Sequen
     clones = _values_of(function)
     names = append_results(function, [clones[index[v]] for v in values], OBSERVED_PREFIX)
     size = max(1, CHUNK_ELEMENTS // _per_sample_elements(observed)) if batch else 1
+    runner = _ChunkRunner(observed, names, extremes_only)
     progress = Progress(len(samples))
     parts: list[list[np.ndarray]] = [[] for _ in names]
     for chunk in _chunks(len(samples), size):
-        taken = _run_chunk(observed, [samples[i] for i in chunk], names, extremes_only)
-        for part, values in zip(parts, taken, strict=True):
-            part.append(values)
+        taken = runner.run([samples[i] for i in chunk])
+        for part, chunk_values in zip(parts, taken, strict=True):
+            part.append(chunk_values)
         progress.update(len(chunk))
     progress.close()
     if extremes_only:
