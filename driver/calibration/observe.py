@@ -17,12 +17,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
-
 from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from bitfold.calibration.batched import batched_module, stacked
 from bitfold.calibration.progress import Progress
-from bitfold.interpreter import entry_function, run
+from bitfold.interpreter import entry_function, run, run_on_samples
 from bitfold.passes.observed_values import append_results
 
 OBSERVED_PREFIX = "calibration_point"
@@ -51,24 +50,26 @@ def _flat(value: np.ndarray, extremes_only: bool) -> np.ndarray:
     return value.astype(np.float64).ravel()
 
 
-def _run_chunk(observed: ModuleOp, chunk: Sequence[Mapping[str, np.ndarray]], names: Sequence[str],
-               extremes_only: bool) -> list[np.ndarray]:
+def _run_chunk(observed: ModuleOp, batched: dict[int, ModuleOp | None], chunk: Sequence[Mapping[str, np.ndarray]],
+               names: Sequence[str], extremes_only: bool) -> list[np.ndarray]:
     """The observed values on `chunk` (`_flat`), in sample order: one batched run, or one run a
-    sample where the model does not batch."""
-    batched = batched_module(observed, len(chunk)) if len(chunk) > 1 else None
-    if batched is not None:
+    sample where the model does not batch. `batched` caches the batched copy by chunk size (None:
+    the model does not batch at that size; every chunk but the last has the same size)."""
+    if len(chunk) > 1 and len(chunk) not in batched:
+        batched[len(chunk)] = batched_module(observed, len(chunk))
+    copy = batched.get(len(chunk))
+    if copy is not None:
         try:
-            results = run(batched, stacked(chunk))
+            results = run(copy, stacked(chunk))
         except (InterpretationError, VerifyException):  # an op that does not keep the samples apart
-            batched = None
-    if batched is not None:
+            batched[len(chunk)] = copy = None
+    if copy is not None:
         changed = [a != b for a, b in zip(entry_function(observed).function_type.outputs,
-                                          entry_function(batched).function_type.outputs, strict=True)]
+                                          entry_function(copy).function_type.outputs, strict=True)]
         carrying = changed[len(changed) - len(names):]
         return [_flat(results[n] if carries or extremes_only else np.tile(results[n], len(chunk)), extremes_only)
                 for n, carries in zip(names, carrying, strict=True)]
-    runs = [run(observed, dict(sample)) for sample in chunk]
-    return [_flat(np.stack([r[n] for r in runs]), extremes_only) for n in names]
+    return [_flat(values, extremes_only) for values in run_on_samples(observed, chunk, names)]
 
 
 def observe_values(module: ModuleOp, values: Sequence[SSAValue], samples: Sequence[Mapping[str, np.ndarray]],
@@ -76,25 +77,20 @@ def observe_values(module: ModuleOp, values: Sequence[SSAValue], samples: Sequen
     """What each of `values` (of `module`'s entry function) took on every sample, or its extremes
     (module docstring); `batch=False` runs one sample at a time (the oracle the batched runs are
     tested against)."""
-    observed = module.clone()
-    function = entry_function(observed)
-    index = {value: i for i, value in enumerate(_values_of(entry_function(module)))}
-    clones = _values_of(function)
-    names = append_results(function, [clones[index[v]] for v in values], OBSERVED_PREFIX)
+    clones: dict[SSAValue, SSAValue] = {}
+    observed = module.clone(value_mapper=clones)
+    names = append_results(entry_function(observed), [clones[v] for v in values], OBSERVED_PREFIX)
     size = max(1, CHUNK_ELEMENTS // _per_sample_elements(observed)) if batch else 1
     progress = Progress(len(samples))
     parts: list[list[np.ndarray]] = [[] for _ in names]
+    batched: dict[int, ModuleOp | None] = {}
     for chunk in _chunks(len(samples), size):
-        taken = _run_chunk(observed, [samples[i] for i in chunk], names, extremes_only)
-        for part, values in zip(parts, taken, strict=True):
-            part.append(values)
+        taken = _run_chunk(observed, batched, [samples[i] for i in chunk], names, extremes_only)
+        for part, chunk_values in zip(parts, taken, strict=True):
+            part.append(chunk_values)
         progress.update(len(chunk))
     progress.close()
     if extremes_only:
         return [np.array([min(p[0] for p in part), max(p[1] for p in part)]) for part in parts]
     return [np.concatenate(part) for part in parts]
 
-
-def _values_of(function) -> list[SSAValue]:
-    """The function's arguments and op results in program order (to find a value in a clone)."""
-    return [*function.args, *(r for op in function.body.walk() for r in op.results)]
