@@ -28,9 +28,9 @@ from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.quant_semantics import dequantize, quantize
 from bitfold.interpreter import entry_function
 from bitfold.load import full_context
-from bitfold.passes.calibration.calibrated_to_uniform import CalibratedToUniformPass, weight_axis
+from bitfold.passes.calibration.calibrated_to_uniform import CalibratedToUniformPass, contraction_weight_type
 from bitfold.passes.calibration.points import annotate_calibration, quantization_points, range_source
-from bitfold.passes.calibration.schemes import Scheme, activation_type, weight_type
+from bitfold.passes.calibration.schemes import Scheme, activation_type
 from bitfold.passes.calibration.statistics import calibrated_range
 
 
@@ -50,9 +50,8 @@ class QuantizeOptions:
 
     def quantized_weights(self, op: OnnxOp, weights: np.ndarray) -> np.ndarray:
         """The dequantized weights `calibrated-to-uniform` will store for `op`'s `weights`."""
-        axis = weight_axis(op, weights.ndim) if self.per_channel else None
-        wtype = weight_type(weights, Scheme(self.weight_bits, True, self.power_of_two), axis,
-                            op.operands[1].type.element_type, clip=self.method == "mse")
+        wtype = contraction_weight_type(op, weights, Scheme(self.weight_bits, True, self.power_of_two),
+                                        self.per_channel, clip=self.method == "mse")
         return dequantize(quantize(weights, wtype), wtype)
 
 

@@ -21,7 +21,7 @@ from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from bitfold.calibration.batched import batched_module, stacked
 from bitfold.calibration.progress import Progress
-from bitfold.interpreter import entry_function, run
+from bitfold.interpreter import entry_function, run, run_on_samples
 from bitfold.passes.observed_values import append_results
 
 OBSERVED_PREFIX = "calibration_point"
@@ -50,39 +50,26 @@ def _flat(value: np.ndarray, extremes_only: bool) -> np.ndarray:
     return value.astype(np.float64).ravel()
 
 
-class _ChunkRunner:
-    """Runs chunks of samples on `observed`: one batched copy per chunk length, made once; once a
-    batched run fails (an op that does not keep the samples apart), one sample at a time from then on."""
-
-    def __init__(self, observed: ModuleOp, names: Sequence[str], extremes_only: bool):
-        self.observed, self.names, self.extremes_only = observed, names, extremes_only
-        self.batched: dict[int, ModuleOp | None] = {}
-        self.batches = True
-
-    def _batched(self, length: int) -> ModuleOp | None:
-        if not self.batches or length == 1:
-            return None
-        if length not in self.batched:
-            self.batched[length] = batched_module(self.observed, length)
-        return self.batched[length]
-
-    def run(self, chunk: Sequence[Mapping[str, np.ndarray]]) -> list[np.ndarray]:
-        """The observed values on `chunk` (`_flat`), in sample order."""
-        names, extremes_only = self.names, self.extremes_only
-        batched = self._batched(len(chunk))
-        if batched is not None:
-            try:
-                results = run(batched, stacked(chunk))
-            except (InterpretationError, VerifyException):  # an op that does not keep the samples apart
-                self.batches, batched = False, None
-        if batched is not None:
-            changed = [a != b for a, b in zip(entry_function(self.observed).function_type.outputs,
-                                              entry_function(batched).function_type.outputs, strict=True)]
-            carrying = changed[len(changed) - len(names):]
-            return [_flat(results[n] if carries or extremes_only else np.tile(results[n], len(chunk)), extremes_only)
-                    for n, carries in zip(names, carrying, strict=True)]
-        runs = [run(self.observed, dict(sample)) for sample in chunk]
-        return [_flat(np.stack([r[n] for r in runs]), extremes_only) for n in names]
+def _run_chunk(observed: ModuleOp, batched: dict[int, ModuleOp | None], chunk: Sequence[Mapping[str, np.ndarray]],
+               names: Sequence[str], extremes_only: bool) -> list[np.ndarray]:
+    """The observed values on `chunk` (`_flat`), in sample order: one batched run, or one run a
+    sample where the model does not batch. `batched` caches the batched copy by chunk size (None:
+    the model does not batch at that size; every chunk but the last has the same size)."""
+    if len(chunk) > 1 and len(chunk) not in batched:
+        batched[len(chunk)] = batched_module(observed, len(chunk))
+    copy = batched.get(len(chunk))
+    if copy is not None:
+        try:
+            results = run(copy, stacked(chunk))
+        except (InterpretationError, VerifyException):  # an op that does not keep the samples apart
+            batched[len(chunk)] = copy = None
+    if copy is not None:
+        changed = [a != b for a, b in zip(entry_function(observed).function_type.outputs,
+                                          entry_function(copy).function_type.outputs, strict=True)]
+        carrying = changed[len(changed) - len(names):]
+        return [_flat(results[n] if carries or extremes_only else np.tile(results[n], len(chunk)), extremes_only)
+                for n, carries in zip(names, carrying, strict=True)]
+    return [_flat(values, extremes_only) for values in run_on_samples(observed, chunk, names)]
 
 
 def observe_values(module: ModuleOp, values: Sequence[SSAValue], samples: Sequence[Mapping[str, np.ndarray]],
@@ -90,17 +77,15 @@ def observe_values(module: ModuleOp, values: Sequence[SSAValue], samples: Sequen
     """What each of `values` (of `module`'s entry function) took on every sample, or its extremes
     (module docstring); `batch=False` runs one sample at a time (the oracle the batched runs are
     tested against)."""
-    observed = module.clone()
-    function = entry_function(observed)
-    index = {value: i for i, value in enumerate(_values_of(entry_function(module)))}
-    clones = _values_of(function)
-    names = append_results(function, [clones[index[v]] for v in values], OBSERVED_PREFIX)
+    clones: dict[SSAValue, SSAValue] = {}
+    observed = module.clone(value_mapper=clones)
+    names = append_results(entry_function(observed), [clones[v] for v in values], OBSERVED_PREFIX)
     size = max(1, CHUNK_ELEMENTS // _per_sample_elements(observed)) if batch else 1
-    runner = _ChunkRunner(observed, names, extremes_only)
     progress = Progress(len(samples))
     parts: list[list[np.ndarray]] = [[] for _ in names]
+    batched: dict[int, ModuleOp | None] = {}
     for chunk in _chunks(len(samples), size):
-        taken = runner.run([samples[i] for i in chunk])
+        taken = _run_chunk(observed, batched, [samples[i] for i in chunk], names, extremes_only)
         for part, chunk_values in zip(parts, taken, strict=True):
             part.append(chunk_values)
         progress.update(len(chunk))
@@ -109,7 +94,3 @@ def observe_values(module: ModuleOp, values: Sequence[SSAValue], samples: Sequen
         return [np.array([min(p[0] for p in part), max(p[1] for p in part)]) for part in parts]
     return [np.concatenate(part) for part in parts]
 
-
-def _values_of(function) -> list[SSAValue]:
-    """The function's arguments and op results in program order (to find a value in a clone)."""
-    return [*function.args, *(r for op in function.body.walk() for r in op.results)]

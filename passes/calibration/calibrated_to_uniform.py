@@ -74,14 +74,21 @@ def weight_axis(op: OnnxOp, rank: int) -> int:
     return rank - 1
 
 
+def contraction_weight_type(op: OnnxOp, weights: np.ndarray, scheme: Scheme, per_channel: bool,
+                            clip: bool) -> QuantizedType:
+    """The type `op`'s constant `weights` are quantized to: `weight_type` per output channel
+    (`weight_axis`) or per tensor, peaks clipped with `clip`."""
+    axis = weight_axis(op, weights.ndim) if per_channel else None
+    return weight_type(weights, scheme, axis, op.operands[1].type.element_type, clip)
+
+
 def _quantize_contraction(op: OnnxOp, scheme: Scheme, per_channel: bool, clip: bool) -> None:
-    weight_operand = op.operands[1]
-    weights = _constant(weight_operand)
+    weights = _constant(op.operands[1])
     if weights is None:
         return
-    expressed = weight_operand.type.element_type
+    expressed = op.operands[1].type.element_type
+    wtype = contraction_weight_type(op, weights, scheme, per_channel, clip)
     axis = weight_axis(op, weights.ndim) if per_channel else None
-    wtype = weight_type(weights, scheme, axis, expressed, clip)
     op.operands[1] = _quantized_constant(quantize(weights, wtype), wtype, op)
     if len(op.operands) < 3 or (bias := _constant(op.operands[2])) is None:
         return
