@@ -35,7 +35,7 @@ from xdsl.dialects.riscv import riscv_code  # noqa: E402
 from bitfold.backends.llvm.emit import llvm_target  # noqa: E402
 from bitfold.backends.llvm.mlir_input import bufferized_kernel, mlir_text  # noqa: E402
 from bitfold.backends.llvm.toolchain import compile_llvm_ir, to_llvm_dialect, to_llvm_ir  # noqa: E402
-from bitfold.backends.riscv.emit import data_sections  # noqa: E402
+from bitfold.backends.riscv.emission.emit import data_sections  # noqa: E402
 from bitfold.backends.riscv.pipeline import check_input, isa_of, lower_to_riscv  # noqa: E402
 from bitfold.interpreter import entry_function  # noqa: E402
 from bitfold.load import full_context, load_module  # noqa: E402

@@ -30,7 +30,7 @@ from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import run
 from bitfold.quantize import QuantizeOptions, quantize_model
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 ORT_METHODS = {"minmax": "MinMax", "percentile": "Percentile", "mse": "Entropy"}
 

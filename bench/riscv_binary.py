@@ -23,7 +23,7 @@ import numpy as np
 import onnx
 
 from bitfold.frontends.onnx import import_model
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the fixtures' builder
 from models.binary_networks import BinaryGraph

@@ -7,7 +7,7 @@ host: the backend-input pipeline with integer inputs and outputs (`passes/pipeli
     compiled.workspace_size                     # bytes of the workspace the function takes last
     compiled.quantize(inputs)                   # model inputs -> the storage integers it takes
     compiled.run_reference(stored)              # bitfold's interpreter on the same integer IR
-    compiled.run_qemu(stored, workdir)          # the assembly under qemu (backends.riscv.harness)
+    compiled.run_qemu(stored, workdir)          # the assembly under qemu (backends.kernel.harness)
     compiled.count_qemu(stored, workdir)        # the same, and the instructions one call executes
     compiled.run_native(stored, workdir)        # target "host" (LLVM backend): called in this process
 """
@@ -25,9 +25,9 @@ from bitfold.backend_input import lower_to_backend_input
 from bitfold.backends.llvm import DEFAULT_VLEN, NativeKernel, harness_target
 from bitfold.backends.llvm import compile_kernel as compile_llvm_kernel
 from bitfold.backends.riscv import ARCHITECTURES, compile_kernel
-from bitfold.backends.riscv.harness import Counted, count_assembly, run_assembly
-from bitfold.backends.riscv.harness.main_program import c_type as element_c_type
-from bitfold.backends.riscv.header import C_FLOAT, Buffer, Quantization, c_header
+from bitfold.backends.kernel.harness import Counted, count_assembly, run_assembly
+from bitfold.backends.kernel.harness.main_program import c_type as element_c_type
+from bitfold.backends.kernel.header import C_FLOAT, Buffer, Quantization, c_header
 from bitfold.dialects.evaluation import read_unsigned, storage_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, FloatQuantizedType, Granularity, QuantizedType
 from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize, to_storage

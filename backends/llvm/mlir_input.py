@@ -1,4 +1,4 @@
-"""What upstream `mlir-opt-22` reads: bitfold's bufferized IR (`bitfold.passes.bufferize`) of the
+"""What upstream `mlir-opt-22` reads: bitfold's bufferized IR (`bitfold.backends.kernel.bufferize`) of the
 module's one public function, renamed to the kernel's symbol, with `llvm.noalias` on every buffer
 argument (docs/riscv-abi.md: outputs and the workspace overlap nothing; inputs are only read, so
 inputs sharing memory do not break `noalias`). The function is already the ABI:
@@ -17,8 +17,8 @@ from xdsl.printer import Printer
 from bitfold.backends.llvm.input_error import LlvmInputError
 from bitfold.backends.llvm.truncation_by_bits import BitfoldLlvmFptosiByBitsPass
 from bitfold.backends.llvm.vector_contraction import BitfoldLlvmVectorContractionPass
-from bitfold.passes.bufferize import BufferizePass, workspace_size
-from bitfold.passes.sub_byte_outputs import widen_sub_byte_outputs
+from bitfold.backends.kernel.bufferize import BufferizePass, workspace_size
+from bitfold.backends.kernel.sub_byte_outputs import widen_sub_byte_outputs
 
 NOALIAS = "llvm.noalias"
 
@@ -34,7 +34,7 @@ def public_function(module: ModuleOp) -> func.FuncOp:
 
 def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool) -> tuple[ModuleOp, int]:
     """A bufferized copy of `module` holding only its public function, named `symbol`, its buffer
-    arguments `noalias`, its sub-byte outputs in bytes (`bitfold.passes.sub_byte_outputs`), its reductions in the outer-product form on scalable vectors when `vector`
+    arguments `noalias`, its sub-byte outputs in bytes (`bitfold.backends.kernel.sub_byte_outputs`), its reductions in the outer-product form on scalable vectors when `vector`
     (`vector_contraction.py`) and its f32 -> i32 conversions by bits (`truncation_by_bits.py`: qemu 7.2
 aborts on the vector conversion); and the workspace bytes the function takes."""
     module = module.clone()

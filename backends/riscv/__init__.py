@@ -4,7 +4,7 @@ onnx-data-movement-to-linalg") to a GNU as file for RV32IM (ilp32) or RV64IM (lp
     compile_to_assembly(module, "rv64im", "my_kernel") -> str
 
 The module holds one public `func.func` on statically shaped tensors of i1..i32 (i64 on RV64
-only). The generated function is a leaf in destination-passing style (`bitfold.passes.bufferize`):
+only). The generated function is a leaf in destination-passing style (`bitfold.backends.kernel.bufferize`):
 
     void my_kernel(const int8_t *in0, ..., int32_t *out0, ..., void *workspace);
 
@@ -16,7 +16,7 @@ with one `.globl` function and `.rodata` for the weights (sub-byte weights packe
 first); no `.data`, no `.bss`: the function keeps no state and is reentrant.
 """
 
-from bitfold.backends.riscv.emit import Kernel, compile_kernel, compile_to_assembly
+from bitfold.backends.riscv.emission.emit import Kernel, compile_kernel, compile_to_assembly
 from bitfold.backends.riscv.isa import ARCHITECTURES
 from bitfold.backends.riscv.pipeline import CodegenError
 

@@ -4,8 +4,8 @@ module) where 0.74 is wrong or missing:
 
     bitfold-riscv-expand-ctpop              without Zbb: math.ctpop as SWAR arith
     bitfold-riscv-expand-float-rounding     f32 roundeven/trunc/floor/ceil as exact arith
-    bufferize                               bitfold.passes.bufferize
-    widen-sub-byte-outputs                  bitfold.passes.sub_byte_outputs
+    bufferize                               bitfold.backends.kernel.bufferize
+    widen-sub-byte-outputs                  bitfold.backends.kernel.sub_byte_outputs
     bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
     bitfold-riscv-linalg-to-loops           accumulators in registers, else xDSL's perfect nest
     lower-affine                            xDSL
@@ -53,24 +53,24 @@ from xdsl.transforms.riscv_lower_parallel_mov import RISCVLowerParallelMovPass
 from xdsl.transforms.riscv_scf_for_infer_constant_step import RiscvScfForInferConstantStepPass
 from xdsl.utils.exceptions import DiagnosticException
 
-from bitfold.backends.riscv.constant_sinking import BitfoldRiscvSinkConstantsPass
-from bitfold.backends.riscv.float_rounding import BitfoldRiscvExpandFloatRoundingPass
-from bitfold.backends.riscv.immediates import BitfoldRiscvImmediatesPass
+from bitfold.backends.riscv.regalloc.constant_sinking import BitfoldRiscvSinkConstantsPass
+from bitfold.backends.riscv.lowering.float_rounding import BitfoldRiscvExpandFloatRoundingPass
+from bitfold.backends.riscv.lowering.immediates import BitfoldRiscvImmediatesPass
 from bitfold.backends.riscv.isa import Isa, IsaError
-from bitfold.backends.riscv.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
-from bitfold.backends.riscv.loop_value_copies import BitfoldRiscvCopyLoopValuesPass
-from bitfold.backends.riscv.lower_floats import BitfoldRiscvLowerFloatPass
-from bitfold.backends.riscv.lower_integers import BitfoldRiscvLowerArithPass
-from bitfold.backends.riscv.lower_memory import BitfoldRiscvMemrefToAddressesPass, BitfoldRiscvLowerPtrPass
-from bitfold.backends.riscv.population_count import BitfoldRiscvExpandCtpopPass
-from bitfold.backends.riscv.prologue import BitfoldRiscvPrologueEpiloguePass
-from bitfold.backends.riscv.register_allocation import BitfoldRiscvAllocateRegistersPass, NeedsSpilling
-from bitfold.backends.riscv.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
-from bitfold.backends.riscv.registers import ALLOCATABLE_INTEGER_REGISTERS
-from bitfold.backends.riscv.soft_float import BitfoldRiscvSoftFloatPass
-from bitfold.backends.riscv.soft_float_calls import BitfoldRiscvExpandCallsPass
-from bitfold.passes.bufferize import BufferizePass
-from bitfold.passes.sub_byte_outputs import WidenSubByteOutputsPass
+from bitfold.backends.riscv.lowering.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
+from bitfold.backends.riscv.regalloc.loop_value_copies import BitfoldRiscvCopyLoopValuesPass
+from bitfold.backends.riscv.lowering.lower_floats import BitfoldRiscvLowerFloatPass
+from bitfold.backends.riscv.lowering.lower_integers import BitfoldRiscvLowerArithPass
+from bitfold.backends.riscv.lowering.lower_memory import BitfoldRiscvMemrefToAddressesPass, BitfoldRiscvLowerPtrPass
+from bitfold.backends.riscv.lowering.population_count import BitfoldRiscvExpandCtpopPass
+from bitfold.backends.riscv.emission.prologue import BitfoldRiscvPrologueEpiloguePass
+from bitfold.backends.riscv.regalloc.register_allocation import BitfoldRiscvAllocateRegistersPass, NeedsSpilling
+from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
+from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
+from bitfold.backends.riscv.lowering.soft_float import BitfoldRiscvSoftFloatPass
+from bitfold.backends.riscv.lowering.soft_float_calls import BitfoldRiscvExpandCallsPass
+from bitfold.backends.kernel.bufferize import BufferizePass
+from bitfold.backends.kernel.sub_byte_outputs import WidenSubByteOutputsPass
 
 MAX_REGISTER_ARGUMENTS = 8
 """a0..a7: the function takes every input and output buffer and the workspace in a register"""

@@ -21,7 +21,7 @@ from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import run
 from bitfold.quantize import QuantizeOptions, calibrate_model, quantize_model
 from bitfold.quantize_main import main
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 NETWORKS = ["mlp-float", "cnn_depthwise-float", "residual-float", "pooling-float"]
 

@@ -12,7 +12,7 @@ from conftest import require_tools, unavailable
 from bitfold.frontends.onnx import import_model
 from bitfold.report import model_report
 from bitfold.report_main import main
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "cnn_depthwise_qdq.onnx"

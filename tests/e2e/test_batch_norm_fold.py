@@ -25,7 +25,7 @@ from onnx import TensorProto, helper, numpy_helper
 import bitfold
 from bitfold.load import full_context, load_module
 from bitfold.passes.pipelines import integer_stages
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 QONNX_DOMAIN = "qonnx.custom_op.general"
 EPSILON_EXACT = 2.0**-10

@@ -22,7 +22,7 @@ from bitfold.interpreter import entry_function
 from bitfold.load import full_context, load_module
 from bitfold.passes.pipelines import backend_input_stages, integer_stages
 from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 SHAPE = (2, 16)
 WIDTH = 12

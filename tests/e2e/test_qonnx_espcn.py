@@ -29,7 +29,7 @@ from models.runners import run_qonnx
 from onnx import numpy_helper
 
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 VARIANTS = ("subpixel", "nn_resize")
 TARGETS = ("rv64imv", "rv32imf")

@@ -115,7 +115,7 @@ def test_rv64imv_equals_bitfold_run(tmp_path):
 
 def compare_qemu_with_bitfold_run(model: onnx.ModelProto, target: str, tmp_path) -> None:
     from bitfold.load import load_module
-    from bitfold.riscv import compile_model
+    from bitfold.compile import compile_model
 
     path = tmp_path / "model.onnx"
     onnx.save(model, path)

@@ -71,7 +71,7 @@ def test_integer_form_equals_onnxruntime(case, tmp_path):
 
 def compare_qemu_with_bitfold_run(model: onnx.ModelProto, shape: tuple[int, ...], target: str, tmp_path) -> None:
     from bitfold.load import load_module
-    from bitfold.riscv import compile_model
+    from bitfold.compile import compile_model
 
     path = tmp_path / "model.onnx"
     onnx.save(model, path)

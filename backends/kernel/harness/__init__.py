@@ -9,8 +9,8 @@ instructions executed inside the kernel. Every failure raises `HarnessError` wit
 tool's message.
 """
 
-from bitfold.backends.riscv.harness.counter_plugin import plugin_path
-from bitfold.backends.riscv.harness.execution import (
+from bitfold.backends.kernel.harness.counter_plugin import plugin_path
+from bitfold.backends.kernel.harness.execution import (
     Counted,
     count_assembly,
     count_instructions,
@@ -18,8 +18,8 @@ from bitfold.backends.riscv.harness.execution import (
     run_assembly,
     run_program,
 )
-from bitfold.backends.riscv.harness.targets import TARGETS, Target
-from bitfold.backends.riscv.harness.toolchain import HarnessError, build_program, compile_object, section_sizes
+from bitfold.backends.kernel.harness.targets import TARGETS, Target
+from bitfold.backends.kernel.harness.toolchain import HarnessError, build_program, compile_object, section_sizes
 
 __all__ = [
     "TARGETS",

@@ -12,7 +12,7 @@ taken from Debian's qemu source package, the version of the installed qemu-user 
 (`apt-get source --download-only qemu=VERSION`, which needs deb-src entries: scripts/setup.sh adds
 them), its upstream tarball read for that one file and then deleted. The plugin is named by a digest
 of its source and the header, so an edited source builds anew. Concurrent first uses wait on a lock.
-`python -m bitfold.backends.riscv.harness` (the package's `__main__`) builds it and prints its path.
+`python -m bitfold.backends.kernel.harness` (the package's `__main__`) builds it and prints its path.
 """
 
 import fcntl
@@ -24,7 +24,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from bitfold.backends.riscv.harness.toolchain import HarnessError, run_tool
+from bitfold.backends.kernel.harness.toolchain import HarnessError, run_tool
 
 SOURCE = Path(__file__).with_name("counter_plugin.c")
 HEADER_NAME = "qemu-plugin.h"

@@ -16,10 +16,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bitfold.backends.riscv.harness.counter_plugin import plugin_path
-from bitfold.backends.riscv.harness.main_program import element_count
-from bitfold.backends.riscv.harness.targets import Target
-from bitfold.backends.riscv.harness.toolchain import (
+from bitfold.backends.kernel.harness.counter_plugin import plugin_path
+from bitfold.backends.kernel.harness.main_program import element_count
+from bitfold.backends.kernel.harness.targets import Target
+from bitfold.backends.kernel.harness.toolchain import (
     HarnessError,
     build_program,
     require_tool,

@@ -19,9 +19,9 @@ from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 
-from bitfold.backends.riscv.harness.main_program import main_source, workspace_size_of
-from bitfold.backends.riscv.harness.runtime import START_FILE, START_FILE_NAME, SYSCALLS, SYSCALLS_FILE_NAME
-from bitfold.backends.riscv.harness.targets import BARE_METAL_GCC, TARGETS, Target
+from bitfold.backends.kernel.harness.main_program import main_source, workspace_size_of
+from bitfold.backends.kernel.harness.runtime import START_FILE, START_FILE_NAME, SYSCALLS, SYSCALLS_FILE_NAME
+from bitfold.backends.kernel.harness.targets import BARE_METAL_GCC, TARGETS, Target
 
 SIZE = "riscv64-unknown-elf-size"
 COMPILE_FLAGS = ("-O1", "-ffreestanding", "-fno-pie", "-fno-stack-protector", "-Wall")

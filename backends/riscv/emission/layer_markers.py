@@ -19,13 +19,13 @@ from xdsl.dialects import func, riscv
 from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from bitfold.backends.riscv.harness.execution import (
+from bitfold.backends.kernel.harness.execution import (
     buffer_layouts,
     count_program,
     label_addresses,
     write_kernel,
 )
-from bitfold.backends.riscv.harness.toolchain import build_program
+from bitfold.backends.kernel.harness.toolchain import build_program
 
 LABEL_PREFIX = "bitfold_layer_"
 END_LABEL = f"{LABEL_PREFIX}end"

@@ -32,8 +32,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
-from bitfold.backends.riscv.float_instructions import CallOp
-from bitfold.backends.riscv.instructions import LdOp, LwOp, SdOp, SwOp
+from bitfold.backends.riscv.lowering.float_instructions import CallOp
+from bitfold.backends.riscv.lowering.instructions import LdOp, LwOp, SdOp, SwOp
 
 STACK_ALIGNMENT = 16
 """bytes; the RISC-V psABI keeps sp 16-byte aligned"""

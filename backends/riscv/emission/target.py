@@ -16,7 +16,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.utils.target import Target
 
-from bitfold.backends.riscv.emit import compile_to_assembly
+from bitfold.backends.riscv.emission.emit import compile_to_assembly
 
 DEFAULT_ARCH = "rv64im"
 ARCH_ATTRIBUTE = "riscv.arch"

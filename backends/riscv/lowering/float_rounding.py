@@ -21,7 +21,7 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 
-from bitfold.backends.riscv.op_sequence import OpSequence
+from bitfold.backends.riscv.lowering.op_sequence import OpSequence
 
 EXACT_INTEGERS = 2.0**23
 """From 2^23 on, the f32 spacing is at least 1: every such value is an integer."""

@@ -19,7 +19,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from bitfold.backends.riscv.registers import fits_immediate, shift_left, shift_right_arithmetic, shift_right_logical
+from bitfold.backends.riscv.lowering.registers import fits_immediate, shift_left, shift_right_arithmetic, shift_right_logical
 
 def constant_of(value: SSAValue) -> int | None:
     owner = value.owner

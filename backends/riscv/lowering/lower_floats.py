@@ -42,7 +42,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.bitwise_casts import convert_f32_to_u32
 from xdsl.utils.exceptions import DiagnosticException
 
-from bitfold.backends.riscv.float_instructions import (
+from bitfold.backends.riscv.lowering.float_instructions import (
     FAddSOp,
     FCvtSWOp,
     FCvtSWuOp,
@@ -52,8 +52,8 @@ from bitfold.backends.riscv.float_instructions import (
     FMulSOp,
     FSubSOp,
 )
-from bitfold.backends.riscv.lower_integers import select_ops
-from bitfold.backends.riscv.registers import bit_width, canonical_constant, load_immediate, sign_extend, zero_extend
+from bitfold.backends.riscv.lowering.lower_integers import select_ops
+from bitfold.backends.riscv.lowering.registers import bit_width, canonical_constant, load_immediate, sign_extend, zero_extend
 
 CANONICAL_NAN = 0x7FC00000
 """The quiet NaN every RISC-V F instruction returns for a NaN result."""

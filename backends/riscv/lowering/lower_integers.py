@@ -1,5 +1,5 @@
 """`bitfold-riscv-lower-arith`: integer `arith` to RV32IM / RV64IM instructions, for every width
-from i1 to XLEN, under the register convention of `bitfold.backends.riscv.registers`.
+from i1 to XLEN, under the register convention of `bitfold.backends.riscv.lowering.registers`.
 
 What it covers that xDSL 0.74's `convert-arith-to-riscv` does not (it runs afterwards, for the
 ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wide types and
@@ -38,8 +38,8 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from bitfold.backends.riscv.population_count import population_count
-from bitfold.backends.riscv.registers import (
+from bitfold.backends.riscv.lowering.population_count import population_count
+from bitfold.backends.riscv.lowering.registers import (
     bit_width,
     canonical_constant,
     load_immediate,

@@ -9,7 +9,7 @@ computation):
 - `memref.get_global` -> `la rd, symbol`. xDSL's `convert-memref-to-riscv` emits `li rd, symbol`,
   which GNU as and llvm-mc reject.
 - `memref.view %workspace[%c]` at a constant byte offset (an intermediate buffer in the
-  workspace, `bitfold.passes.bufferize`) -> `addi rd, workspace, offset`; an offset beyond 12
+  workspace, `bitfold.backends.kernel.bufferize`) -> `addi rd, workspace, offset`; an offset beyond 12
   bits is `lui` + `add` + `addi`; offset 0 is the workspace's own register.
 - `memref.collapse_shape` / `memref.expand_shape` of identity layouts -> the same address.
 - a constant global of a sub-byte type (i1, i2, i4) becomes packed bytes (element k in bits
@@ -62,8 +62,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.convert_ptr_to_riscv import ConvertLoadOp, ConvertMemRefToPtrOp, ConvertPtrAddOp, ConvertStoreOp
 from xdsl.utils.exceptions import DiagnosticException
 
-from bitfold.backends.riscv.instructions import LOADS, STORES, LaOp, LdOp
-from bitfold.backends.riscv.registers import add_constant, bit_width, sign_extend, zero_extend
+from bitfold.backends.riscv.lowering.instructions import LOADS, STORES, LaOp, LdOp
+from bitfold.backends.riscv.lowering.registers import add_constant, bit_width, sign_extend, zero_extend
 
 BITS_PER_BYTE = 8
 """`lui rd, hi` sets rd = hi << 12"""

@@ -44,8 +44,8 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import Rewriter
 from xdsl.utils.bitwise_casts import convert_f32_to_u32
 
-from bitfold.backends.riscv.float_instructions import LibcallOp
-from bitfold.backends.riscv.lower_floats import (
+from bitfold.backends.riscv.lowering.float_instructions import LibcallOp
+from bitfold.backends.riscv.lowering.lower_floats import (
     CANONICAL_NAN,
     FLOAT_DIALECTS,
     INFINITY_BITS,
@@ -54,8 +54,8 @@ from bitfold.backends.riscv.lower_floats import (
     is_number_constant,
     refuse_floats,
 )
-from bitfold.backends.riscv.op_sequence import OpSequence
-from bitfold.backends.riscv.registers import canonical_constant
+from bitfold.backends.riscv.lowering.op_sequence import OpSequence
+from bitfold.backends.riscv.lowering.registers import canonical_constant
 
 SIGN = -(2**31)
 """0x80000000 as an i32"""

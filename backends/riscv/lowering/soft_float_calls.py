@@ -25,11 +25,11 @@ from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from bitfold.backends.riscv.float_instructions import CallOp, LibcallOp
-from bitfold.backends.riscv.instructions import LdOp, LwOp, SdOp, SwOp
-from bitfold.backends.riscv.loop_allocation import Loop
-from bitfold.backends.riscv.loop_value_copies import ancestor_in
-from bitfold.backends.riscv.prologue import spill_area
+from bitfold.backends.riscv.lowering.float_instructions import CallOp, LibcallOp
+from bitfold.backends.riscv.lowering.instructions import LdOp, LwOp, SdOp, SwOp
+from bitfold.backends.riscv.regalloc.loop_allocation import Loop
+from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in
+from bitfold.backends.riscv.emission.prologue import spill_area
 
 CALLER_SAVED = (*Registers.T, *Registers.A)
 

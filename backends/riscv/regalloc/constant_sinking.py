@@ -15,8 +15,8 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from bitfold.backends.riscv.instructions import LaOp
-from bitfold.backends.riscv.loop_value_copies import ancestor_in
+from bitfold.backends.riscv.lowering.instructions import LaOp
+from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in
 
 CONSTANTS = (rv32.LiOp, rv64.LiOp, LaOp)
 

@@ -36,7 +36,7 @@ from xdsl.backend.register_type import RegisterType
 from xdsl.dialects import riscv, riscv_scf
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
-from bitfold.backends.riscv.loop_value_copies import ancestor_in
+from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in
 
 Loop = riscv_scf.ForOp | riscv_scf.RofOp
 

@@ -22,7 +22,7 @@ Guarantees:
 - `riscv.parallel_mov` widths become XLEN: `convert-scf-to-riscv-scf` records a loop-carried
   value's bit width, and xDSL's `riscv-lower-parallel-mov` accepts only 32 and 64 (an i8
   accumulator of a max pool fails). Every integer sits in a full register here (see
-  `bitfold.backends.riscv.registers`).
+  `bitfold.backends.riscv.lowering.registers`).
 - Refusal, in one line: a loop holds its induction variable, its bound and the values used inside
   it but defined before it in registers for its whole body (xDSL's loop allocation, kept by
   `loop_allocation.py`), and its loop-carried values for most of it; only the live-ins can be
@@ -60,10 +60,10 @@ from xdsl.transforms.canonicalization_patterns.riscv import get_constant_value
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import DiagnosticException
 
-from bitfold.backends.riscv.loop_allocation import LoopAwareAllocator, accumulation_chain
-from bitfold.backends.riscv.loop_value_copies import copy_loop_values
-from bitfold.backends.riscv.instructions import LaOp, LdOp, LwOp, SdOp, SwOp
-from bitfold.backends.riscv.registers import INTEGER_REGISTERS
+from bitfold.backends.riscv.regalloc.loop_allocation import LoopAwareAllocator, accumulation_chain
+from bitfold.backends.riscv.regalloc.loop_value_copies import copy_loop_values
+from bitfold.backends.riscv.lowering.instructions import LaOp, LdOp, LwOp, SdOp, SwOp
+from bitfold.backends.riscv.lowering.registers import INTEGER_REGISTERS
 
 Loop = riscv_scf.ForRofOperation
 

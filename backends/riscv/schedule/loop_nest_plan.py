@@ -36,8 +36,8 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import MemRefType, ShapedType
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr
 
-from bitfold.backends.riscv.registers import ALLOCATABLE_INTEGER_REGISTERS
-from bitfold.passes.bufferize import element_bytes
+from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
+from bitfold.backends.kernel.bufferize import element_bytes
 
 REGISTER_MARGIN = 1
 """Registers the estimate leaves free (`pipeline.TILE_REGISTER_BUDGETS` retries with fewer

@@ -41,8 +41,8 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-from bitfold.backends.riscv.instructions import LOADS, STORES, LdOp
-from bitfold.backends.riscv.loop_nest_plan import (
+from bitfold.backends.riscv.lowering.instructions import LOADS, STORES, LdOp
+from bitfold.backends.riscv.schedule.loop_nest_plan import (
     IMMEDIATE_REACH,
     Access,
     CostModel,
@@ -51,7 +51,7 @@ from bitfold.backends.riscv.loop_nest_plan import (
     generic_dims,
     plan_nest,
 )
-from bitfold.backends.riscv.registers import (
+from bitfold.backends.riscv.lowering.registers import (
     ALLOCATABLE_INTEGER_REGISTERS,
     add_constant,
     fits_immediate,
@@ -62,7 +62,7 @@ from bitfold.backends.riscv.registers import (
     sign_extend,
     zero_extend,
 )
-from bitfold.backends.riscv.weight_panels import Panel, relayout_constant_operands
+from bitfold.backends.riscv.schedule.weight_panels import Panel, relayout_constant_operands
 
 TOP = -1
 """The level before the outermost loop."""

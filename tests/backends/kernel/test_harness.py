@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import require_tools
 
-from bitfold.backends.riscv.harness import (
+from bitfold.backends.kernel.harness import (
     TARGETS,
     HarnessError,
     build_program,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import require_tools
 
-from bitfold.backends.riscv.header import Buffer, Quantization, c_header
+from bitfold.backends.kernel.header import Buffer, Quantization, c_header
 
 WARNINGS = ("-Wall", "-Wextra", "-pedantic", "-Werror")
 COMPILERS = {

@@ -1,4 +1,4 @@
-"""bitfold's instruction counter (backends/riscv/harness/counter_plugin.c, a qemu plugin built on
+"""bitfold's instruction counter (backends/kernel/harness/counter_plugin.c, a qemu plugin built on
 first use): exact and repeatable counts of the instructions executed inside named functions. Where
 the counter cannot be built these tests skip, except under CI (which installs what it needs),
 where they fail."""
@@ -14,7 +14,7 @@ import pytest
 from conftest import require_tools, unavailable
 from test_harness import ADD_I8, leaf
 
-from bitfold.backends.riscv.harness import (
+from bitfold.backends.kernel.harness import (
     TARGETS,
     HarnessError,
     build_program,
@@ -104,16 +104,16 @@ def test_a_failing_build_names_the_step(counter, tmp_path, monkeypatch):
 
 def test_the_source_is_package_data():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert counter_plugin.SOURCE.name in config["package-data"]["bitfold.backends.riscv.harness"]
+    assert counter_plugin.SOURCE.name in config["package-data"]["bitfold.backends.kernel.harness"]
     assert counter_plugin.SOURCE.is_file()
 
 
 def test_building_from_the_command_line_warns_nothing(counter):
-    """`python -m bitfold.backends.riscv.harness` (what scripts/setup.sh runs) prints the plugin's
+    """`python -m bitfold.backends.kernel.harness` (what scripts/setup.sh runs) prints the plugin's
     path and nothing on stderr: runpy warned when the `-m` module was one the package's `__init__`
     had already imported (`counter_plugin`)."""
-    command = [sys.executable, "-W", "error", "-m", "bitfold.backends.riscv.harness"]
+    command = [sys.executable, "-W", "error", "-m", "bitfold.backends.kernel.harness"]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert (done.returncode, done.stderr) == (0, "")
     assert Path(done.stdout.strip()) == counter
-    assert "-m bitfold.backends.riscv.harness " in (ROOT / "scripts" / "setup.sh").read_text()
+    assert "-m bitfold.backends.kernel.harness " in (ROOT / "scripts" / "setup.sh").read_text()

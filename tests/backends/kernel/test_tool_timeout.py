@@ -3,7 +3,7 @@ removes it, and the default is `TOOL_TIMEOUT_SECONDS` scaled up by the load per 
 
 import os
 
-from bitfold.backends.riscv.harness.toolchain import TOOL_TIMEOUT_SECONDS, time_limit, tool_timeout
+from bitfold.backends.kernel.harness.toolchain import TOOL_TIMEOUT_SECONDS, time_limit, tool_timeout
 
 
 def test_time_limit_sets_and_removes_the_limit():

@@ -15,13 +15,13 @@ from conftest import require_tools
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerType
 
-from bitfold.backends.riscv.harness import TARGETS, build_program
-from bitfold.backends.riscv.harness.execution import input_bytes, split_outputs
+from bitfold.backends.kernel.harness import TARGETS, build_program
+from bitfold.backends.kernel.harness.execution import input_bytes, split_outputs
 from bitfold.interpreter import entry_function
 from bitfold.load import full_context, load_module
-from bitfold.passes.bufferize import WORKSPACE_ATTRIBUTE, BufferizePass
+from bitfold.backends.kernel.bufferize import WORKSPACE_ATTRIBUTE, BufferizePass
 from bitfold.passes.pipelines import backend_input_stages
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 MLPERF_TINY = Path(__file__).resolve().parents[2] / "models" / "mlperf_tiny"
 CATALOGUE_MODELS = ["mlp-qdq-u8s8", "cnn_depthwise-qdq-u8s8-perchannel", "residual-qdq-s8s8", "pooling-qdq-u8u8",

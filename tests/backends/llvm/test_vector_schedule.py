@@ -11,7 +11,7 @@ from conftest import require_tools
 
 from bitfold.backends.llvm import harness_target
 from bitfold.load import import_onnx
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 MATMUL_TARGET = 60_000
 CONVOLUTION_FACTOR = 5

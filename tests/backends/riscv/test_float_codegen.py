@@ -10,8 +10,8 @@ import pytest
 from conftest import require_tools
 
 from bitfold.backends.riscv import compile_to_assembly
-from bitfold.backends.riscv.harness import run_assembly
-from bitfold.backends.riscv.register_allocation import RegisterAllocationError
+from bitfold.backends.kernel.harness import run_assembly
+from bitfold.backends.riscv.regalloc.register_allocation import RegisterAllocationError
 from bitfold.interpreter import run
 from bitfold.load import full_context
 from xdsl.parser import Parser

@@ -9,7 +9,7 @@ from conftest import require_tools
 from models import float_islands
 
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 
 @pytest.mark.slow

@@ -28,7 +28,7 @@ from bitfold.passes.canonicalize_quant import CanonicalizeQuantPass
 from bitfold.passes.lower_quant import LowerQuantPass
 from bitfold.passes.onnx_to_quant import OnnxToQuantPass
 from bitfold.passes.quant_to_integer import QuantToIntegerPass
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 ONNX_TYPES = {
     np.uint8: TensorProto.UINT8,

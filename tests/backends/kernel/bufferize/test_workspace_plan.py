@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bitfold.passes.bufferize import WorkspaceBuffer, plan_workspace
+from bitfold.backends.kernel.bufferize import WorkspaceBuffer, plan_workspace
 
 
 def brute_force_peak(buffers: list[WorkspaceBuffer]) -> int:
