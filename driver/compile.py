@@ -1,8 +1,9 @@
-"""Compile a quantized model for RV32IM / RV64IM (bitfold's code generator or LLVM's), RVV or the
-host: the backend-input pipeline with integer inputs and outputs (`passes/pipelines.py`), then
-`backends.riscv`'s or `backends.llvm`'s assembly and the C header.
+"""Compile a quantized model for any target, one entry point: the backend-input pipeline with integer
+inputs and outputs (`passes/pipelines.py`), the kernel ABI (`backends/kernel`: bufferize, ports, C
+header), then the code generator: bitfold's (`backends/riscv`) for the scalar RISC-V targets, upstream
+MLIR/LLVM's (`backends/llvm`) for RVV, the host, and the scalar targets on request.
 
-    compiled = compile_model(module, "rv32im")
+    compiled = compile_model(module, "rv32im")   # or "rv64imv", "host", backend="llvm", ...
     compiled.assembly, compiled.header          # the .S and .h texts
     compiled.workspace_size                     # bytes of the workspace the function takes last
     compiled.quantize(inputs)                   # model inputs -> the storage integers it takes
@@ -19,113 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import DictionaryAttr, Float32Type, IntegerType, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.backend_input import lower_to_backend_input
+from bitfold.backends.kernel.harness import Counted, count_assembly, run_assembly
+from bitfold.backends.kernel.header import c_header
+from bitfold.backends.kernel.ports import Port, buffer_bytes, buffer_values, dequantized, ports, quantized
 from bitfold.backends.llvm import DEFAULT_VLEN, NativeKernel, harness_target
 from bitfold.backends.llvm import compile_kernel as compile_llvm_kernel
 from bitfold.backends.riscv import ARCHITECTURES, compile_kernel
-from bitfold.backends.kernel.harness import Counted, count_assembly, run_assembly
-from bitfold.backends.kernel.harness.main_program import c_type as element_c_type
-from bitfold.backends.kernel.header import C_FLOAT, Buffer, Quantization, c_header
-from bitfold.dialects.evaluation import read_unsigned, storage_dtype
-from bitfold.dialects.quant import BipolarQuantizedType, FloatQuantizedType, Granularity, QuantizedType
-from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize, to_storage
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names, output_names, run
 from bitfold.load import full_context
-from bitfold.passes.quant_to_integer.integer_io import recorded_quant_type
-
-
-def _buffer_values(q: np.ndarray, port: "Port") -> np.ndarray:
-    """Quantized values `q` as the function's buffer holds them: a bipolar value as its bit
-    b = (q + 1) / 2 (`quant.scast`'s storage), any other as the stored integer (a float port's
-    values as float32)."""
-    if port.qtype is None:
-        return np.asarray(q, dtype=np.float32)
-    if isinstance(port.qtype, BipolarQuantizedType):
-        q = to_storage(q, port.qtype)
-    return q.astype(port.dtype)
-
-
-def _buffer_bytes(values: np.ndarray, port: "Port") -> np.ndarray:
-    """The interpreter's signless storage integers of `port` as the buffer holds them: an unsigned
-    sub-byte value zero-extended in its byte (docs/riscv-abi.md), others as they are."""
-    if port.qtype is None:
-        return values.astype(np.float32)
-    width = port.qtype.storage_integer_type().width.data
-    if not port.signed and width < 8:
-        values = read_unsigned(values, width)
-    return values.astype(port.dtype)
-
-
-def _quantized_values(buffer: np.ndarray, port: "Port") -> np.ndarray:
-    """The inverse of `_buffer_values`."""
-    return from_storage(buffer, port.qtype) if isinstance(port.qtype, BipolarQuantizedType) else buffer
-
-
-def _quantized(values: np.ndarray, port: "Port") -> np.ndarray:
-    """A model input quantized by the port's type (a float port's values as they are)."""
-    return values if port.qtype is None else quantize(values, port.qtype)
-
-
-def _dequantized(values: np.ndarray, port: "Port") -> np.ndarray:
-    """A function output as the model's real values (a float port's as they are)."""
-    return values if port.qtype is None else dequantize(_quantized_values(values, port), port.qtype)
-
-
-@dataclass(frozen=True)
-class Port:
-    """One argument or result of the compiled function: its name, shape and quantized type
-    (None: an f32 buffer of a float island, docs/float-islands.md); `model_integers` when the
-    source model itself takes or returns these storage integers (an ONNX uint8 / int8 graph
-    input or output), not floats."""
-
-    name: str
-    shape: tuple[int, ...]
-    qtype: QuantizedType | None
-    model_integers: bool = False
-
-    @property
-    def signed(self) -> bool:
-        return self.qtype is not None and not isinstance(self.qtype, BipolarQuantizedType) and self.qtype.is_signed
-
-    @property
-    def dtype(self) -> np.dtype:
-        """The buffer's element: the storage integer, sub-byte values one per byte; float32."""
-        if self.qtype is None:
-            return np.dtype(np.float32)
-        return storage_dtype(self.qtype.storage_integer_type().width.data, self.signed)
-
-    @property
-    def c_type(self) -> str:
-        return element_c_type(self.dtype)
-
-    def buffer(self) -> Buffer:
-        qtype = self.qtype
-        if qtype is None:
-            return Buffer(self.name, self.shape, C_FLOAT)
-        if isinstance(qtype, BipolarQuantizedType):
-            return Buffer(self.name, self.shape, self.c_type, None, (0, 1))
-        scales, zero_points = qtype.scale_values(), qtype.zero_point_values()
-        storage_format = qtype.storage_type.name if isinstance(qtype, FloatQuantizedType) else None
-        if qtype.kind == Granularity.PER_TENSOR:
-            quantization = Quantization(scales[0], zero_points[0], storage_format=storage_format)
-        elif qtype.kind == Granularity.PER_AXIS:
-            quantization = Quantization(scales, zero_points, qtype.axis, storage_format)
-        else:
-            quantization = None  # sub-channel tables have no header form yet
-        return Buffer(self.name, self.shape, self.c_type, quantization, qtype.value_range())
-
-
-def _ports(names: Sequence[str], types, attrs, source_types) -> list[Port]:
-    ports = []
-    entries = attrs if attrs is not None else [DictionaryAttr({})] * len(types)  # no attributes: float ports
-    for name, value_type, entry, source_type in zip(names, types, entries, source_types, strict=True):
-        qtype = recorded_quant_type(entry)
-        assert qtype is not None or value_type.element_type == Float32Type()
-        integers = isinstance(getattr(source_type, "element_type", source_type), IntegerType)
-        ports.append(Port(name, tuple(value_type.get_shape()), qtype, integers))
-    return ports
 
 
 def _stored_input(port: Port, values: np.ndarray) -> np.ndarray:
@@ -161,7 +66,7 @@ def c_symbol(name: str) -> str:
 
 @dataclass
 class CompiledModel:
-    """A model compiled for a RISC-V target (module docstring)."""
+    """A model compiled for one target (module docstring)."""
 
     module: ModuleOp
     target: str
@@ -178,17 +83,17 @@ class CompiledModel:
         quantized by the model's input quantizer, integer inputs as they are."""
         return [
             _stored_input(p, np.asarray(inputs[p.name])) if p.model_integers
-            else _buffer_values(_quantized(np.asarray(inputs[p.name]), p), p)
+            else buffer_values(quantized(np.asarray(inputs[p.name]), p), p)
             for p in self.inputs
         ]
 
     def dequantize(self, outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return [_dequantized(np.asarray(o), p) for o, p in zip(outputs, self.outputs, strict=True)]
+        return [dequantized(np.asarray(o), p) for o, p in zip(outputs, self.outputs, strict=True)]
 
     def run_reference(self, stored: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The integer IR the assembly was made from, run by bitfold's interpreter."""
         results = run(self.module, list(stored))
-        return [_buffer_bytes(np.asarray(results[p.name]), p) for p in self.outputs]
+        return [buffer_bytes(np.asarray(results[p.name]), p) for p in self.outputs]
 
     @property
     def layouts(self) -> list[tuple[tuple[int, ...], np.dtype]]:
@@ -226,13 +131,13 @@ def compile_model(
     lower_to_backend_input(full_context(), module, integer_only=integer_only)
     function = entry_function(module)
     symbol = symbol or c_symbol(function.sym_name.data)
-    inputs = _ports(input_names(function), function.function_type.inputs, function.arg_attrs, source_type.inputs)
-    outputs = _ports(output_names(function), function.function_type.outputs, function.res_attrs, source_type.outputs)
+    inputs = ports(input_names(function), function.function_type.inputs, function.arg_attrs, source_type.inputs)
+    outputs = ports(output_names(function), function.function_type.outputs, function.res_attrs, source_type.outputs)
     if backend == "llvm" or target not in ARCHITECTURES:
         kernel = compile_llvm_kernel(full_context(), module, target, symbol)
     else:
         kernel = compile_kernel(module, target, symbol)
     header = c_header(symbol, [p.buffer() for p in inputs], [p.buffer() for p in outputs], kernel.workspace_size,
-                      getattr(kernel, "calls", ()))
+                      kernel.calls)
     return CompiledModel(module, target, symbol, inputs, outputs, kernel.assembly, header, kernel.workspace_size)
 

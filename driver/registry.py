@@ -56,7 +56,8 @@ def _lazy(module: str, name: str) -> Callable[[], type]:
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """bitfold's passes by name, each runnable alone with `bitfold-opt -p NAME` (docs/design.md,
-    "Pass names"). The RISC-V backend's are listed in `riscv_passes` order."""
+    "Pass names"). The kernel ABI's (`bufferize`, `widen-sub-byte-outputs`) come before both code
+generators'; the RISC-V backend's are listed in `riscv_passes` order, then their named pipeline."""
     return {
         "onnx-to-quant": _lazy("passes.onnx_to_quant", "OnnxToQuantPass"),
         "canonicalize-quant": _lazy("passes.canonicalize_quant", "CanonicalizeQuantPass"),
@@ -83,7 +84,9 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         ),
         "bitfold-riscv-linalg-to-loops": _lazy("backends.riscv.lowering.linalg_to_loops", "BitfoldRiscvLinalgToLoopsPass"),
         "bitfold-riscv-memref-to-addresses": _lazy("backends.riscv.lowering.lower_memory", "BitfoldRiscvMemrefToAddressesPass"),
-        "bitfold-riscv-multiply-to-shift": _lazy("backends.riscv.pipeline", "BitfoldRiscvMultiplyToShiftPass"),
+        "bitfold-riscv-multiply-to-shift": _lazy(
+            "backends.riscv.lowering.multiply_to_shift", "BitfoldRiscvMultiplyToShiftPass"
+        ),
         "bitfold-riscv-lower-ptr": _lazy("backends.riscv.lowering.lower_memory", "BitfoldRiscvLowerPtrPass"),
         "bitfold-riscv-lower-arith": _lazy("backends.riscv.lowering.lower_integers", "BitfoldRiscvLowerArithPass"),
         "bitfold-riscv-expand-float-rounding": _lazy(
@@ -99,6 +102,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
             "backends.riscv.regalloc.register_allocation", "BitfoldRiscvAllocateRegistersPass"
         ),
         "bitfold-riscv-prologue-epilogue": _lazy("backends.riscv.emission.prologue", "BitfoldRiscvPrologueEpiloguePass"),
+        "bitfold-lower-to-riscv": _lazy("backends.riscv.pipeline", "BitfoldLowerToRiscvPipeline"),
     }
 
 

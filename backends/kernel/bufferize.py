@@ -8,7 +8,9 @@ What the pass guarantees, for a module whose public functions use only `arith.co
 - Signature: every tensor argument becomes a memref argument of the same shape and element
   type; every result becomes an extra memref argument (an output buffer the caller owns); a
   last argument `memref<Nxi8>` marked `{bitfold.workspace}` is the workspace (N bytes, N may
-  be 0); the function returns nothing. In C (docs/riscv-abi.md):
+  be 0), and the function records N as `bitfold.workspace_size = N : i64` (`workspace_size`
+  reads it; the backends' code generators hand it to the C header); the function returns
+  nothing. In C (docs/riscv-abi.md):
   `void f(const int8_t *in0, ..., int32_t *out0, ..., void *workspace)`.
   The original result attributes move to the output arguments' attributes.
 - Inputs are only read, never written.
@@ -59,6 +61,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     i8,
+    i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
@@ -71,6 +74,8 @@ from xdsl.utils.exceptions import PassFailedException
 PARALLEL = IteratorTypeAttr.parallel()
 WORKSPACE_ATTRIBUTE = "bitfold.workspace"
 """the unit argument attribute marking the workspace argument"""
+WORKSPACE_SIZE_ATTRIBUTE = "bitfold.workspace_size"
+"""the function attribute holding the bytes of its workspace"""
 MIN_BUFFER_ALIGNMENT = 4
 """bytes: a buffer starts at a multiple of max(its element size, this) in the workspace"""
 BITS_PER_BYTE = 8
@@ -258,11 +263,12 @@ def workspace_argument(function: func.FuncOp) -> BlockArgument | None:
 
 
 def workspace_size(function: func.FuncOp) -> int:
-    """Bytes of the workspace a bufferized function takes (its last argument)."""
-    arg = workspace_argument(function)
-    if arg is None:
-        raise PassFailedException(f"bufferize: @{function.sym_name.data} has no workspace argument")
-    return arg.type.get_shape()[0]
+    """Bytes of the workspace a bufferized function takes (its last argument), as bufferize
+    recorded them on the function."""
+    size = function.attributes.get(WORKSPACE_SIZE_ATTRIBUTE)
+    if not isinstance(size, IntegerAttr):
+        raise PassFailedException(f"bufferize: @{function.sym_name.data} has no {WORKSPACE_SIZE_ATTRIBUTE}")
+    return size.value.data
 
 
 # --- bufferization -------------------------------------------------------------------------
@@ -339,6 +345,7 @@ class _FunctionBufferizer:
             buffer.last = self.position  # read by the return's copies
         size = self.workspace.lay_out()
         Rewriter.replace_value_with_new_type(self.workspace.argument, MemRefType(i8, [size]))
+        self.function.attributes[WORKSPACE_SIZE_ATTRIBUTE] = IntegerAttr(size, i64)
         self.function.function_type = FunctionType.from_lists([a.type for a in block.args], [])
 
     def _rewrite_signature(self, block: Block, return_op: func.ReturnOp) -> list[SSAValue]:

@@ -1,4 +1,4 @@
-"""What upstream `mlir-opt-22` reads: bitfold's bufferized IR (`bitfold.backends.kernel.bufferize`) of the
+"""What upstream `mlir-opt-22` reads: bitfold's kernel ABI form (`bitfold.backends.kernel.kernel_form`) of the
 module's one public function, renamed to the kernel's symbol, with `llvm.noalias` on every buffer
 argument (docs/riscv-abi.md: outputs and the workspace overlap nothing; inputs are only read, so
 inputs sharing memory do not break `noalias`). The function is already the ABI:
@@ -14,11 +14,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.printer import Printer
 
+from bitfold.backends.kernel.kernel import kernel_form
 from bitfold.backends.llvm.input_error import LlvmInputError
 from bitfold.backends.llvm.truncation_by_bits import BitfoldLlvmFptosiByBitsPass
 from bitfold.backends.llvm.vector_contraction import BitfoldLlvmVectorContractionPass
-from bitfold.backends.kernel.bufferize import BufferizePass, workspace_size
-from bitfold.backends.kernel.sub_byte_outputs import widen_sub_byte_outputs
 
 NOALIAS = "llvm.noalias"
 
@@ -34,15 +33,14 @@ def public_function(module: ModuleOp) -> func.FuncOp:
 
 def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool) -> tuple[ModuleOp, int]:
     """A bufferized copy of `module` holding only its public function, named `symbol`, its buffer
-    arguments `noalias`, its sub-byte outputs in bytes (`bitfold.backends.kernel.sub_byte_outputs`), its reductions in the outer-product form on scalable vectors when `vector`
+    arguments `noalias`, its sub-byte outputs in bytes (`kernel_form`), its reductions in the outer-product form on scalable vectors when `vector`
     (`vector_contraction.py`) and its f32 -> i32 conversions by bits (`truncation_by_bits.py`: qemu 7.2
 aborts on the vector conversion); and the workspace bytes the function takes."""
     module = module.clone()
     function = public_function(module)
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
         module.body.block.erase_op(other)
-    BufferizePass().apply(ctx, module)
-    widen_sub_byte_outputs(public_function(module))
+    workspace = kernel_form(ctx, module, function)
     if vector:
         BitfoldLlvmVectorContractionPass().apply(ctx, module)
         BitfoldLlvmFptosiByBitsPass().apply(ctx, module)
@@ -50,7 +48,7 @@ aborts on the vector conversion); and the workspace bytes the function takes."""
     function.sym_name = StringAttr(symbol)
     attrs = function.arg_attrs.data if function.arg_attrs else [DictionaryAttr({})] * len(function.args)
     function.arg_attrs = ArrayAttr([DictionaryAttr({**a.data, NOALIAS: UnitAttr()}) for a in attrs])
-    return module, workspace_size(function)
+    return module, workspace
 
 
 I1_HEX = re.compile(r'dense<"0x([0-9A-Fa-f]*)"> : tensor<([0-9x]*)xi1>')

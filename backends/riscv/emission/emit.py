@@ -8,18 +8,15 @@
   (`bitfold.backends.kernel.bufferize`), so the function keeps no state and is reentrant.
 """
 
-from dataclasses import dataclass
-
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr
 from xdsl.dialects.riscv import riscv_code
-from xdsl.passes import ModulePass
 
+from bitfold.backends.kernel.bufferize import element_bytes
+from bitfold.backends.kernel.kernel import Kernel, kernel_form
 from bitfold.backends.riscv.lowering.float_instructions import CallOp
-from bitfold.backends.riscv.isa import Isa
-from bitfold.backends.riscv.pipeline import CodegenError, check_input, isa_of, lower_to_riscv
+from bitfold.backends.riscv.pipeline import CodegenError, check_input, isa_of, lower_to_riscv, riscv_context
 from bitfold.backends.riscv.schedule.weight_panels import element_values
-from bitfold.backends.kernel.bufferize import BufferizePass, element_bytes, workspace_size
 
 DIRECTIVES = {1: ".byte", 2: ".half", 4: ".word", 8: ".dword"}
 VALUES_PER_LINE = 16
@@ -44,30 +41,6 @@ def data_sections(globals_: list[memref.GlobalOp]) -> str:
     return ".section .rodata\n" + "\n".join(rodata) + "\n" if rodata else ""
 
 
-@dataclass(frozen=True)
-class Kernel:
-    """A compiled function: its GNU as text and the bytes of the workspace it takes."""
-
-    assembly: str
-    workspace_size: int
-    calls: tuple[str, ...] = ()
-    """the routines the function calls (libgcc's soft-float ones), which the caller must link"""
-
-
-def lower(module: ModuleOp, function: func.FuncOp, isa: Isa) -> tuple[ModuleOp, int]:
-    """`lower_to_riscv` of `module`; returns the lowered copy and the workspace bytes
-    `bufferize` planned for `function`."""
-    sizes: list[int] = []
-
-    def observe(module_pass: ModulePass, lowered: ModuleOp) -> None:
-        if isinstance(module_pass, BufferizePass):
-            bufferized = next(f for f in lowered.ops if isinstance(f, func.FuncOp) and f.sym_name == function.sym_name)
-            sizes.append(workspace_size(bufferized))
-
-    lowered = lower_to_riscv(module, isa.xlen, after=observe, zbb=isa.zbb, hard_float=isa.hard_float)
-    return lowered, sizes[-1]
-
-
 def compile_to_assembly(module: ModuleOp, target: str, symbol: str) -> str:
     """A GNU as file for `module`'s one public function, named `symbol`, for `target`
     (`rv32im` or `rv64im`). The module is not modified."""
@@ -83,7 +56,9 @@ def compile_kernel(module: ModuleOp, target: str, symbol: str) -> Kernel:
     function.sym_visibility = None
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
         module.body.block.erase_op(other)
-    module, workspace = lower(module, function, isa)
+    ctx = riscv_context()
+    workspace = kernel_form(ctx, module, function)
+    module = lower_to_riscv(module, isa.xlen, ctx, zbb=isa.zbb, hard_float=isa.hard_float)
     globals_ = [op for op in module.ops if isinstance(op, memref.GlobalOp)]
     for global_op in globals_:
         global_op.detach()

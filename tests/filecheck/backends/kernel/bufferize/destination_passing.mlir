@@ -23,7 +23,7 @@ func.func @mm(%a: tensor<2x3xi8>) -> tensor<2x2xi32> {
   func.return %r : tensor<2x2xi32>
 }
 
-// CHECK:      func.func @mm(%a: memref<2x3xi8>, %out: memref<2x2xi32>, %workspace: memref<0xi8> {bitfold.workspace}) {
+// CHECK:      func.func @mm(%a: memref<2x3xi8>, %out: memref<2x2xi32>, %workspace: memref<0xi8> {bitfold.workspace}) attributes {bitfold.workspace_size = 0 : i64} {
 // CHECK-NEXT:   %0 = memref.get_global @__constant_0 : memref<3x2xi8>
 // CHECK-NEXT:   linalg.generic {{.*}} outs(%out : memref<2x2xi32>) {
 // CHECK:        linalg.generic {{.*}} ins(%a, %0 : memref<2x3xi8>, memref<3x2xi8>) outs(%out : memref<2x2xi32>) {

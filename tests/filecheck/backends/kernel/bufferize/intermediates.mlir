@@ -30,7 +30,7 @@ func.func @chain(%x: tensor<8xi8>) -> tensor<2x4xi8> {
   func.return %f : tensor<2x4xi8>
 }
 
-// CHECK:      func.func @chain(%x: memref<8xi8>, %out: memref<2x4xi8>, %workspace: memref<16xi8> {bitfold.workspace}) {
+// CHECK:      func.func @chain(%x: memref<8xi8>, %out: memref<2x4xi8>, %workspace: memref<16xi8> {bitfold.workspace}) attributes {bitfold.workspace_size = 16 : i64} {
 // CHECK-NEXT:   %offset = arith.constant 0 : index
 // CHECK-NEXT:   %buffer = memref.view %workspace[%offset][] : memref<16xi8> to memref<8xi8>
 // CHECK-NEXT:   linalg.generic {{.*}} ins(%x : memref<8xi8>) outs(%buffer : memref<8xi8>)

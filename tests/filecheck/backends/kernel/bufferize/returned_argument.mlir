@@ -7,6 +7,6 @@ func.func @identity(%x: tensor<2x3xi8>) -> tensor<2x3xi8> {
   func.return %x : tensor<2x3xi8>
 }
 
-// CHECK:      func.func @identity(%x: memref<2x3xi8>, %out: memref<2x3xi8>, %workspace: memref<0xi8> {bitfold.workspace}) {
+// CHECK:      func.func @identity(%x: memref<2x3xi8>, %out: memref<2x3xi8>, %workspace: memref<0xi8> {bitfold.workspace}) attributes {bitfold.workspace_size = 0 : i64} {
 // CHECK-NEXT:   linalg.generic {{.*}} ins(%x : memref<2x3xi8>) outs(%out : memref<2x3xi8>) {
 // CHECK:        func.return

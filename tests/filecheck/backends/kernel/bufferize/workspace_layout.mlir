@@ -32,7 +32,7 @@ func.func @widths(%x: tensor<8xi8>) -> tensor<8xi8> {
   func.return %d : tensor<8xi8>
 }
 
-// CHECK:      func.func @widths(%x: memref<8xi8>, %out: memref<8xi8>, %workspace: memref<40xi8> {bitfold.workspace}) {
+// CHECK:      func.func @widths(%x: memref<8xi8>, %out: memref<8xi8>, %workspace: memref<40xi8> {bitfold.workspace}) attributes {bitfold.workspace_size = 40 : i64} {
 // CHECK-NEXT:   %offset = arith.constant 0 : index
 // CHECK-NEXT:   %buffer = memref.view %workspace[%offset][] : memref<40xi8> to memref<8xi32>
 // CHECK:        %offset_1 = arith.constant 32 : index
