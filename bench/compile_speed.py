@@ -8,8 +8,9 @@ The torchvision models are read from DIR (default: a `bitfold-compile-speed` fol
 directory); when absent they are made there by the script, which needs torch and torchvision (the
 benchmark then runs without them if torch is not installed). Stages, in the order `compile_model`
 runs them: import (with the program check), each pass of `onnx-to-backend-input` and the module
-verification after it, then for rv32im each pass of `riscv_passes` (grouped: bufferize, tiling and
-loops, lowering to riscv, register allocation and what follows; `--passes` prints every pass) and the
+verification after it, then for rv32im the kernel ABI form (bufferize) and each pass of `riscv_passes`
+(grouped: tiling and loops, lowering to riscv, register allocation and what follows; `--passes` prints
+every pass) and the
 assembly text; for rv64imv bufferize (with the vector contraction), the MLIR text, mlir-opt-22,
 mlir-translate-22 and clang-22. Prints seconds per stage and the total per model and target. Prints
 figures, asserts nothing.
@@ -29,14 +30,15 @@ sys.path.insert(0, str(REPOSITORY / "scripts"))
 
 import make_torchvision_models as torchvision_models  # noqa: E402
 from models import mlperf_tiny  # noqa: E402
-from xdsl.dialects.builtin import ModuleOp, StringAttr  # noqa: E402
+from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 from xdsl.dialects.riscv import riscv_code  # noqa: E402
 
+from bitfold.backends.kernel.kernel import kernel_form  # noqa: E402
 from bitfold.backends.llvm.emit import llvm_target  # noqa: E402
 from bitfold.backends.llvm.mlir_input import bufferized_kernel, mlir_text  # noqa: E402
 from bitfold.backends.llvm.toolchain import compile_llvm_ir, to_llvm_dialect, to_llvm_ir  # noqa: E402
-from bitfold.backends.riscv.emit import data_sections  # noqa: E402
-from bitfold.backends.riscv.pipeline import check_input, isa_of, lower_to_riscv  # noqa: E402
+from bitfold.backends.riscv.emission.emit import data_sections  # noqa: E402
+from bitfold.backends.riscv.pipeline import check_input, isa_of, lower_to_riscv, riscv_context  # noqa: E402
 from bitfold.interpreter import entry_function  # noqa: E402
 from bitfold.load import full_context, load_module  # noqa: E402
 from bitfold.passes.pipelines import backend_input_stages  # noqa: E402
@@ -45,7 +47,6 @@ TARGETS = ("rv32im", "rv64imv")
 MLPERF_FORM = "qdq-u8s8-perchannel"
 DEFAULT_MODELS = Path(tempfile.gettempdir()) / "bitfold-compile-speed"
 RISCV_GROUPS = {
-    "bitfold-riscv-expand-ctpop": "bufferize", "bufferize": "bufferize", "widen-sub-byte-outputs": "bufferize",
     "bitfold-riscv-register-tiled-loops": "loops", "bitfold-riscv-linalg-to-loops": "loops", "lower-affine": "loops",
     "bitfold-riscv-allocate-registers": "registers", "riscv-lower-parallel-mov": "registers",
     "convert-riscv-scf-to-riscv-cf": "registers", "bitfold-riscv-prologue-epilogue": "registers",
@@ -84,7 +85,9 @@ def rv32im(module: ModuleOp, clock: Clock, passes: bool) -> None:
     function = check_input(module, isa.xlen)
     function.sym_visibility = None
     clock.lap("check")
-    lowered = lower_to_riscv(module, isa.xlen, after=lambda p, _: clock.lap(
+    kernel_form(ctx := riscv_context(), module, function)
+    clock.lap("bufferize")
+    lowered = lower_to_riscv(module, isa.xlen, ctx, after=lambda p, _: clock.lap(
         p.name if passes else RISCV_GROUPS.get(p.name, "to riscv")))
     globals_ = [op for op in lowered.ops if op.name == "memref.global"]
     for global_op in globals_:

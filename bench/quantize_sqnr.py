@@ -36,10 +36,10 @@ from models.runners import run_onnxruntime
 from bitfold.backends.onnx import export_model
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.calibration.batched import batched_module, stacked
+from bitfold.compile import compile_model
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import run
 from bitfold.quantize import QuantizeOptions, quantize_model
-from bitfold.riscv import compile_model
 
 ORT_METHODS = {"minmax": "MinMax", "percentile": "Percentile", "mse": "Entropy"}
 

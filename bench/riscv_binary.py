@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import onnx
 
+from bitfold.compile import compile_model
 from bitfold.frontends.onnx import import_model
-from bitfold.riscv import compile_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the fixtures' builder
 from models.binary_networks import BinaryGraph

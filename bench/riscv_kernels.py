@@ -12,7 +12,7 @@ Five kernels, each written as a firmware engineer writes it in plain C (bench/ke
 The columns of the instruction table (rv32im and rv64im; a cell is the instructions executed inside the
 kernel by one call, and per multiply-accumulate in parentheses):
 
-    bitfold                 an ONNX QDQ model of the layer compiled by `bitfold.riscv.compile_model` (the
+    bitfold                 an ONNX QDQ model of the layer compiled by `bitfold.compile.compile_model` (the
                             matmul's int32 result quantized by a QONNX 32-bit Quant)
     gcc -O2                 the plain C kernel (riscv64-linux-gnu-gcc 12)
     clang-19 -O3            the plain C kernel
@@ -47,7 +47,7 @@ model, `--model NAME` for chosen ones.
                                   [--model NAME ... | --all-models | --no-models] [--no-kernels] [--no-sizes]
 
 The figures are printed, never asserted. Counts come from bitfold's instruction counter (a qemu plugin
-in backends/riscv/harness, built on first use) under qemu user mode with the CPU restricted to the ISA.
+in backends/kernel/harness, built on first use) under qemu user mode with the CPU restricted to the ISA.
 """
 import argparse
 import subprocess
@@ -63,7 +63,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from bitfold.backends.riscv.harness import (
+from bitfold.backends.kernel.harness import (
     TARGETS,
     Counted,
     HarnessError,
@@ -73,9 +73,9 @@ from bitfold.backends.riscv.harness import (
     count_program,
     section_sizes,
 )
+from bitfold.compile import CompiledModel, compile_model
 from bitfold.load import import_onnx, load_module
 from bitfold.passes.requantization import fixed_point_scale
-from bitfold.riscv import CompiledModel, compile_model
 
 BENCH = Path(__file__).resolve().parent
 KERNEL_SOURCES = BENCH / "kernels"

@@ -51,12 +51,12 @@ from pathlib import Path
 
 import numpy as np
 
+from bitfold.backends.kernel.harness import TARGETS, compile_object
+from bitfold.backends.kernel.harness import section_sizes as harness_section_sizes
 from bitfold.backends.llvm import DEFAULT_VLEN, VECTOR_TARGETS, VLENS, harness_target
-from bitfold.backends.riscv.harness import TARGETS, compile_object
-from bitfold.backends.riscv.harness import section_sizes as harness_section_sizes
+from bitfold.compile import CompiledModel, compile_model
 from bitfold.load import load_module
 from bitfold.report import model_report
-from bitfold.riscv import CompiledModel, compile_model
 
 BENCH = Path(__file__).resolve().parent
 TESTS = BENCH.parent / "tests"

@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 import riscv_kernels as kernels
 
+from bitfold.backends.kernel.harness import Counted, HarnessError
 from bitfold.backends.llvm import VLENS, harness_target
-from bitfold.backends.riscv.harness import Counted, HarnessError
+from bitfold.compile import compile_model
 from bitfold.load import import_onnx
-from bitfold.riscv import compile_model
 
 TARGET = "rv64imv"
 CLANG = kernels.CColumn(kernels.plain, lambda target: ["clang-19", "-O3", "--target=riscv64-unknown-elf",

@@ -22,16 +22,16 @@ from pathlib import Path
 import numpy as np
 
 from bitfold import __version__
+from bitfold.backends.kernel.harness import HarnessError, compile_object, section_sizes
+from bitfold.backends.kernel.harness.toolchain import time_limit
 from bitfold.backends.llvm import DEFAULT_VLEN, HOST, LLVM_TARGETS, VLENS, LlvmInputError, harness_target
 from bitfold.backends.riscv import ARCHITECTURES, CodegenError
-from bitfold.backends.riscv.harness import HarnessError, compile_object, section_sizes
-from bitfold.backends.riscv.harness.toolchain import time_limit
+from bitfold.compile import CompiledModel, compile_model
 from bitfold.diagnostics import add_tensor_cap_argument, fail, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
 from bitfold.output_files import MAX_NAME_BYTES, write_file, write_files
-from bitfold.riscv import CompiledModel, compile_model
 from bitfold.samples import named_arrays
 
 

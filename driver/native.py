@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.backends.llvm import HOST
-from bitfold.riscv import compile_model
+from bitfold.compile import compile_model
 
 
 def run_native(module: ModuleOp, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

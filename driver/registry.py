@@ -28,13 +28,13 @@ def _qonnx() -> Dialect:
 
 
 def _rvmem() -> Dialect:
-    from bitfold.backends.riscv.instructions import RvMem
+    from bitfold.backends.riscv.lowering.instructions import RvMem
 
     return RvMem
 
 
 def _rvfloat() -> Dialect:
-    from bitfold.backends.riscv.float_instructions import RvFloat
+    from bitfold.backends.riscv.lowering.float_instructions import RvFloat
 
     return RvFloat
 
@@ -56,7 +56,8 @@ def _lazy(module: str, name: str) -> Callable[[], type]:
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """bitfold's passes by name, each runnable alone with `bitfold-opt -p NAME` (docs/design.md,
-    "Pass names"). The RISC-V backend's are listed in `riscv_passes` order."""
+    "Pass names"). The kernel ABI's (`bufferize`, `widen-sub-byte-outputs`) come before both code
+generators'; the RISC-V backend's are listed in `riscv_passes` order, then their named pipeline."""
     return {
         "onnx-to-quant": _lazy("passes.onnx_to_quant", "OnnxToQuantPass"),
         "canonicalize-quant": _lazy("passes.canonicalize_quant", "CanonicalizeQuantPass"),
@@ -71,38 +72,42 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "onnx-float-to-linalg": _lazy("passes.onnx_float_to_linalg", "OnnxFloatToLinalgPass"),
         "expand-float-math": _lazy("passes.expand_float_math", "ExpandFloatMathPass"),
         "onnx-data-movement-to-linalg": _lazy("passes.onnx_data_movement_to_linalg", "OnnxDataMovementToLinalgPass"),
-        "bufferize": _lazy("passes.bufferize", "BufferizePass"),
-        "widen-sub-byte-outputs": _lazy("passes.sub_byte_outputs", "WidenSubByteOutputsPass"),
+        "bufferize": _lazy("backends.kernel.bufferize", "BufferizePass"),
+        "widen-sub-byte-outputs": _lazy("backends.kernel.sub_byte_outputs", "WidenSubByteOutputsPass"),
         "bitfold-llvm-vector-contraction": _lazy(
             "backends.llvm.vector_contraction", "BitfoldLlvmVectorContractionPass"
         ),
-        "bitfold-llvm-merge-elementwise-rows": _lazy("backends.llvm.elementwise_rows",
-                                                     "BitfoldLlvmMergeElementwiseRowsPass"),
+        "bitfold-llvm-merge-elementwise-rows": _lazy(
+            "backends.llvm.elementwise_rows", "BitfoldLlvmMergeElementwiseRowsPass"
+        ),
         "bitfold-llvm-index-to-i32": _lazy("backends.llvm.index_to_i32", "BitfoldLlvmIndexToI32Pass"),
         "bitfold-llvm-fptosi-by-bits": _lazy("backends.llvm.truncation_by_bits", "BitfoldLlvmFptosiByBitsPass"),
-        "bitfold-riscv-expand-ctpop": _lazy("backends.riscv.population_count", "BitfoldRiscvExpandCtpopPass"),
-        "bitfold-riscv-pair-lanes": _lazy("backends.riscv.lane_pairs", "BitfoldRiscvPairLanesPass"),
+        "bitfold-riscv-expand-ctpop": _lazy("backends.riscv.lowering.population_count", "BitfoldRiscvExpandCtpopPass"),
+        "bitfold-riscv-pair-lanes": _lazy("backends.riscv.schedule.lane_pairs", "BitfoldRiscvPairLanesPass"),
         "bitfold-riscv-register-tiled-loops": _lazy(
-            "backends.riscv.register_tiled_loops", "BitfoldRiscvRegisterTiledLoopsPass"
+            "backends.riscv.schedule.register_tiled_loops", "BitfoldRiscvRegisterTiledLoopsPass"
         ),
-        "bitfold-riscv-linalg-to-loops": _lazy("backends.riscv.linalg_to_loops", "BitfoldRiscvLinalgToLoopsPass"),
-        "bitfold-riscv-memref-to-addresses": _lazy("backends.riscv.lower_memory", "BitfoldRiscvMemrefToAddressesPass"),
-        "bitfold-riscv-multiply-to-shift": _lazy("backends.riscv.pipeline", "BitfoldRiscvMultiplyToShiftPass"),
-        "bitfold-riscv-lower-ptr": _lazy("backends.riscv.lower_memory", "BitfoldRiscvLowerPtrPass"),
-        "bitfold-riscv-lower-arith": _lazy("backends.riscv.lower_integers", "BitfoldRiscvLowerArithPass"),
+        "bitfold-riscv-linalg-to-loops": _lazy("backends.riscv.lowering.linalg_to_loops", "BitfoldRiscvLinalgToLoopsPass"),
+        "bitfold-riscv-memref-to-addresses": _lazy("backends.riscv.lowering.lower_memory", "BitfoldRiscvMemrefToAddressesPass"),
+        "bitfold-riscv-multiply-to-shift": _lazy(
+            "backends.riscv.lowering.multiply_to_shift", "BitfoldRiscvMultiplyToShiftPass"
+        ),
+        "bitfold-riscv-lower-ptr": _lazy("backends.riscv.lowering.lower_memory", "BitfoldRiscvLowerPtrPass"),
+        "bitfold-riscv-lower-arith": _lazy("backends.riscv.lowering.lower_integers", "BitfoldRiscvLowerArithPass"),
         "bitfold-riscv-expand-float-rounding": _lazy(
-            "backends.riscv.float_rounding", "BitfoldRiscvExpandFloatRoundingPass"
+            "backends.riscv.lowering.float_rounding", "BitfoldRiscvExpandFloatRoundingPass"
         ),
-        "bitfold-riscv-lower-float": _lazy("backends.riscv.lower_floats", "BitfoldRiscvLowerFloatPass"),
-        "bitfold-riscv-soft-float": _lazy("backends.riscv.soft_float", "BitfoldRiscvSoftFloatPass"),
-        "bitfold-riscv-expand-calls": _lazy("backends.riscv.soft_float_calls", "BitfoldRiscvExpandCallsPass"),
-        "bitfold-riscv-immediates": _lazy("backends.riscv.immediates", "BitfoldRiscvImmediatesPass"),
-        "bitfold-riscv-sink-constants": _lazy("backends.riscv.constant_sinking", "BitfoldRiscvSinkConstantsPass"),
-        "bitfold-riscv-copy-loop-values": _lazy("backends.riscv.loop_value_copies", "BitfoldRiscvCopyLoopValuesPass"),
+        "bitfold-riscv-lower-float": _lazy("backends.riscv.lowering.lower_floats", "BitfoldRiscvLowerFloatPass"),
+        "bitfold-riscv-soft-float": _lazy("backends.riscv.lowering.soft_float", "BitfoldRiscvSoftFloatPass"),
+        "bitfold-riscv-expand-calls": _lazy("backends.riscv.lowering.soft_float_calls", "BitfoldRiscvExpandCallsPass"),
+        "bitfold-riscv-immediates": _lazy("backends.riscv.lowering.immediates", "BitfoldRiscvImmediatesPass"),
+        "bitfold-riscv-sink-constants": _lazy("backends.riscv.regalloc.constant_sinking", "BitfoldRiscvSinkConstantsPass"),
+        "bitfold-riscv-copy-loop-values": _lazy("backends.riscv.regalloc.loop_value_copies", "BitfoldRiscvCopyLoopValuesPass"),
         "bitfold-riscv-allocate-registers": _lazy(
-            "backends.riscv.register_allocation", "BitfoldRiscvAllocateRegistersPass"
+            "backends.riscv.regalloc.register_allocation", "BitfoldRiscvAllocateRegistersPass"
         ),
-        "bitfold-riscv-prologue-epilogue": _lazy("backends.riscv.prologue", "BitfoldRiscvPrologueEpiloguePass"),
+        "bitfold-riscv-prologue-epilogue": _lazy("backends.riscv.emission.prologue", "BitfoldRiscvPrologueEpiloguePass"),
+        "bitfold-lower-to-riscv": _lazy("backends.riscv.pipeline", "BitfoldLowerToRiscvPipeline"),
     }
 
 
@@ -117,7 +122,7 @@ def get_onnx_targets() -> dict[str, Callable[[], type[Target]]]:
 
 def get_text_targets() -> dict[str, Callable[[], type[Target]]]:
     """bitfold's text output targets: RISC-V assembly."""
-    return {"bitfold-riscv-asm": _lazy("backends.riscv.target", "RiscvAsmTarget")}
+    return {"bitfold-riscv-asm": _lazy("backends.riscv.emission.target", "RiscvAsmTarget")}
 
 
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:

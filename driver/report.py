@@ -10,7 +10,7 @@ layer's output scale) and the SQNR `10 log10(sum f^2 / sum (f - q)^2)` in dB ove
 (b) the integer IR (quant-to-integer, lower-quant) run by bitfold's interpreter: the largest
 difference in output steps (0, or 1 where requantization rounds a wide accumulator differently,
 README). With a target, the model is compiled with layer labels and run once under the
-instruction counter (`backends/riscv/layer_markers.py`) on the first sample (or zeros). A layer is
+instruction counter (`backends/riscv/emission/layer_markers.py`) on the first sample (or zeros). A layer is
 a float island where its code after quant-to-integer computes on f32 (`computes_in_float`, the
 layer's ops found by the same labels); `total["float_instructions"]` sums those layers' instructions.
 
@@ -24,7 +24,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.backends.llvm import harness_target
-from bitfold.backends.riscv.layer_markers import count_layers, mark_layers, ops_by_layer
+from bitfold.backends.riscv.emission.layer_markers import count_layers, mark_layers, ops_by_layer
+from bitfold.compile import compile_model
 from bitfold.interpreter import entry_function, run_on_samples
 from bitfold.load import full_context
 from bitfold.passes.layer_report import (
@@ -40,7 +41,6 @@ from bitfold.passes.layer_report.probes import PROBE_PREFIX
 from bitfold.passes.lower_quant import LowerQuantPass
 from bitfold.passes.pipelines import quant_form_stages
 from bitfold.passes.quant_to_integer import QuantToIntegerPass
-from bitfold.riscv import compile_model
 
 
 @dataclass

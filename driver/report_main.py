@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from bitfold import __version__
+from bitfold.backends.kernel.harness import HarnessError
 from bitfold.backends.llvm import VECTOR_TARGETS
 from bitfold.backends.riscv import ARCHITECTURES, CodegenError
-from bitfold.backends.riscv.harness import HarnessError
 from bitfold.diagnostics import add_tensor_cap_argument, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names

@@ -17,9 +17,9 @@ import numpy as np
 
 from bitfold import __version__
 from bitfold.array_files import load_array
+from bitfold.backends.kernel.harness import HarnessError
 from bitfold.backends.llvm import LlvmInputError
 from bitfold.backends.riscv import CodegenError
-from bitfold.backends.riscv.harness import HarnessError
 from bitfold.diagnostics import add_tensor_cap_argument, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, run

@@ -13,8 +13,8 @@ apt_packages=(
   qemu-user                      # qemu-riscv32 / qemu-riscv64: runs the harnesses
   clang-19 llvm-19               # llvm-mc-19 assembles the output; clang-19 -O3 is a benchmark baseline
   llvm-22 clang-22               # the LLVM backend: mlir-translate-22's LLVM IR -> RISC-V (RVV) and host objects
-  gcc pkg-config libglib2.0-dev  # build the instruction counter, a qemu plugin (backends/riscv/harness/)
-  g++                            # tests/backends/riscv/test_header.py: the generated header compiles as C++
+  gcc pkg-config libglib2.0-dev  # build the instruction counter, a qemu plugin (backends/kernel/harness/)
+  g++                            # tests/backends/kernel/test_header.py: the generated header compiles as C++
 )
 missing=()
 for package in "${apt_packages[@]}"; do
@@ -60,5 +60,5 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q ".[test]"
 # Build the instruction counter now (it is built on first use otherwise); the tests that count
 # instructions fail if it cannot be built, so a failure here is only reported.
-.venv/bin/python -m bitfold.backends.riscv.harness >/dev/null ||
+.venv/bin/python -m bitfold.backends.kernel.harness >/dev/null ||
   echo "setup: the instruction counter could not be built (see above)" >&2

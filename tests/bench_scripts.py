@@ -6,7 +6,7 @@ from types import ModuleType
 
 from conftest import unavailable
 
-from bitfold.backends.riscv.harness import HarnessError, plugin_path
+from bitfold.backends.kernel.harness import HarnessError, plugin_path
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 

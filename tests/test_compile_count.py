@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import unavailable
 
-from bitfold.backends.riscv.harness import HarnessError, plugin_path
+from bitfold.backends.kernel.harness import HarnessError, plugin_path
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

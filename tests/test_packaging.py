@@ -45,7 +45,7 @@ def test_nothing_is_installed_as_a_bare_layer_module(tmp_path):
 
 SDIST_MUST_HOLD = ["LICENSE", "README.md", "tests/conftest.py", "tests/filecheck/lit.cfg", "docs/design.md",
                    "examples/cnn_depthwise_qdq.onnx", "bench/riscv_kernels.py", "scripts/setup.sh",
-                   "backends/riscv/harness/counter_plugin.c"]
+                   "backends/kernel/harness/counter_plugin.c"]
 
 
 def test_sdist_holds_what_its_own_test_suite_needs(tmp_path):

@@ -16,11 +16,11 @@ from pathlib import Path
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
+from bitfold.backends.kernel.kernel import Kernel
 from bitfold.backends.llvm.input_error import LlvmInputError
 from bitfold.backends.llvm.mlir_input import bufferized_kernel, mlir_text
 from bitfold.backends.llvm.targets import LLVM_TARGETS, LlvmTarget
 from bitfold.backends.llvm.toolchain import compile_llvm_ir, to_llvm_dialect, to_llvm_ir
-from bitfold.backends.riscv.emit import Kernel
 
 ARCH_ATTRIBUTE = re.compile(r"^\s*\.attribute\s+5,.*\n", re.MULTILINE)
 

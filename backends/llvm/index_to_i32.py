@@ -37,7 +37,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.backends.llvm.input_error import LlvmInputError
 from bitfold.backends.llvm.upstream_vector_ops import GatherOp, LlvmStepVectorOp, ScatterOp, StepOp
-from bitfold.backends.riscv.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
+from bitfold.backends.riscv.lowering.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
 
 BOUND_LIMIT = 1 << 30
 """the largest static upper bound an i32 loop counter takes (module docstring: with a step below 2^30,

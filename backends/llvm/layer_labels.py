@@ -1,4 +1,4 @@
-"""The layer labels of `backends.riscv.layer_markers.mark_layers` (`riscv.label` ops, which upstream
+"""The layer labels of `backends.riscv.emission.layer_markers.mark_layers` (`riscv.label` ops, which upstream
 MLIR does not know) for the LLVM backend: each becomes an `llvm.inline_asm` with side effects whose
 text is the label (`bitfold_layer_<i>:`), so it reaches the assembly as the same local symbol and
 bitfold-report splits the executed instructions by layer as on the scalar targets.
@@ -12,7 +12,7 @@ from xdsl.dialects import llvm, riscv
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.rewriter import Rewriter
 
-from bitfold.backends.riscv.layer_markers import LABEL_PREFIX
+from bitfold.backends.riscv.emission.layer_markers import LABEL_PREFIX
 
 MEMORY_CLOBBER = "~{memory}"
 

@@ -1,4 +1,4 @@
-"""What upstream `mlir-opt-22` reads: bitfold's bufferized IR (`bitfold.passes.bufferize`) of the
+"""What upstream `mlir-opt-22` reads: bitfold's kernel ABI form (`bitfold.backends.kernel.kernel_form`) of the
 module's one public function, renamed to the kernel's symbol, with `llvm.noalias` on every buffer
 argument (docs/riscv-abi.md: outputs and the workspace overlap nothing; inputs are only read, so
 inputs sharing memory do not break `noalias`). The function is already the ABI:
@@ -14,14 +14,13 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.printer import Printer
 
+from bitfold.backends.kernel.kernel import kernel_form
 from bitfold.backends.llvm.elementwise_rows import BitfoldLlvmMergeElementwiseRowsPass
 from bitfold.backends.llvm.index_to_i32 import BitfoldLlvmIndexToI32Pass
 from bitfold.backends.llvm.input_error import LlvmInputError
 from bitfold.backends.llvm.layer_labels import labels_as_inline_asm
 from bitfold.backends.llvm.truncation_by_bits import BitfoldLlvmFptosiByBitsPass
 from bitfold.backends.llvm.vector_contraction import BitfoldLlvmVectorContractionPass
-from bitfold.passes.bufferize import BufferizePass, workspace_size
-from bitfold.passes.sub_byte_outputs import widen_sub_byte_outputs
 
 NOALIAS = "llvm.noalias"
 
@@ -38,7 +37,7 @@ def public_function(module: ModuleOp) -> func.FuncOp:
 def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool,
                       narrow_index: bool = False) -> tuple[ModuleOp, int]:
     """A bufferized copy of `module` holding only its public function, named `symbol`, its buffer
-    arguments `noalias`, its sub-byte outputs in bytes (`bitfold.passes.sub_byte_outputs`); when
+    arguments `noalias`, its sub-byte outputs in bytes (`kernel_form`); when
     `vector`, its reductions in the outer-product form on scalable vectors (`vector_contraction.py`),
     its elementwise generics over rows x columns as one dim (`elementwise_rows.py`) and its f32 -> i32
     conversions by bits (`truncation_by_bits.py`: qemu 7.2 aborts on the vector conversion); its loops
@@ -47,9 +46,8 @@ def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool,
     function = public_function(module)
     for other in [f for f in module.ops if isinstance(f, func.FuncOp) and f is not function]:
         module.body.block.erase_op(other)
-    BufferizePass().apply(ctx, module)
+    workspace = kernel_form(ctx, module, function)
     labels_as_inline_asm(module)
-    widen_sub_byte_outputs(public_function(module))
     if vector:
         BitfoldLlvmVectorContractionPass().apply(ctx, module)
         BitfoldLlvmMergeElementwiseRowsPass().apply(ctx, module)
@@ -60,7 +58,7 @@ def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool,
     function.sym_name = StringAttr(symbol)
     attrs = function.arg_attrs.data if function.arg_attrs else [DictionaryAttr({})] * len(function.args)
     function.arg_attrs = ArrayAttr([DictionaryAttr({**a.data, NOALIAS: UnitAttr()}) for a in attrs])
-    return module, workspace_size(function)
+    return module, workspace
 
 
 I1_HEX = re.compile(r'dense<"0x([0-9A-Fa-f]*)"> : tensor<([0-9x]*)xi1>')

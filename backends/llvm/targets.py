@@ -13,8 +13,8 @@ how many elements one instruction processes, so one program runs at every VLEN (
 import dataclasses
 from dataclasses import dataclass
 
-from bitfold.backends.riscv.harness import TARGETS, Target
-from bitfold.backends.riscv.harness.targets import PICOLIBC_LIB, qemu_cpu
+from bitfold.backends.kernel.harness import TARGETS, Target
+from bitfold.backends.kernel.harness.targets import PICOLIBC_LIB, qemu_cpu
 
 DEFAULT_VLEN = 128
 """bits of a vector register when `--vlen` is not given: the Zvl128b minimum of the V extension"""

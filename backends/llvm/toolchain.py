@@ -14,8 +14,8 @@ backend's leaf functions. `-fno-addrsig` keeps the assembly readable by GNU as (
 from collections.abc import Sequence
 from pathlib import Path
 
+from bitfold.backends.kernel.harness.toolchain import run_tool
 from bitfold.backends.llvm.targets import LlvmTarget
-from bitfold.backends.riscv.harness.toolchain import run_tool
 
 MLIR_OPT = "mlir-opt-22"
 MLIR_TRANSLATE = "mlir-translate-22"

@@ -1,12 +1,15 @@
-"""The RISC-V code generator's pass sequence, from the backend's tensor IR to register-allocated
-riscv dialects. xDSL's passes wherever they are right; bitfold's shims (each documented in its
-module) where 0.74 is wrong or missing:
+"""The RISC-V code generator's pass sequence. On the backend's tensor IR, before the kernel ABI's
+form (`riscv_tensor_passes`):
+
+    bitfold-riscv-pair-lanes                RV64: two i32 accumulators in one register
+
+then from the kernel ABI's memref form (`bitfold.backends.kernel.kernel_form`: bufferized, sub-byte
+outputs in bytes) to register-allocated riscv dialects, as one named pipeline:
+`bitfold-opt -p 'bitfold-lower-to-riscv{xlen=32 registers=27}'`. xDSL's passes wherever they are
+right; bitfold's shims (each documented in its module) where 0.74 is wrong or missing:
 
     bitfold-riscv-expand-ctpop              without Zbb: math.ctpop as SWAR arith
     bitfold-riscv-expand-float-rounding     f32 roundeven/trunc/floor/ceil as exact arith
-    bitfold-riscv-pair-lanes                RV64: two i32 accumulators in one register
-    bufferize                               bitfold.passes.bufferize
-    widen-sub-byte-outputs                  bitfold.passes.sub_byte_outputs
     bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
     bitfold-riscv-linalg-to-loops           accumulators in registers, else xDSL's perfect nest
     lower-affine                            xDSL
@@ -24,25 +27,28 @@ module) where 0.74 is wrong or missing:
     bitfold-riscv-sink-constants            li/la copied next to each nest using them
     bitfold-riscv-copy-loop-values          copies where xDSL's loop allocation is unsound
     bitfold-riscv-allocate-registers        xDSL's allocator with bitfold's loop allocation
-                                            (loop_allocation.py), s0..s11, spilling
+                                            (regalloc/loop_allocation.py), s0..s11, spilling
     riscv-lower-parallel-mov                xDSL
     bitfold-riscv-expand-calls              libcalls: caller-saved registers saved, a0/a1, call
     convert-riscv-scf-to-riscv-cf           xDSL: loops to labels and branches
     bitfold-riscv-prologue-epilogue         frame: spill slots, saved s registers, 16-byte
                                             aligned; no useless li/mv
+
+The folders hold the passes by job: `lowering/` (instruction selection), `schedule/` (loop nests),
+`regalloc/` (registers), `emission/` (frame and assembly text).
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from xdsl.backend.riscv.lowering.convert_arith_to_riscv import ConvertArithToRiscvPass
 from xdsl.backend.riscv.lowering.convert_func_to_riscv_func import ConvertFuncToRiscvFuncPass
 from xdsl.backend.riscv.lowering.convert_riscv_scf_to_riscv_cf import ConvertRiscvScfToRiscvCfPass
 from xdsl.backend.riscv.lowering.convert_scf_to_riscv_scf import ConvertScfToRiscvPass
 from xdsl.context import Context
-from xdsl.dialects import arith, func, get_all_dialects
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects import func, get_all_dialects
+from xdsl.dialects.builtin import IntegerType, ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.convert_memref_to_ptr import ConvertMemRefToPtr
@@ -54,25 +60,24 @@ from xdsl.transforms.riscv_lower_parallel_mov import RISCVLowerParallelMovPass
 from xdsl.transforms.riscv_scf_for_infer_constant_step import RiscvScfForInferConstantStepPass
 from xdsl.utils.exceptions import DiagnosticException
 
-from bitfold.backends.riscv.constant_sinking import BitfoldRiscvSinkConstantsPass
-from bitfold.backends.riscv.float_rounding import BitfoldRiscvExpandFloatRoundingPass
-from bitfold.backends.riscv.immediates import BitfoldRiscvImmediatesPass
+from bitfold.backends.riscv.emission.prologue import BitfoldRiscvPrologueEpiloguePass
 from bitfold.backends.riscv.isa import Isa, IsaError
-from bitfold.backends.riscv.lane_pairs import BitfoldRiscvPairLanesPass
-from bitfold.backends.riscv.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
-from bitfold.backends.riscv.loop_value_copies import BitfoldRiscvCopyLoopValuesPass
-from bitfold.backends.riscv.lower_floats import BitfoldRiscvLowerFloatPass
-from bitfold.backends.riscv.lower_integers import BitfoldRiscvLowerArithPass
-from bitfold.backends.riscv.lower_memory import BitfoldRiscvMemrefToAddressesPass, BitfoldRiscvLowerPtrPass
-from bitfold.backends.riscv.population_count import BitfoldRiscvExpandCtpopPass
-from bitfold.backends.riscv.prologue import BitfoldRiscvPrologueEpiloguePass
-from bitfold.backends.riscv.register_allocation import BitfoldRiscvAllocateRegistersPass, NeedsSpilling
-from bitfold.backends.riscv.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
-from bitfold.backends.riscv.registers import ALLOCATABLE_INTEGER_REGISTERS
-from bitfold.backends.riscv.soft_float import BitfoldRiscvSoftFloatPass
-from bitfold.backends.riscv.soft_float_calls import BitfoldRiscvExpandCallsPass
-from bitfold.passes.bufferize import BufferizePass
-from bitfold.passes.sub_byte_outputs import WidenSubByteOutputsPass
+from bitfold.backends.riscv.lowering.float_rounding import BitfoldRiscvExpandFloatRoundingPass
+from bitfold.backends.riscv.lowering.immediates import BitfoldRiscvImmediatesPass
+from bitfold.backends.riscv.lowering.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
+from bitfold.backends.riscv.lowering.lower_floats import BitfoldRiscvLowerFloatPass
+from bitfold.backends.riscv.lowering.lower_integers import BitfoldRiscvLowerArithPass
+from bitfold.backends.riscv.lowering.lower_memory import BitfoldRiscvLowerPtrPass, BitfoldRiscvMemrefToAddressesPass
+from bitfold.backends.riscv.lowering.multiply_to_shift import BitfoldRiscvMultiplyToShiftPass
+from bitfold.backends.riscv.lowering.population_count import BitfoldRiscvExpandCtpopPass
+from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
+from bitfold.backends.riscv.lowering.soft_float import BitfoldRiscvSoftFloatPass
+from bitfold.backends.riscv.lowering.soft_float_calls import BitfoldRiscvExpandCallsPass
+from bitfold.backends.riscv.regalloc.constant_sinking import BitfoldRiscvSinkConstantsPass
+from bitfold.backends.riscv.regalloc.loop_value_copies import BitfoldRiscvCopyLoopValuesPass
+from bitfold.backends.riscv.regalloc.register_allocation import BitfoldRiscvAllocateRegistersPass, NeedsSpilling
+from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
+from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
 
 MAX_REGISTER_ARGUMENTS = 8
 """a0..a7: the function takes every input and output buffer and the workspace in a register"""
@@ -80,31 +85,6 @@ MAX_REGISTER_ARGUMENTS = 8
 
 class CodegenError(DiagnosticException):
     """Input the RISC-V code generator cannot compile (one line, naming the op)."""
-
-
-class MultiplyByPowerOfTwoToShift(RewritePattern):
-    """`muli x, 2**k` on index -> `shli x, k` (address arithmetic: strides, element sizes)."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: arith.MuliOp, rewriter: PatternRewriter) -> None:
-        if not isinstance(op.result.type, IndexType):
-            return
-        for x, c in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-            if isinstance(c.owner, arith.ConstantOp) and isinstance(c.owner.value, IntegerAttr):
-                value = c.owner.value.value.data
-                if value > 1 and value & (value - 1) == 0:
-                    shift = arith.ConstantOp(IntegerAttr(value.bit_length() - 1, IndexType()))
-                    rewriter.replace(op, [shift, arith.ShLIOp(x, shift.result)])
-                    return
-
-
-class BitfoldRiscvMultiplyToShiftPass(ModulePass):
-    """Index multiplications by a constant power of two become left shifts (`MultiplyByPowerOfTwoToShift`)."""
-
-    name = "bitfold-riscv-multiply-to-shift"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(MultiplyByPowerOfTwoToShift()).rewrite_module(op)
 
 
 def isa_of(arch: str) -> Isa:
@@ -145,6 +125,11 @@ TILE_REGISTER_BUDGETS = tuple(ALLOCATABLE_INTEGER_REGISTERS - fewer for fewer in
 spilling (`lower_to_riscv`); the last budget's code is allowed to spill."""
 
 
+def riscv_tensor_passes(xlen: int) -> list[ModulePass]:
+    """The passes on the backend's tensor IR, before `kernel_form` (module docstring)."""
+    return [BitfoldRiscvPairLanesPass()] if xlen == 64 else []
+
+
 def riscv_passes(
     xlen: int,
     tile_registers: int = TILE_REGISTER_BUDGETS[0],
@@ -153,15 +138,12 @@ def riscv_passes(
     zbb: bool = False,
     hard_float: bool = False,
 ) -> list[ModulePass]:
-    """The passes from the backend's tensor IR to register-allocated riscv (module docstring):
+    """The passes from the kernel ABI's memref form to register-allocated riscv (module docstring):
     register tiles planned for `tile_registers`, `registers` allocatable, spilling allowed or
     not, Zbb's and F's instructions used or not."""
     return [
         *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
         BitfoldRiscvExpandFloatRoundingPass(),
-        *([BitfoldRiscvPairLanesPass()] if xlen == 64 else []),
-        BufferizePass(),
-        WidenSubByteOutputsPass(),
         BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
         BitfoldRiscvLinalgToLoopsPass(),
         LowerAffinePass(),
@@ -192,6 +174,14 @@ def riscv_passes(
     ]
 
 
+def riscv_context() -> Context:
+    """A context holding every xDSL dialect (the passes build riscv, riscv_scf, riscv_func, ptr ops)."""
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
 def lower_to_riscv(
     module: ModuleOp,
     xlen: int,
@@ -201,14 +191,11 @@ def lower_to_riscv(
     zbb: bool = False,
     hard_float: bool = False,
 ) -> ModuleOp:
-    """`riscv_passes` on a copy of `module`, with the largest register-tile budget (at most
-    `registers`, default all: `ALLOCATABLE_INTEGER_REGISTERS`) whose code needs no spilling, else the
-    smallest, spilling; returns the lowered copy. `after` sees each pass and the module it
-    produced."""
-    if ctx is None:
-        ctx = Context()
-        for name, factory in get_all_dialects().items():
-            ctx.register_dialect(name, factory)
+    """`riscv_passes` on a copy of `module` (the kernel ABI's memref form), with the largest
+    register-tile budget (at most `registers`, default all: `ALLOCATABLE_INTEGER_REGISTERS`) whose
+    code needs no spilling, else the smallest, spilling; returns the lowered copy. `after` sees
+    each pass and the module it produced (bench/compile_speed.py times them)."""
+    ctx = riscv_context() if ctx is None else ctx
     registers = ALLOCATABLE_INTEGER_REGISTERS if registers is None else registers
     budgets = sorted({min(budget, registers) for budget in TILE_REGISTER_BUDGETS}, reverse=True)
     for budget in budgets:
@@ -223,3 +210,23 @@ def lower_to_riscv(
             continue
         return attempt
     raise AssertionError("the last budget allows spilling")
+
+
+@dataclass(frozen=True)
+class BitfoldLowerToRiscvPipeline(ModulePass):
+    """`lower_to_riscv` in place: the kernel ABI's memref form to register-allocated riscv for
+    RV`xlen`, `registers` allocatable (module docstring lists the passes)."""
+
+    name = "bitfold-lower-to-riscv"
+
+    xlen: int = 32
+    registers: int = ALLOCATABLE_INTEGER_REGISTERS
+    zbb: bool = False
+    hard_float: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lowered = lower_to_riscv(op, self.xlen, registers=self.registers, zbb=self.zbb, hard_float=self.hard_float)
+        block = lowered.body.block
+        lowered.body.detach_block(block)
+        op.body.detach_block(op.body.block)
+        op.body.add_block(block)

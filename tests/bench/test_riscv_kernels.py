@@ -7,7 +7,7 @@ import pytest
 from bench_scripts import counting_bench
 from conftest import require_tools
 
-from bitfold.backends.riscv.harness import TARGETS
+from bitfold.backends.kernel.harness import TARGETS
 
 
 @pytest.fixture(scope="module")

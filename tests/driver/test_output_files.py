@@ -12,12 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
+from bitfold.compile import MAX_SYMBOL_CHARS, SYMBOL_DIGEST_CHARS, c_symbol
 from bitfold.compile_main import main as compile_main
 from bitfold.opt_main import main as opt_main
 from bitfold.output_files import OutputNameError, PendingTextOutput, safe_file_name, write_files
-from bitfold.riscv import MAX_SYMBOL_CHARS, SYMBOL_DIGEST_CHARS, c_symbol
 from bitfold.run_main import main as run_main
-
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cnn_depthwise_qdq.onnx"
 

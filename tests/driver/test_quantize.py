@@ -16,12 +16,12 @@ from bitfold.backends.onnx.qcdq import QcdqForm
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.qonnx import QonnxForm
 from bitfold.backends.onnx.qop import QopForm
+from bitfold.compile import compile_model
 from bitfold.dialects.quant import QuantizeCastOp, UniformQuantizedType, element_type
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import run
 from bitfold.quantize import QuantizeOptions, calibrate_model, quantize_model
 from bitfold.quantize_main import main
-from bitfold.riscv import compile_model
 
 NETWORKS = ["mlp-float", "cnn_depthwise-float", "residual-float", "pooling-float"]
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from conftest import require_tools, unavailable
 
+from bitfold.compile import compile_model
 from bitfold.frontends.onnx import import_model
 from bitfold.report import model_report
 from bitfold.report_main import main
-from bitfold.riscv import compile_model
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "cnn_depthwise_qdq.onnx"
@@ -98,12 +98,12 @@ def test_report_totals_of_a_quantized_mlperf_model_are_qonnx_inference_cost(netw
     """bitfold-quantize (w4a6, symmetric: zero points 0, which QONNX types as scaled integers) written as
     QONNX: bitfold-report's MACs are the architecture's analytic count, its BOPs QONNX's figure."""
     import onnx
+    from models.mlperf_tiny.architectures import BUILDERS, multiply_accumulates, random_input
     from qonnx.util.inference_cost import inference_cost
 
     from bitfold.backends.onnx import export_model
     from bitfold.backends.onnx.qonnx import QonnxForm
     from bitfold.quantize import QuantizeOptions, quantize_model
-    from models.mlperf_tiny.architectures import BUILDERS, multiply_accumulates, random_input
 
     float_path = tmp_path / "float.onnx"
     onnx.save(BUILDERS[network](), float_path)
@@ -146,7 +146,6 @@ def test_float_island_layers_are_those_the_integer_ir_computes_in_f32(name, tmp_
     """models.float_islands: the Sigmoid on the accumulator is float, its Conv integer; in the LayerNorm-like
     model ReduceMax and x - max are exact integer ops, everything after them float."""
     import onnx
-
     from models.float_islands import FLOAT_ISLAND_MODELS
 
     model = FLOAT_ISLAND_MODELS[name]()
@@ -165,7 +164,6 @@ def test_float_island_layers_are_those_the_integer_ir_computes_in_f32(name, tmp_
 def test_float_island_share_of_instructions(tmp_path, capsys):
     """The float first Conv of models.float_islands is the only float layer; the summary's share is its count."""
     import onnx
-
     from models.float_islands import float_first_conv
 
     require_tools("qemu-riscv32")
@@ -199,7 +197,6 @@ def test_vector_target_layers_add_up_to_one_call(tmp_path):
     within 1% of the unlabelled code's (the markers only keep loads and stores on their side); the
     float first Conv is the float island and the larger part."""
     import onnx
-
     from models.float_islands import float_first_conv, inputs
 
     require_tools("qemu-riscv64", "mlir-opt-22", "mlir-translate-22", "clang-22")

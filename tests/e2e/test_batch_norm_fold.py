@@ -24,9 +24,9 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.utils.exceptions import PassFailedException
 
 import bitfold
+from bitfold.compile import compile_model
 from bitfold.load import full_context, load_module
 from bitfold.passes.pipelines import integer_stages
-from bitfold.riscv import compile_model
 
 QONNX_DOMAIN = "qonnx.custom_op.general"
 EPSILON_EXACT = 2.0**-10

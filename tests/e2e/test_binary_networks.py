@@ -63,7 +63,7 @@ def test_integer_ir_equals_qonnx(network):
 
 @pytest.mark.parametrize("target", ["rv32im", "rv64im", "rv32im_zbb"])
 def test_riscv_equals_the_integer_ir(network, target, tmp_path):
-    from bitfold.riscv import compile_model
+    from bitfold.compile import compile_model
 
     require_tools("riscv64-unknown-elf-gcc", "riscv64-linux-gnu-gcc", f"qemu-riscv{target[2:4]}")
     path, model, _ = network

@@ -36,12 +36,12 @@ from bitfold.backends.onnx.qcdq import QcdqForm
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.qonnx import QonnxForm
 from bitfold.backends.onnx.qop import QopForm
+from bitfold.compile import CompiledModel, compile_model
 from bitfold.frontends.onnx import import_model
 from bitfold.load import full_context, load_module
 from bitfold.passes.onnx_to_quant import OnnxToQuantPass
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
 from bitfold.report import model_report
-from bitfold.riscv import CompiledModel, compile_model
 
 FORMS = {"qdq": (QdqForm, run_onnxruntime), "qcdq": (QcdqForm, run_onnxruntime),
          "qonnx": (QonnxForm, run_qonnx), "qop": (QopForm, run_onnxruntime)}

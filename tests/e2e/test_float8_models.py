@@ -20,11 +20,11 @@ from onnx.reference import ReferenceEvaluator
 
 import bitfold
 from bitfold.backends.llvm import VECTOR_TARGETS
+from bitfold.compile import CompiledModel, compile_model
 from bitfold.dialects.minifloat import decode_table
 from bitfold.frontends.onnx import import_model
 from bitfold.load import full_context
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
-from bitfold.riscv import CompiledModel, compile_model
 
 TARGETS = ("rv32im", "rv32imf", "rv64imv")
 SEEDS = range(5)

@@ -11,18 +11,17 @@ import pytest
 from models.float_models import IR_VERSION
 from models.runners import run_onnxruntime
 from onnx import TensorProto, helper, numpy_helper
-
 from xdsl.dialects.builtin import AnyFloat
 from xdsl.parser import Parser
 
 import bitfold
+from bitfold.compile import compile_model
 from bitfold.compile_main import main as compile_main
 from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize
 from bitfold.interpreter import entry_function
 from bitfold.load import full_context, load_module
 from bitfold.passes.pipelines import backend_input_stages, integer_stages
 from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
-from bitfold.riscv import compile_model
 
 SHAPE = (2, 16)
 WIDTH = 12

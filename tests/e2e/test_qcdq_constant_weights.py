@@ -93,7 +93,7 @@ def test_integer_pipeline_within_one_step_of_onnxruntime(config):
 def test_rv32im_within_one_step_of_onnxruntime(config, tmp_path):
     from conftest import require_tools
 
-    from bitfold.riscv import compile_model
+    from bitfold.compile import compile_model
 
     require_tools("qemu-riscv32")
     model = qcdq_weights.qcdq_model(config)

@@ -28,8 +28,8 @@ from models.qonnx_models import SHIPPED_QONNX_MODELS
 from models.runners import run_qonnx
 from onnx import numpy_helper
 
+from bitfold.compile import compile_model
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
 
 VARIANTS = ("subpixel", "nn_resize")
 TARGETS = ("rv64imv", "rv32imf")

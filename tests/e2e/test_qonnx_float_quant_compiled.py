@@ -25,8 +25,8 @@ from models.qonnx_models import SHIPPED_QONNX_MODELS
 from models.runners import run_qonnx
 
 from bitfold.backends.llvm import VECTOR_TARGETS
+from bitfold.compile import CompiledModel, compile_model
 from bitfold.frontends.onnx import import_model
-from bitfold.riscv import CompiledModel, compile_model
 
 SHIPPED = next(m for m in SHIPPED_QONNX_MODELS if m.relpath == "floatquant_exec/qonnx_act_weight_fp8.onnx")
 DATA = Path(SHIPPED.path).parent / "test_data"

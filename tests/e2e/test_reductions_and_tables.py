@@ -8,13 +8,13 @@ once); RV32IM under qemu equals bitfold-run bit for bit."""
 import numpy as np
 import onnx
 import pytest
+from conftest import require_tools
 from models.float_models import IR_VERSION
 from models.runners import run_onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
 
 import bitfold
-from conftest import require_tools
 from bitfold.frontends.onnx import import_model
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
 from bitfold.registry import get_all_dialects
@@ -114,8 +114,8 @@ def test_rv64imv_equals_bitfold_run(tmp_path):
 
 
 def compare_qemu_with_bitfold_run(model: onnx.ModelProto, target: str, tmp_path) -> None:
+    from bitfold.compile import compile_model
     from bitfold.load import load_module
-    from bitfold.riscv import compile_model
 
     path = tmp_path / "model.onnx"
     onnx.save(model, path)

@@ -22,10 +22,10 @@ from models.transformer import FORMS, inputs, path
 from xdsl.context import Context
 
 import bitfold
+from bitfold.compile import compile_model
 from bitfold.frontends.onnx import import_model
 from bitfold.load import load_module
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
-from bitfold.riscv import compile_model
 
 CASES = [(form, "rv64imv") for form in FORMS] + [("qdq", "rv32im")]
 """every form on the vector target; rv32im (soft-float islands, about 100 s a model) on the QDQ one"""

@@ -11,8 +11,8 @@ import pytest
 from conftest import require_tools
 from models.recipes import names
 
+from bitfold.compile import compile_model
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
 
 LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")
 QEMU_TOOLS = ("qemu-riscv32", "qemu-riscv64", "riscv64-linux-gnu-gcc", "riscv64-unknown-elf-gcc")

@@ -7,9 +7,9 @@ import subprocess
 import numpy as np
 from conftest import require_tools
 
+from bitfold.compile import compile_model
 from bitfold.load import load_module
 from bitfold.native import run_native
-from bitfold.riscv import compile_model
 
 MODEL = "residual-qdq-u8s8-perchannel"
 

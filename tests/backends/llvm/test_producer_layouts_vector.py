@@ -7,8 +7,8 @@ import pytest
 from conftest import require_tools
 from models import producer_layouts
 
+from bitfold.compile import compile_model
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
 
 
 @pytest.mark.parametrize("name", producer_layouts.names())

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 from conftest import require_tools
 
+from bitfold.backends.kernel.harness import run_assembly
 from bitfold.backends.llvm import harness_target
 from bitfold.backends.llvm.emit import ARCH_ATTRIBUTE
 from bitfold.backends.llvm.toolchain import pass_pipeline
-from bitfold.backends.riscv.harness import run_assembly
+from bitfold.compile import compile_model
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "upstream-mlir.md"
 MODEL = "cnn_depthwise-qdq-u8s8-perchannel"

@@ -10,8 +10,8 @@ from bench_scripts import counting_bench
 from conftest import require_tools
 
 from bitfold.backends.llvm import harness_target
+from bitfold.compile import compile_model
 from bitfold.load import import_onnx
-from bitfold.riscv import compile_model
 
 MATMUL_TARGET = 60_000
 CONVOLUTION_FACTOR = 5

@@ -12,8 +12,8 @@ from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import IntegerType, MemRefType, TensorType
 from xdsl.parser import Parser
 
+from bitfold.backends.kernel.harness import run_assembly
 from bitfold.backends.riscv import CodegenError, compile_to_assembly
-from bitfold.backends.riscv.harness import run_assembly
 
 RV32_GCC = "riscv64-unknown-elf-gcc"
 LLVM_MC = "llvm-mc-19"
@@ -54,7 +54,7 @@ def function_outputs(module) -> list[tuple[tuple[int, ...], np.dtype]]:
 
 def run_kernel(ir: str, inputs: list[np.ndarray], target: str, tmp_path: Path) -> list[np.ndarray]:
     """Compile `ir` for `target`, run it once under qemu restricted to that ISA (the harness of
-    `bitfold.backends.riscv.harness`) and return the outputs."""
+    `bitfold.backends.kernel.harness`) and return the outputs."""
     module = parse(ir)
     assembly = compile_to_assembly(module, target, "kernel")
     workdir = tmp_path / target

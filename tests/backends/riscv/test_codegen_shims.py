@@ -14,11 +14,11 @@ from xdsl.dialects.riscv import IntRegisterType, Registers
 from xdsl.parser import Parser
 from xdsl.transforms.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 
-from bitfold.backends.riscv import instructions
-from bitfold.backends.riscv.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
-from bitfold.backends.riscv.lower_integers import BitfoldRiscvLowerArithPass
-from bitfold.backends.riscv.prologue import BitfoldRiscvPrologueEpiloguePass
-from bitfold.backends.riscv.register_allocation import ALLOCATION_ORDER
+from bitfold.backends.riscv.emission.prologue import BitfoldRiscvPrologueEpiloguePass
+from bitfold.backends.riscv.lowering import instructions
+from bitfold.backends.riscv.lowering.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
+from bitfold.backends.riscv.lowering.lower_integers import BitfoldRiscvLowerArithPass
+from bitfold.backends.riscv.regalloc.register_allocation import ALLOCATION_ORDER
 
 
 def parse(text: str):
@@ -157,7 +157,7 @@ def _float_lines(lowering) -> list[str]:
 
 
 def test_float_conversion_truncates_and_maximum_propagates_nan():
-    from bitfold.backends.riscv.lower_floats import BitfoldRiscvLowerFloatPass
+    from bitfold.backends.riscv.lowering.lower_floats import BitfoldRiscvLowerFloatPass
 
     xdsl = _float_lines(ConvertArithToRiscvPass())
     # xDSL 0.74: fptosi by the dynamic rounding mode (round to nearest unless frm says otherwise),

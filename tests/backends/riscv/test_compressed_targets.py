@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from conftest import require_tools
 
-from bitfold.backends.riscv.harness import TARGETS, compile_object, run_assembly, section_sizes
+from bitfold.backends.kernel.harness import TARGETS, compile_object, run_assembly, section_sizes
+from bitfold.compile import compile_model
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
 
 COMPRESSED = {"rv32imc": "rv32im", "rv64imc": "rv64im"}
 """each compressed target -> the same ISA without C"""

@@ -11,9 +11,9 @@ from conftest import require_tools
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
+from bitfold.compile import compile_model
 from bitfold.dialects.quant_semantics import dequantize
 from bitfold.frontends.onnx import import_model
-from bitfold.riscv import compile_model
 
 QEMU_TOOLS = ("qemu-riscv32", "qemu-riscv64", "riscv64-linux-gnu-gcc", "riscv64-unknown-elf-gcc")
 LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")

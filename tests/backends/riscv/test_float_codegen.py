@@ -8,13 +8,13 @@ canonical NaN, numpy propagates an operand's payload)."""
 import numpy as np
 import pytest
 from conftest import require_tools
+from xdsl.parser import Parser
 
+from bitfold.backends.kernel.harness import run_assembly
 from bitfold.backends.riscv import compile_to_assembly
-from bitfold.backends.riscv.harness import run_assembly
-from bitfold.backends.riscv.register_allocation import RegisterAllocationError
+from bitfold.backends.riscv.regalloc.register_allocation import RegisterAllocationError
 from bitfold.interpreter import run
 from bitfold.load import full_context
-from xdsl.parser import Parser
 
 HARD_FLOAT = ("rv32imf", "rv32imfc", "rv64imfd")
 SOFT_FLOAT = ("rv32im", "rv64im")

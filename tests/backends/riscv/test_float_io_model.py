@@ -10,8 +10,8 @@ import pytest
 from conftest import require_tools
 
 from bitfold.backend_input import lower_to_backend_input
+from bitfold.backends.kernel.harness import run_assembly
 from bitfold.backends.riscv import compile_kernel
-from bitfold.backends.riscv.harness import run_assembly
 from bitfold.interpreter import run
 from bitfold.load import full_context, load_module
 

@@ -8,8 +8,8 @@ import pytest
 from conftest import require_tools
 from models import float_islands
 
+from bitfold.compile import compile_model
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
 
 
 @pytest.mark.slow

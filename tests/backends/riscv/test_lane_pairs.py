@@ -1,4 +1,4 @@
-"""`bitfold-riscv-pair-lanes` (backends/riscv/lane_pairs.py) under qemu on RV64IM against numpy's
+"""`bitfold-riscv-pair-lanes` (backends/riscv/schedule/lane_pairs.py) under qemu on RV64IM against numpy's
 int64 matmul: lane sums that reach both ends of the lane bound, -2^31 + 1 and 2^31 - 1, come out
 exact in both lanes, for signed and unsigned activations."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from test_codegen_execution import needs_qemu, parse, riscv_toolchain, run_kernel  # noqa: F401 (fixture)
 
-from bitfold.backends.riscv.lane_pairs import BitfoldRiscvPairLanesPass
+from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 
 ROWS, DEPTH, CHANNELS = 4, 8, 8
 

@@ -1,4 +1,4 @@
-"""bitfold's loop register allocation against xDSL 0.74's (`backends/riscv/loop_allocation.py`):
+"""bitfold's loop register allocation against xDSL 0.74's (`backends/riscv/regalloc/loop_allocation.py`):
 the loop below carries four accumulators, each updated three times per iteration from one
 loaded value. xDSL's allocator reserves the four carried registers for the whole body and
 holds every intermediate sum in another register, so it runs out of 8 registers; bitfold's
@@ -14,7 +14,7 @@ from xdsl.dialects import riscv, riscv_func, riscv_scf
 from xdsl.dialects.riscv import Registers
 from xdsl.parser import Parser
 
-from bitfold.backends.riscv.loop_allocation import LoopAwareAllocator
+from bitfold.backends.riscv.regalloc.loop_allocation import LoopAwareAllocator
 from bitfold.load import full_context
 
 CHAINS = """

@@ -19,8 +19,8 @@ import pytest
 from models import mlperf_tiny
 from models.runners import run_onnxruntime
 
+from bitfold.compile import CompiledModel, compile_model
 from bitfold.load import load_module
-from bitfold.riscv import CompiledModel, compile_model
 
 TARGETS = ("rv32im", "rv64im")
 

@@ -1,7 +1,7 @@
 """Every quantized test model compiled for RV32IM and for RV64IM runs under
 qemu, restricted to the target's ISA, with outputs equal bit for bit to bitfold-run on the
-same integer IR (issue 6's acceptance): `bitfold.riscv.compile_model`, the harness of
-`backends/riscv/harness`. The inputs are the catalogue's float inputs quantized by the
+same integer IR (issue 6's acceptance): `bitfold.compile.compile_model`, the harness of
+`backends/kernel/harness`. The inputs are the catalogue's float inputs quantized by the
 model's own input qcast. The emitted assembly also assembles with llvm-mc-19, and the header
 compiles with -Wall -Werror -std=c99."""
 
@@ -13,8 +13,8 @@ import pytest
 from conftest import require_tools
 from models.recipes import names
 
+from bitfold.compile import compile_model
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
 
 QUANTIZED_MODELS = [name for name in names() if not name.endswith("-float")]
 

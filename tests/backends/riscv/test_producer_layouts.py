@@ -17,8 +17,8 @@ import pytest
 from models import producer_layouts
 from models.runners import run_onnxruntime
 
+from bitfold.compile import CompiledModel, compile_model
 from bitfold.load import load_module
-from bitfold.riscv import CompiledModel, compile_model
 
 TARGET = "rv32im"
 MOVEMENT_ONLY = [name for name in producer_layouts.names() if producer_layouts.MACS[name] == 0]

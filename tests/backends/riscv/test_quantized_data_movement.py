@@ -15,8 +15,8 @@ import pytest
 from models.runners import run_onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 
+from bitfold.compile import CompiledModel, compile_model
 from bitfold.frontends.onnx import import_model
-from bitfold.riscv import CompiledModel, compile_model
 
 INPUT_SHAPE = (1, 4, 6, 6)
 SCALE, ZERO_POINT = 0.05, 120

@@ -10,7 +10,7 @@ from test_codegen_execution import needs_qemu, riscv_toolchain, run_kernel  # no
 from xdsl.ir.affine import AffineExpr
 
 from bitfold.backends.riscv import pipeline
-from bitfold.backends.riscv.loop_nest_plan import (
+from bitfold.backends.riscv.schedule.loop_nest_plan import (
     Access,
     CostModel,
     Dim,
@@ -18,7 +18,7 @@ from bitfold.backends.riscv.loop_nest_plan import (
     merge_contiguous,
     plan_nest,
 )
-from bitfold.backends.riscv.weight_panels import pack_rows
+from bitfold.backends.riscv.schedule.weight_panels import pack_rows
 
 TARGETS = ["rv32im", "rv64im"]
 

@@ -29,12 +29,15 @@ from xdsl.dialects.riscv import Registers
 from xdsl.ir import Block, Region
 
 from bitfold.backends.riscv import compile_to_assembly
-from bitfold.backends.riscv.instructions import LdOp, LwOp, SdOp, SwOp
-from bitfold.backends.riscv.prologue import BitfoldRiscvPrologueEpiloguePass
-from bitfold.backends.riscv.register_allocation import BitfoldRiscvAllocateRegistersPass, RegisterAllocationError
+from bitfold.backends.riscv.emission.prologue import BitfoldRiscvPrologueEpiloguePass
+from bitfold.backends.riscv.lowering.instructions import LdOp, LwOp, SdOp, SwOp
+from bitfold.backends.riscv.regalloc.register_allocation import (
+    BitfoldRiscvAllocateRegistersPass,
+    RegisterAllocationError,
+)
+from bitfold.compile import compile_model
 from bitfold.interpreter import run
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
 
 TARGETS = ["rv32im", "rv64im"]
 

@@ -11,8 +11,8 @@ from conftest import require_tools
 from models.float_models import IR_VERSION
 from onnx import TensorProto, helper, numpy_helper
 
+from bitfold.compile import compile_model
 from bitfold.load import load_module
-from bitfold.riscv import compile_model
 
 LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")
 OPSET = 17

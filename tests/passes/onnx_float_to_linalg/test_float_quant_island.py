@@ -15,10 +15,10 @@ from xdsl.utils.exceptions import PassFailedException
 
 import bitfold
 from bitfold.backends.llvm import VECTOR_TARGETS
+from bitfold.compile import compile_model
 from bitfold.frontends.onnx import import_model
 from bitfold.load import full_context
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
-from bitfold.riscv import compile_model
 
 RNG = np.random.default_rng(19)
 FORMATS = [(4, 3, 7), (5, 2, 15), (4, 3, 8), (3, 2, 3), (2, 1, 1), (5, 10, 15), (1, 3, 0)]

@@ -15,10 +15,10 @@ from xdsl.context import Context
 from xdsl.utils.exceptions import PassFailedException
 
 import bitfold
+from bitfold.compile import compile_model
 from bitfold.frontends.onnx import import_model
 from bitfold.load import load_module
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
-from bitfold.riscv import compile_model
 
 CASES = {
     "lstm_forward": {"op_type": "LSTM", "direction": "forward"},

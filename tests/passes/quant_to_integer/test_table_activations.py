@@ -23,12 +23,12 @@ from models.runners import onnxruntime_session
 from onnx import TensorProto, helper, numpy_helper
 
 import bitfold
+from bitfold.compile import compile_model
 from bitfold.load import full_context, load_module
 from bitfold.passes.canonicalize_quant import CanonicalizeQuantPass
 from bitfold.passes.lower_quant import LowerQuantPass
 from bitfold.passes.onnx_to_quant import OnnxToQuantPass
 from bitfold.passes.quant_to_integer import QuantToIntegerPass
-from bitfold.riscv import compile_model
 
 ONNX_TYPES = {
     np.uint8: TensorProto.UINT8,

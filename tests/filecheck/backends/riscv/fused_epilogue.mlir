@@ -1,6 +1,6 @@
 // RUN: bitfold-opt %s -p 'bitfold-riscv-register-tiled-loops{xlen=32}' | filecheck %s
 
-// A fused epilogue (backends/riscv/fused_epilogue.py): the bias broadcast into the i32 buffer, the
+// A fused epilogue (backends/riscv/schedule/fused_epilogue.py): the bias broadcast into the i32 buffer, the
 // contraction accumulating into it and the elementwise epilogue reading it become one nest. The
 // bias and the epilogue's per-column table share one interleaved panel ([b0, b1, b2, s0, s1, s2]);
 // the accumulators start as the bias (lw before the reduction loop), the epilogue runs on the

@@ -1,0 +1,222 @@
+"""Register allocation of `riscv_scf` loops: xDSL 0.74's block-naive allocator with the loop
+registers held only where their values are live.
+
+xDSL gives a loop's initial value, carried block argument, yielded value and result one
+register R (`allocate_values_same_reg`) and reserves R for the whole body. Two costs follow,
+both large in register-tiled nests (`tests/backends/riscv/test_loop_allocation.py`):
+
+1. An accumulation chain `acc1 = add acc0, p0; acc2 = add acc1, p1; ...; yield accN` holds each
+   intermediate in another register beside R: 16 accumulators of a 4x4 tile need 32 registers.
+2. An outer loop's carried pointer, handed to an inner loop as its initial value, keeps R
+   reserved through the inner loop although it is dead there, while the inner loop holds the
+   same pointer in a register of its own.
+
+`LoopAwareAllocator` allocates loops itself:
+
+- Chains: when a carried argument's only use defines the next value, whose only use defines the
+  next, ... up to the yield at the argument's position, every value of the chain takes R; the
+  chain may pass through an inner loop as that loop's initial value and continue from its
+  result (the inner loop then carries the value in R as well).
+- Windows: R is not reserved for the body. A body value may take R when its whole live range
+  lies after the last use of the carried argument (positions in the body; a value inside an
+  inner loop is at that loop's position) and before the yielded value's definition (the
+  backward walk holds R for the yielded value until then). After the body R is taken again
+  until the initial value's definition, as xDSL does.
+- A loop variable takes the register of its start when the start is a carried argument of the
+  enclosing loop whose last use is this loop (the `mv` at entry disappears).
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from xdsl.backend.register_allocatable import RegisterAllocatableOperation
+from xdsl.backend.register_type import RegisterType
+from xdsl.backend.riscv.register_allocation import RegisterAllocatorLivenessBlockNaive
+from xdsl.dialects import riscv, riscv_scf
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in
+
+Loop = riscv_scf.ForOp | riscv_scf.RofOp
+
+
+def _key(register: RegisterType) -> tuple[str, int]:
+    """A register's identity across the integer and float files: (pool, index)."""
+    return register.register_pool_key(), register.index.data
+
+
+@dataclass
+class Window:
+    """One loop body being allocated: where each carried register's argument is last used."""
+
+    block: Block
+    positions: dict[Operation, int]
+    last_uses: dict[tuple[str, int], int]
+    """(register pool, index) -> position of the carried argument's last use (-1: unused)"""
+
+    @staticmethod
+    def of(loop: Loop) -> "Window":
+        block = loop.body.block
+        positions = {op: i for i, op in enumerate(block.ops)}
+        last_uses: dict[int, int] = {}
+        for argument in block.args[1:]:
+            uses = [positions[a] for u in argument.uses if (a := ancestor_in(block, u.operation)) is not None]
+            last_uses[_key(argument.type)] = max(uses, default=-1)
+        return Window(block, positions, last_uses)
+
+    def position(self, value: SSAValue) -> int | None:
+        """Where `value` is defined in this body (None: outside it)."""
+        if isinstance(value, BlockArgument):
+            return -1 if value.block is self.block else self._position_of(value.block.parent_op())
+        return self._position_of(value.owner)
+
+    def _position_of(self, op: Operation | None) -> int | None:
+        ancestor = ancestor_in(self.block, op) if op is not None else None
+        while ancestor is not None and ancestor not in self.positions:
+            ancestor = ancestor.next_op  # inserted while allocating (`copy_conflicting_initial_value`)
+        return None if ancestor is None else self.positions[ancestor]
+
+    def forbidden(self, value: SSAValue) -> list[tuple[str, int]]:
+        """Carried registers `value` may not take: it is defined before their argument's last use."""
+        position = self.position(value)
+        if position is None:
+            return list(self.last_uses)
+        return [r for r, last in self.last_uses.items() if position <= last]
+
+
+def accumulation_chain(argument: SSAValue, position: int, yield_op: riscv_scf.YieldOp) -> list[SSAValue] | None:
+    """The values, each used once, defined one from the other from `argument` to the yield's
+    operand at `position` (through inner loops: initial value -> block argument and result);
+    None if the uses do not form such a chain."""
+    chain: list[SSAValue] = []
+    value = argument
+    while True:
+        uses = list(value.uses)
+        if len(uses) != 1:
+            return None
+        user, index = uses[0].operation, uses[0].index
+        if user is yield_op:
+            return chain if index == position else None
+        if isinstance(user, Loop):
+            first = len(user.operands) - len(user.iter_args)
+            if index < first:
+                return None  # a loop bound
+            chain.append(user.body.block.args[1 + index - first])
+            value = user.results[index - first]
+        elif isinstance(user, riscv.RISCVInstruction) and len(user.results) == 1:
+            value = user.results[0]
+        else:
+            return None
+        if value.type.is_allocated:
+            if value.type != argument.type:
+                return None
+            continue
+        chain.append(value)
+
+
+def copy_conflicting_initial_value(loop: Loop, k: int) -> None:
+    """Start the loop's carried value k from a copy (`mv`) of its initial value when that value
+    already has a register other than the one its group (block argument, yielded value, result)
+    was given: xDSL's `allocate_values_same_reg` cannot join two allocated registers and raises.
+    Allocation bottom-up makes it happen where a loop's result is allocated at its uses after
+    the loop and the initial value is a spill reload placed right before it with a register of
+    its own (a fused bias spilled around an outer loop: `fused_epilogue.py`). The copy takes the
+    group's register; a copy whose source got the same register is removed by the prologue pass."""
+    block = loop.body.block
+    initial = loop.iter_args[k]
+    joined = {v.type for v in (block.args[1 + k], block.last_op.operands[k], loop.results[k]) if v.type.is_allocated}
+    if initial.type.is_allocated and joined and initial.type not in joined:
+        move = riscv.MVOp(initial, rd=riscv.Registers.UNALLOCATED_INT)
+        Rewriter.insert_op(move, InsertPoint.before(loop))
+        loop.operands[len(loop.operands) - len(loop.iter_args) + k] = move.rd
+
+
+class LoopAwareAllocator(RegisterAllocatorLivenessBlockNaive):
+    """xDSL's block-naive allocator allocating `riscv_scf` loops as the module docstring says."""
+
+    def __init__(self, available_registers) -> None:
+        super().__init__(available_registers)
+        self.windows: list[Window] = []
+
+    def allocate_block(self, block: Block) -> None:
+        for op in reversed(block.ops):
+            if isinstance(op, Loop):
+                self.allocate_loop(op)
+            elif isinstance(op, RegisterAllocatableOperation):
+                op.allocate_registers(self)
+
+    def allocate_value(self, val: SSAValue) -> SSAValue | None:
+        if val.type.is_allocated:
+            # live from here up to its definition: its register is not free meanwhile (a
+            # chain value given its loop's register, a loop result)
+            self._take(val.type)
+            return None
+        with self._withheld(self._forbidden(val)):
+            return super().allocate_value(val)
+
+    def _forbidden(self, value: SSAValue) -> set[tuple[str, int]]:
+        return {r for window in self.windows for r in window.forbidden(value)}
+
+    @contextmanager
+    def _withheld(self, keys: set[tuple[str, int]]) -> Iterator[None]:
+        """The registers `keys` ((pool, index): integer or float) out of the available lists for a moment."""
+        pools = self.available_registers.available_registers
+        held = {pool: [i for i in pools.get(pool, []) if (pool, i) in keys] for pool in {p for p, _ in keys}}
+        for pool, indices in held.items():
+            for i in indices:
+                pools[pool].remove(i)
+        try:
+            yield
+        finally:
+            for pool, indices in held.items():
+                pools[pool][:] = indices + pools[pool]  # below the others: popped last, as before
+
+    def _take(self, register: RegisterType) -> bool:
+        available = self.available_registers.available_registers[register.register_pool_key()]
+        if register.index.data in available:
+            available.remove(register.index.data)
+            return True
+        return False
+
+    def allocate_loop(self, loop: Loop) -> None:
+        block = loop.body.block
+        yield_op = block.last_op
+        assert isinstance(yield_op, riscv_scf.YieldOp)
+        for live_in in self.live_ins_per_block[block]:
+            self.allocate_value(live_in)
+        # (allocation replaces values: read them afresh from the IR each time)
+        for k in range(len(loop.iter_args)):
+            copy_conflicting_initial_value(loop, k)
+            group = (block.args[1 + k], loop.iter_args[k], yield_op.operands[k], loop.results[k])
+            with self._withheld(self._forbidden(group[1])):
+                self.allocate_values_same_reg(group)
+            self._take(block.args[1 + k].type)  # the yielded value is live at the end of the body
+        self._allocate_induction_variable(loop)
+        self.allocate_value(loop.stop)
+        if loop.step_val is not None:
+            self.allocate_value(loop.step_val)
+        for position in range(len(loop.iter_args)):
+            argument = block.args[1 + position]
+            for value in accumulation_chain(argument, position, yield_op) or ():
+                self._replace_value_with_new_type(value, argument.type)
+        window = Window.of(loop)
+        self.windows.append(window)
+        self.allocate_block(block)
+        self.windows.pop()
+        for argument in block.args[1:]:
+            self._take(argument.type)  # held again until the initial value's definition
+        self.free_value(block.args[0])
+        self.allocate_value(loop.start)
+
+    def _allocate_induction_variable(self, loop: Loop) -> None:
+        start = loop.start
+        if self.windows and isinstance(start, BlockArgument) and start.type.is_allocated:
+            window = self.windows[-1]
+            here = window.positions.get(ancestor_in(window.block, loop))
+            if start.block is window.block and window.last_uses.get(_key(start.type)) == here:
+                if self._take(start.type):
+                    self._replace_value_with_new_type(loop.body.block.args[0], start.type)
+                    return
+        self.allocate_value(loop.body.block.args[0])

@@ -1,0 +1,209 @@
+"""Fused epilogues: a contraction whose accumulator buffer B is only filled by a broadcast of its
+bias before it and only read by one elementwise generic E after it (the requantization) becomes
+one register-tiled nest (`register_tiled_loops.py`) without B:
+
+    fill:        B[i] = bias[f(i)]                       (linalg.generic, ins: bias)
+    contraction: B[i] += sum_r body(x, w)                 (reduction dims r)
+    epilogue:    O[i] = E(B[i], t_1[g_1(i)], ...)        (elementwise; requantization tables t_k)
+
+is emitted as
+
+    acc[t] = bias[f(i_t)]                     for each tile point t: the bias starts in the registers
+    ... the contraction's reduction loops ...
+    O[i_t] = E(acc[t], t_k[g_k(i_t)] ...)     the epilogue on the register tile, then one store
+
+so no i32 buffer is filled, stored and read back. In the nest's terms the fused generic G has the
+contraction's iteration space and body, the inputs x, w, bias (map f . out) and t_k (map g_k . out),
+and the output O (E's output map . out); `Fusion` holds which inputs are the bias and the tables and
+E's body, which the nest applies to each accumulator after the reduction (tables loaded there, never
+held through the inner loops). B stays in the workspace plan (bufferization came first) but is no
+longer touched.
+"""
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import AffineMapAttr, IntegerType, ModuleOp
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from bitfold.backends.kernel.bufferize import element_bytes
+
+BETWEEN = (memref.GetGlobalOp, arith.ConstantOp)
+"""Ops that may sit between the fill, the contraction and the epilogue (they touch no buffer)."""
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """A fused generic's epilogue: G's input `bias` initializes the accumulators, E's body (with
+    its argument 0 the accumulator, argument k its input k) maps them to the output, reading
+    G's inputs `tables[k - 1]`."""
+
+    bias: int
+    tables: tuple[int, ...]
+    epilogue: Region | None
+    """E's body (E itself is erased); None where B is the output itself (the bias alone is fused)."""
+
+
+def _neighbour(op: Operation, forward: bool) -> linalg.GenericOp | None:
+    """The generic next to `op` (after or before it), skipping `BETWEEN` ops."""
+    other = op.next_op if forward else op.prev_op
+    while isinstance(other, BETWEEN):
+        other = other.next_op if forward else other.prev_op
+    return other if isinstance(other, linalg.GenericOp) else None
+
+
+def _parallel(op: linalg.GenericOp) -> bool:
+    return all(it.data == linalg.IteratorType.PARALLEL for it in op.iterator_types.data)
+
+
+def _identity(op: linalg.GenericOp, operand: int) -> bool:
+    affine_map = op.indexing_maps.data[operand].data
+    return affine_map == AffineMap.identity(affine_map.num_dims)
+
+
+def _bias_fill(fill: linalg.GenericOp | None, buffer: SSAValue) -> bool:
+    """`buffer[i] = bias[f(i)]`: one input, the body yields it, the output map the identity."""
+    return (
+        fill is not None and _parallel(fill) and len(fill.inputs) == 1 and list(fill.outputs) == [buffer]
+        and _identity(fill, 1) and fill.body.block.last_op.operands[0] is fill.body.block.args[0]
+    )
+
+
+def _whole_byte_integer(element) -> bool:
+    """An integer of 8 bits or more: not a packed sub-byte table, not a float island's f32."""
+    return isinstance(element, IntegerType) and element.width.data >= 8
+
+
+def _epilogue(epilogue: linalg.GenericOp | None, buffer: SSAValue) -> bool:
+    """An elementwise generic reading `buffer` first, at its own index, into an output of B's shape."""
+    return (
+        epilogue is not None and _parallel(epilogue) and len(epilogue.outputs) == 1 and len(epilogue.inputs) >= 1
+        and epilogue.inputs[0] is buffer and buffer not in epilogue.inputs[1:] and _identity(epilogue, 0)
+        and _identity(epilogue, len(epilogue.inputs)) and epilogue.body.block.args[0].uses.get_length() > 0
+        and epilogue.outputs[0].type.get_shape() == buffer.type.get_shape()
+        and all(_whole_byte_integer(x.type.get_element_type()) for x in epilogue.inputs)
+        and all(op.name.startswith("arith.") and not op.regions
+                for op in epilogue.body.block.ops if not isinstance(op, linalg.YieldOp))
+    )
+
+
+def _covers(contraction: linalg.GenericOp, buffer: SSAValue) -> bool:
+    """Whether the contraction writes every element of `buffer`: its output map is distinct plain
+    dimensions whose bounds are the buffer's shape (what it does not write would keep the bias)."""
+    out_map = contraction.indexing_maps.data[len(contraction.inputs)].data
+    bounds = contraction.get_static_loop_ranges()
+    dims = [r.position for r in out_map.results if isinstance(r, AffineDimExpr)]
+    return (
+        len(dims) == len(out_map.results) == len(set(dims))
+        and [bounds[d] for d in dims] == list(buffer.type.get_shape())
+    )
+
+
+def epilogue_operations(epilogue: linalg.GenericOp | None) -> int:
+    """Instructions one epilogue copy costs, roughly: its ops but constants and the yield."""
+    if epilogue is None:
+        return 0
+    return sum(1 for op in epilogue.body.block.ops if not isinstance(op, linalg.YieldOp | arith.ConstantOp))
+
+
+SEPARATE_NEST_UNROLL = 4
+"""Copies of a short elementwise body in its own nest (`loop_nest_plan.ELEMENTWISE_UNROLL`)."""
+
+
+def smaller_fused(tile_points: int, epilogue: int) -> bool:
+    """Whether the fused nest's code is no larger than the separate nests' (measured on the
+    bench kernels): the bias alone always (a whole nest less), an epilogue where it is copied
+    fewer times (once per tile point) than its own nest unrolls it; `.text` does not grow for
+    speed alone."""
+    return epilogue == 0 or tile_points < SEPARATE_NEST_UNROLL
+
+
+def _byte_range(buffer: SSAValue) -> tuple[SSAValue, int, int]:
+    """(the memory, first byte, end) a buffer occupies: a view of the workspace at a constant
+    offset is that range of the workspace; any other buffer is all of itself."""
+    view = buffer.owner
+    nbytes = element_bytes(buffer.type.get_element_type()) * prod(buffer.type.get_shape())
+    if isinstance(view, memref.ViewOp) and isinstance(view.byte_shift.owner, arith.ConstantOp):
+        offset = view.byte_shift.owner.value.value.data
+        return view.source, offset, offset + max(nbytes, 1)
+    return buffer, 0, max(nbytes, 1)
+
+
+def _overlap(a: SSAValue, b: SSAValue) -> bool:
+    (memory_a, start_a, end_a), (memory_b, start_b, end_b) = _byte_range(a), _byte_range(b)
+    return memory_a is memory_b and start_a < end_b and start_b < end_a
+
+
+def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.GenericOp, Fusion] | None:
+    """G and its Fusion in place of the fill, the contraction and the epilogue (module docstring),
+    where the contraction has one output B used by those three only and each of the three is a
+    nest on its own (`plannable`: linear maps, static memrefs) and the fused nest is not larger
+    (`smaller_fused` on `tile_points(G, fusion)`, its register tile); else None, IR untouched."""
+    if _parallel(contraction) or len(contraction.outputs) != 1 or contraction.res:
+        return None
+    buffer = contraction.outputs[0]
+    if not _covers(contraction, buffer):
+        return None
+    fill, epilogue = _neighbour(contraction, False), _neighbour(contraction, True)
+    if not _bias_fill(fill, buffer):
+        return None
+    users = {use.operation for use in buffer.uses}
+    if not _epilogue(epilogue, buffer) or users != {fill, contraction, epilogue}:
+        epilogue = None  # the bias alone: the accumulators are stored as they are
+        if users != {fill, contraction}:
+            return None
+    if not all(plannable(op) for op in (fill, contraction, epilogue) if op is not None):
+        return None
+    if epilogue is not None and any(_overlap(epilogue.outputs[0], x) for x in contraction.inputs):
+        return None  # the output in place of an input the later tiles still read (a residual)
+    n_inputs = len(contraction.inputs)
+    out_map = contraction.indexing_maps.data[n_inputs].data
+    maps = [m.data for m in contraction.indexing_maps.data[:n_inputs]]
+    maps.append(fill.indexing_maps.data[0].data.compose(out_map))
+    tables = [] if epilogue is None else list(epilogue.inputs[1:])
+    if epilogue is not None:
+        maps += [m.data.compose(out_map) for m in epilogue.indexing_maps.data[1 : len(epilogue.inputs)]]
+    maps.append(out_map)
+    block = contraction.body.block
+    arg_types = [a.type for a in block.args[:n_inputs]] + [fill.body.block.args[0].type]
+    if epilogue is not None:
+        arg_types += [a.type for a in epilogue.body.block.args[1 : len(epilogue.inputs)]]
+    arg_types.append(block.args[n_inputs].type)
+    body = Block(arg_types=arg_types)
+    mapping = {old: new for old, new in zip(block.args[:n_inputs], body.args[:n_inputs])}
+    mapping[block.args[n_inputs]] = body.args[-1]
+    for op in block.ops:
+        body.add_op(op.clone(value_mapper=mapping))
+    output = buffer if epilogue is None else epilogue.outputs[0]
+    fused = linalg.GenericOp(
+        [*contraction.inputs, fill.inputs[0], *tables], [output], Region(body),
+        [AffineMapAttr(m) for m in maps], contraction.iterator_types,
+    )
+    Rewriter.insert_op(fused, InsertPoint.before(contraction))
+    table_operands = tuple(range(n_inputs + 1, n_inputs + 1 + len(tables)))
+    if not smaller_fused(tile_points(fused, Fusion(n_inputs, table_operands, None)), epilogue_operations(epilogue)):
+        fused.detach()
+        fused.erase()
+        return None
+    body_of_epilogue = None if epilogue is None else epilogue.detach_region(0)
+    fusion = Fusion(n_inputs, table_operands, body_of_epilogue)
+    for op in (fill, contraction, epilogue):
+        if op is not None:
+            op.detach()
+            op.erase()
+    return fused, fusion
+
+
+def fuse_epilogues(module: ModuleOp, plannable, tile_points) -> dict[linalg.GenericOp, Fusion]:
+    """Every fusable contraction of the module fused (`fuse`); the fused generics' epilogues."""
+    fused = {}
+    for op in list(module.walk()):
+        if isinstance(op, linalg.GenericOp) and op.parent is not None:
+            found = fuse(op, plannable, tile_points)
+            if found is not None:
+                fused[found[0]] = found[1]
+    return fused

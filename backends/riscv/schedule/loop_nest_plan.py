@@ -1,0 +1,337 @@
+"""The plan of a register-tiled loop nest for one `linalg.generic` on memrefs: which loops
+remain, which dimensions are unrolled into the body, and where each operand's elements are.
+
+Every operand access of a generic whose indexing maps are affine sums (`d2 * 2 + d5`, no
+`floordiv`/`mod`) is a linear function of the iteration point: the byte address of operand X
+at point (i_0, ..., i_{n-1}) is
+
+    base_X + sum_d stride_X[d] * i_d + offset_X       (stride in bytes per unit of dimension d)
+
+The plan works on these strides only:
+
+1. Dimensions of bound 1 disappear; adjacent parallel dimensions d, d+1 merge into one of
+   bound B_d * B_{d+1} where every operand has stride_X[d] == B_{d+1} * stride_X[d+1] (a
+   contiguous walk: the requantization of an NCHW tensor is one loop over H*W per channel).
+2. Register tile: up to two of the last three parallel dimensions are split into
+   a loop stepping by T and T copies of the body (T_a * T_b accumulators held in registers).
+   Loads shared by tile points are loaded once: in a convolution the T_a output channels share
+   an input pixel and the T_b output pixels share a weight.
+3. Reduction dimensions of small bound are unrolled completely (3x3 windows); the innermost
+   remaining reduction loop is unrolled by U (a divisor of its bound).
+4. The tile is the one of least estimated instructions per body copy,
+       (loads shared within each reduction step + innermost loop overhead
+        + copies * body operations) / copies,
+   whose register estimate (`CostModel.estimate`: accumulators, one tile row of loaded values,
+   values held through the innermost loop, body temporaries, extra base registers for offsets
+   beyond 2 KiB, the loops' variables, bounds and pointers) fits the budget; where it does not,
+   inputs the innermost loop does not move are reloaded in it instead of held.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import product
+from math import prod
+
+from xdsl.dialects.builtin import MemRefType, ShapedType
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr
+
+from bitfold.backends.kernel.bufferize import element_bytes
+from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
+
+REGISTER_MARGIN = 1
+"""Registers the estimate leaves free (`pipeline.TILE_REGISTER_BUDGETS` retries with fewer
+where the allocator finds the estimate too low)."""
+
+BODY_TEMPORARIES_MAX = 8
+
+IMMEDIATE_REACH = 2048
+"""Bytes a load or store immediate reaches from its base register (12 bits, signed)."""
+
+TILE_SIZES = (8, 6, 5, 4, 3, 2, 1)
+MAX_BODY_COPIES = 144
+"""Tile points x unrolled reduction points: bounds the size of the innermost loop's body
+(a 4 x 4 tile of a 3 x 3 convolution)."""
+
+FULL_UNROLL_MAX_BOUND = 7
+"""Reduction dimensions up to this bound (kernel windows) are unrolled when the copies allow."""
+
+REDUCTION_UNROLL = (4, 2, 1)
+ELEMENTWISE_UNROLL = (4, 2, 1)
+ELEMENTWISE_UNROLL_MAX_BODY = 8
+"""Operations of an elementwise body beyond which unrolling saves under 10% (3 loop
+instructions per copy) and only multiplies the code."""
+
+
+def linear_form(expr: AffineExpr, n_dims: int) -> tuple[list[int], int] | None:
+    """`expr` as (coefficient per dimension, constant), or None if it is not a linear sum."""
+    if isinstance(expr, AffineDimExpr):
+        coefficients = [0] * n_dims
+        coefficients[expr.position] = 1
+        return coefficients, 0
+    if isinstance(expr, AffineConstantExpr):
+        return [0] * n_dims, expr.value
+    if not isinstance(expr, AffineBinaryOpExpr):
+        return None
+    lhs, rhs = linear_form(expr.lhs, n_dims), linear_form(expr.rhs, n_dims)
+    if lhs is None or rhs is None:
+        return None
+    if expr.kind == AffineBinaryOpKind.Add:
+        return [a + b for a, b in zip(lhs[0], rhs[0])], lhs[1] + rhs[1]
+    if expr.kind == AffineBinaryOpKind.Mul:
+        for (coefficients, constant), (other, factor) in ((lhs, rhs), (rhs, lhs)):
+            if not any(other):
+                return [c * factor for c in coefficients], constant * factor
+        return None
+    if expr.kind == AffineBinaryOpKind.FloorDiv and not any(rhs[0]) and rhs[1] == 1:
+        return lhs
+    return None
+
+
+@dataclass(frozen=True)
+class Access:
+    """Operand X's byte address is `base + sum_d stride[d] * i_d + offset`."""
+
+    stride: tuple[int, ...]
+    offset: int
+    element_bytes: int
+
+    def varies_with(self, dim: int) -> bool:
+        return self.stride[dim] != 0
+
+
+def access_of(memref_type: MemRefType, affine_map, n_dims: int) -> Access | None:
+    """The linear byte access of an operand read or written through `affine_map`."""
+    size = element_bytes(memref_type.get_element_type())
+    strides = ShapedType.strides_for_shape(memref_type.get_shape())
+    stride = [0] * n_dims
+    offset = 0
+    for result, element_stride in zip(affine_map.results, strides, strict=True):
+        form = linear_form(result, n_dims)
+        if form is None:
+            return None
+        coefficients, constant = form
+        stride = [s + c * element_stride * size for s, c in zip(stride, coefficients)]
+        offset += constant * element_stride * size
+    return Access(tuple(stride), offset, size)
+
+
+@dataclass(frozen=True)
+class Dim:
+    bound: int
+    parallel: bool
+
+
+@dataclass
+class NestPlan:
+    """Loops, outer to inner, and unrolled dimensions of one generic (module docstring).
+
+    `loops[k]` is (dimension, step); a loop over dimension d runs bound/step iterations and
+    each iteration covers `step` consecutive indices, unrolled in the body. `unrolled` are
+    the dimensions with no loop at all (step = bound)."""
+
+    dims: list[Dim]
+    accesses: list[Access]
+    steps: list[int]
+    """per dimension: how many of its indices one body covers (1: a plain loop)."""
+    loops: list[int] = field(default_factory=list)
+    """dimensions that remain loops, outer to inner"""
+    reloaded: frozenset[int] = frozenset()
+    """inputs loaded in the innermost loop although it does not move them (not hoisted out of
+    it: there are not registers enough to hold them through it)"""
+
+    def body_points(self) -> list[tuple[int, ...]]:
+        """Offsets (per dimension) of every body copy, reduction points outer, tile points inner."""
+        reduction = [range(self.steps[d]) if not self.dims[d].parallel else range(1) for d in range(len(self.dims))]
+        parallel = [range(self.steps[d]) if self.dims[d].parallel else range(1) for d in range(len(self.dims))]
+        points = []
+        for r in product(*reduction):
+            for p in product(*parallel):
+                points.append(tuple(a + b for a, b in zip(r, p)))
+        return points
+
+    def tile_points(self) -> list[tuple[int, ...]]:
+        parallel = [range(self.steps[d]) if self.dims[d].parallel else range(1) for d in range(len(self.dims))]
+        return list(product(*parallel))
+
+
+def merge_contiguous(dims: list[Dim], accesses: list[Access]) -> tuple[list[Dim], list[Access]]:
+    """Drop dimensions of bound 1 and merge adjacent parallel dimensions walked contiguously
+    by every operand (step 1 of the module docstring)."""
+    keep = [d for d, dim in enumerate(dims) if dim.bound > 1]
+    dims = [dims[d] for d in keep]
+    accesses = [Access(tuple(a.stride[d] for d in keep), a.offset, a.element_bytes) for a in accesses]
+    d = 0
+    while d + 1 < len(dims):
+        outer, inner = dims[d], dims[d + 1]
+        if outer.parallel and inner.parallel and all(a.stride[d] == inner.bound * a.stride[d + 1] for a in accesses):
+            dims[d : d + 2] = [Dim(outer.bound * inner.bound, True)]
+            accesses = [
+                Access((*a.stride[:d], a.stride[d + 1], *a.stride[d + 2 :]), a.offset, a.element_bytes)
+                for a in accesses
+            ]
+        else:
+            d += 1
+    return dims, accesses
+
+
+def _divisors(bound: int, candidates: Sequence[int]) -> list[int]:
+    return [t for t in candidates if t <= bound and bound % t == 0]
+
+
+def offsets_in_box(access: Access, extents: Sequence[int]) -> set[int]:
+    """Byte offsets of the operand over the box of points `[0, extents[d])` per dimension."""
+    addresses = {access.offset}
+    for stride, extent in zip(access.stride, extents):
+        if extent > 1 and stride:
+            addresses = {a + stride * i for a in addresses for i in range(extent)}
+    return addresses
+
+
+def distinct_in_box(access: Access, extents: Sequence[int]) -> int:
+    return len(offsets_in_box(access, extents))
+
+
+def extra_bases(access: Access, extents: Sequence[int]) -> int:
+    """Registers beyond the operand's pointer that its offsets in the box need: load and store
+    immediates reach 2 KiB (`register_tiled_loops.NestEmitter.address`)."""
+    return len({o // IMMEDIATE_REACH for o in offsets_in_box(access, extents)}) - 1
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """What one body copy costs and how many values it keeps live (module docstring, step 4)."""
+
+    body_operations: int
+    n_outputs: int
+    n_inputs: int
+    shared_pointers: int = 0
+    """operands the loops move that share another's pointer (constants in one interleaved panel)"""
+
+    def estimate(self, plan: NestPlan) -> tuple[float, int]:
+        """(instructions per body copy, registers live in the innermost loop) of `plan`."""
+        tile_box = [plan.steps[d] if dim.parallel else 1 for d, dim in enumerate(plan.dims)]
+        body_box = list(plan.steps)
+        copies = prod(body_box)
+        reduction_points = copies // prod(tile_box)
+        loops = [d for d, dim in enumerate(plan.dims) if plan.steps[d] < dim.bound]
+        innermost = loops[-1] if loops else None
+        inputs = list(enumerate(plan.accesses[: self.n_inputs]))
+        hoisted = [(k, a) for k, a in inputs if innermost is not None and not a.stride[innermost]]
+        streamed = [(k, a) for k, a in inputs if (k, a) not in hoisted or k in plan.reloaded]
+        # the nest shares a load between the tile points of one reduction point only (the
+        # count is the same at every reduction point: it is the tile translated)
+        loads = reduction_points * sum(distinct_in_box(a, tile_box) for _, a in streamed)
+        # per iteration of the innermost loop: the bound test, the loop variable's step and
+        # one bump per other pointer the loop moves
+        overhead = 0 if not loops else 1 + sum(1 for a in plan.accesses if a.stride[loops[-1]])
+        per_copy = (loads + overhead + copies * self.body_operations) / copies
+        # live in the innermost loop: accumulators, the tile row of one input kept while the
+        # other streams, values held through the loop, the body's own temporaries, the loops'
+        rows = [distinct_in_box(a, tile_box) for k, a in streamed]
+        row = min((r for r in rows if r > 1), default=1)
+        held = sum(distinct_in_box(a, body_box) for k, a in hoisted if k not in plan.reloaded)
+        temporaries = min(BODY_TEMPORARIES_MAX, 2 + self.body_operations // 8)
+        bases = sum(extra_bases(a, body_box) for a in plan.accesses)
+        registers = prod(tile_box) * self.n_outputs + row + held + temporaries + bases + loop_registers(plan, loops)
+        registers -= self.shared_pointers
+        return per_copy, registers
+
+    def hoistable(self, plan: NestPlan) -> list[int]:
+        """Inputs the innermost loop does not move, most held registers first."""
+        loops = [d for d, dim in enumerate(plan.dims) if plan.steps[d] < dim.bound]
+        if not loops:
+            return []
+        inputs = [(k, a) for k, a in enumerate(plan.accesses[: self.n_inputs]) if not a.stride[loops[-1]]]
+        return [k for k, a in sorted(inputs, key=lambda ka: -distinct_in_box(ka[1], plan.steps))]
+
+
+def loop_registers(plan: NestPlan, loops: list[int]) -> int:
+    """Registers the loops themselves hold through the innermost body: per loop its variable
+    and bound, one per pointer the loops move, and one (a copy of an enclosing loop variable).
+    `loop_allocation.py` often shares a pointer with a loop variable; the estimate does not
+    count on it."""
+    moved = sum(1 for a in plan.accesses if any(a.stride[d] for d in loops))
+    return 2 * len(loops) + moved + 1
+
+
+def plan_nest(
+    dims: list[Dim], accesses: list[Access], cost: CostModel, registers: int = ALLOCATABLE_INTEGER_REGISTERS
+) -> NestPlan:
+    """The tiled, unrolled nest of least estimated cost that fits `registers` (module docstring)."""
+    dims, accesses = merge_contiguous(dims, accesses)
+    registers -= REGISTER_MARGIN
+    n = len(dims)
+    parallel = [d for d in range(n) if dims[d].parallel]
+    reduction = [d for d in range(n) if not dims[d].parallel]
+
+    base_steps = [1] * n
+    small = [d for d in reduction if dims[d].bound <= FULL_UNROLL_MAX_BOUND]
+    best: tuple[float, int, NestPlan] | None = None
+    for tile in _tile_candidates(dims, parallel, bool(reduction), cost.body_operations):
+        for unroll in _reduction_candidates(dims, reduction, small):
+            steps = list(base_steps)
+            for d, t in {**tile, **unroll}.items():
+                steps[d] = t
+            copies = prod(steps)
+            if copies > MAX_BODY_COPIES:
+                continue
+            plan = NestPlan(dims, accesses, steps)
+            per_copy, needed = cost.estimate(plan)
+            for operand in cost.hoistable(plan):
+                if needed <= registers:
+                    break
+                plan.reloaded = plan.reloaded | {operand}
+                per_copy, needed = cost.estimate(plan)
+            if needed > registers and copies > 1:
+                continue
+            key = (per_copy, copies)
+            if best is None or key < best[:2]:
+                best = (per_copy, copies, plan)
+    assert best is not None  # the all-ones candidate always exists
+    plan = best[2]
+    plan.loops = [d for d in range(n) if plan.steps[d] < dims[d].bound]
+    return plan
+
+
+def _tile_candidates(dims: list[Dim], parallel: list[int], reducing: bool, body: int) -> list[dict[int, int]]:
+    """Register tiles: for a reduction, up to two of the last three parallel dimensions;
+    elementwise, the innermost parallel dimension unrolled where the body is short enough for
+    the loop's own instructions to matter."""
+    if not parallel:
+        return [{}]
+    if not reducing:
+        d = parallel[-1]
+        factors = ELEMENTWISE_UNROLL if body <= ELEMENTWISE_UNROLL_MAX_BODY else (1,)
+        return [{d: t} for t in _divisors(dims[d].bound, factors)]
+    window = parallel[-3:]
+    candidates: list[dict[int, int]] = [{}]
+    for i, a in enumerate(window):
+        for ta in _divisors(dims[a].bound, TILE_SIZES):
+            candidates.append({a: ta})
+            for b in window[i + 1 :]:
+                for tb in _divisors(dims[b].bound, TILE_SIZES):
+                    candidates.append({a: ta, b: tb})
+    return candidates
+
+
+def _reduction_candidates(dims: list[Dim], reduction: list[int], small: list[int]) -> list[dict[int, int]]:
+    """Small reduction dimensions unrolled completely (all, the innermost ones, or none), and
+    the innermost remaining reduction loop unrolled by a divisor of its bound."""
+    candidates: list[dict[int, int]] = []
+    for k in range(len(small) + 1):
+        full = {d: dims[d].bound for d in small[len(small) - k :]}
+        remaining = [d for d in reduction if d not in full]
+        if remaining:
+            inner = remaining[-1]
+            for u in _divisors(dims[inner].bound, REDUCTION_UNROLL):
+                candidates.append({**full, inner: u})
+        else:
+            candidates.append(full)
+    return candidates
+
+
+def generic_dims(op: linalg.GenericOp) -> list[Dim]:
+    bounds = op.get_static_loop_ranges()
+    kinds = [it.data for it in op.iterator_types]
+    return [Dim(int(b), k == linalg.IteratorType.PARALLEL) for b, k in zip(bounds, kinds, strict=True)]
