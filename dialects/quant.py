@@ -210,6 +210,24 @@ class QuantizedType(ParametrizedAttribute, TypeAttribute):
         low, high = self.value_range()
         return max(max(abs(low - zp), abs(high - zp)) for zp in self.zero_point_values())
 
+    @staticmethod
+    def cast_to_storage_type(quantized: Attribute) -> Attribute:
+        """The type `quantized` (a quantized type, or a tensor of one) is stored as: its
+        signless storage integer, in a tensor of the same shape for a tensor (upstream's
+        `QuantizedType::castToStorageType`)."""
+        if isinstance(quantized, TensorType):
+            return TensorType(quantized.element_type.storage_integer_type(), quantized.get_shape())
+        return quantized.storage_integer_type()
+
+    @staticmethod
+    def cast_to_expressed_type(quantized: Attribute) -> Attribute:
+        """The type `quantized` (a quantized type, or a tensor of one) dequantizes to: its
+        expressed float type, in a tensor of the same shape for a tensor (upstream's
+        `QuantizedType::castToExpressedType`)."""
+        if isinstance(quantized, TensorType):
+            return TensorType(quantized.element_type.expressed_type, quantized.get_shape())
+        return quantized.expressed_type
+
 
 def _parse_double(parser: AttrParser) -> float:
     """`float-literal`, or a hex integer literal holding the bits of a double (as upstream prints

@@ -22,7 +22,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.utils.exceptions import PassFailedException
 
 from bitfold.dialects.minifloat import F32_BIAS, F32_INFINITY, F32_MANTISSA_BITS, decode_table, is_fnuz, max_code, nan_code, sign_bit
-from bitfold.dialects.quant import DequantizeCastOp, FloatQuantizedType, QuantizeCastOp, element_type
+from bitfold.dialects.quant import DequantizeCastOp, FloatQuantizedType, QuantizeCastOp, QuantizedType, element_type
 from bitfold.passes.linalg_building import Body
 from bitfold.passes.lower_quant.elementwise import Parameter, build_elementwise, parameter_table
 
@@ -36,10 +36,6 @@ def _float_storage(op, container) -> FloatQuantizedType | None:
     if not isinstance(container, TensorType) or not isinstance(qtype.expressed_type, Float32Type):
         raise PassFailedException(f"lower-quant: '{op.name}' with float storage on {container}: only f32 tensors")
     return qtype
-
-
-def _storage_tensor(container: TensorType, qtype: FloatQuantizedType) -> TensorType:
-    return TensorType(qtype.storage_integer_type(), container.get_shape())
 
 
 def emit_encode(body: Body, v, qtype: FloatQuantizedType):
@@ -87,7 +83,7 @@ class LowerQuantizeToFloatStorage(RewritePattern):
             return emit_encode(body, body.emit(arith.DivfOp(body.values["input"], body.values["scale"])), qtype)
 
         lowered = build_elementwise(rewriter, op.input, f32, qtype, {"scale": Parameter(scales, f32)},
-                                    _storage_tensor(op.result.type, qtype), build)
+                                    QuantizedType.cast_to_storage_type(op.result.type), build)
         rewriter.replace(op, [], [lowered])
 
 

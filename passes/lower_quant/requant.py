@@ -61,8 +61,8 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import PassFailedException
 
-from bitfold.dialects.quant import Granularity, RequantizeOp, RoundingMode, UniformQuantizedType
-from bitfold.passes.lower_quant.casts import checked_tensor, storage_tensor
+from bitfold.dialects.quant import Granularity, QuantizedType, RequantizeOp, RoundingMode, UniformQuantizedType
+from bitfold.passes.lower_quant.casts import checked_tensor
 from bitfold.passes.lower_quant.elementwise import Body, Parameter, build_elementwise, parameter_table
 from bitfold.passes.requantization import check_i64_range, exact_ratios, multiplier_arrays
 
@@ -366,6 +366,6 @@ class LowerRequantize(RewritePattern):
             x = body.emit(arith.MinSIOp(body.emit(arith.MaxSIOp(x, v["low"])), v["high"]))
             return body.emit(arith.TruncIOp(x, storage_out)) if storage_out.width.data < width else x
 
-        result = storage_tensor(op.result.type)
+        result = QuantizedType.cast_to_storage_type(op.result.type)
         lowered = build_elementwise(rewriter, op.input, storage_in, layout, tables, result, build)
         rewriter.replace(op, [], [lowered])
