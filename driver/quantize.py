@@ -23,7 +23,7 @@ from bitfold.passes.calibration.calibrated_to_uniform import CalibratedToUniform
 from bitfold.passes.calibration.points import annotate_calibration, quantization_points, range_source
 from bitfold.passes.calibration.schemes import Scheme, activation_type
 from bitfold.passes.calibration.statistics import calibrated_range
-from bitfold.passes.observed_values import append_results
+from bitfold.passes.utils.observed_values import append_results
 
 OBSERVED_PREFIX = "calibration_point"
 

@@ -66,18 +66,22 @@ from bitfold.dialects.onnx.nn import (
     SoftmaxOp,
 )
 from bitfold.dialects.onnx.reduction import ReduceMaxOp, ReduceMinOp
-from bitfold.dialects.onnx.shape import (
-    normalized_axes,
-)
-from bitfold.passes import pass_failure
-from bitfold.passes.linalg_building import Body
+from bitfold.dialects.onnx.shape import normalized_axes
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
 from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.quant_to_integer.contraction import conv_loops
-from bitfold.passes.quant_to_integer.elementwise import broadcast_map
-from bitfold.passes.quant_to_integer.generic import affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.padding import padded
 from bitfold.passes.quant_to_integer.pooling import window_reduction
+from bitfold.passes.utils import pass_failure
+from bitfold.passes.utils.linalg_building import (
+    Body,
+    affine_map,
+    broadcast_map,
+    build_generic,
+    empty,
+    filled,
+    integer_constant,
+)
 
 PASS_NAME = "onnx-float-to-linalg"
 F32 = Float32Type()

@@ -1,5 +1,5 @@
 """`quant.qcast`, `quant.dcast`, `quant.scast` on tensors become integer / float arith in a
-`linalg.generic` (`elementwise`), bit-exact to `quant_semantics.quantize`, `dequantize`,
+`linalg.generic` (`passes.utils.parameter_tables`), bit-exact to `quant_semantics.quantize`, `dequantize`,
 `to_storage` / `from_storage`. N is the storage width, W the working integer width: 32 when
 N <= 16 (every |q - zp| < 2^17 fits), else 64.
 
@@ -39,8 +39,8 @@ from bitfold.dialects.quant import (
     StorageCastOp,
     element_type,
 )
-from bitfold.passes.lower_quant.elementwise import Body, Parameter, build_elementwise, parameter_table
 from bitfold.passes.lower_quant.rounding import emit_float_rounding
+from bitfold.passes.utils.parameter_tables import Body, Parameter, build_elementwise, parameter_table
 
 
 def working_type(qtype: QuantizedType) -> IntegerType:

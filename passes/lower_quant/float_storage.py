@@ -21,10 +21,19 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IndexTy
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import PassFailedException
 
-from bitfold.dialects.minifloat import F32_BIAS, F32_INFINITY, F32_MANTISSA_BITS, decode_table, is_fnuz, max_code, nan_code, sign_bit
+from bitfold.dialects.minifloat import (
+    F32_BIAS,
+    F32_INFINITY,
+    F32_MANTISSA_BITS,
+    decode_table,
+    is_fnuz,
+    max_code,
+    nan_code,
+    sign_bit,
+)
 from bitfold.dialects.quant import DequantizeCastOp, FloatQuantizedType, QuantizeCastOp, QuantizedType, element_type
-from bitfold.passes.linalg_building import Body
-from bitfold.passes.lower_quant.elementwise import Parameter, build_elementwise, parameter_table
+from bitfold.passes.utils.linalg_building import Body
+from bitfold.passes.utils.parameter_tables import Parameter, build_elementwise, parameter_table
 
 I32 = IntegerType(32)
 
