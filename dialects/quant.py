@@ -721,8 +721,65 @@ def _print_nested(printer: Printer, pairs: list[tuple[float, int]], shape: list[
     printer.print_string("}")
 
 
+class ScaleOnlyQuantizedType(QuantizedType):
+    """What the quantized types without a zero point share (`BipolarQuantizedType`,
+    `FloatQuantizedType`): scales per tensor or along one axis (`axes` empty or [axis], `scales`
+    one per channel), zero points all 0, printed as `..., s>` or `...:axis, {s0,s1}>`. Each
+    subclass declares `expressed_type`, `axes: ArrayAttr[IntAttr]` and `scales: ArrayAttr[FloatData]`
+    (declared here, they would come first in every subclass)."""
+
+    @property
+    def kind(self) -> Granularity:
+        return Granularity.PER_AXIS if self.axes.data else Granularity.PER_TENSOR
+
+    @property
+    def axis(self) -> int:
+        assert self.kind == Granularity.PER_AXIS
+        return self.axes.data[0].data
+
+    def parameter_arrays(self, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(scales, zero points) as float64 / int64 arrays broadcastable to `shape` (zero
+        points are all 0): shape () per tensor, size n at the axis per axis."""
+        scales = np.array(self.scale_values(), dtype=np.float64)
+        if self.kind == Granularity.PER_AXIS:
+            scales = scales.reshape(_axis_broadcast_shape(len(shape), self.axis, scales.size))
+        else:
+            scales = scales.reshape(())
+        return scales, np.zeros_like(scales, dtype=np.int64)
+
+    def scale_values(self) -> tuple[float, ...]:
+        return tuple(s.data for s in self.scales)
+
+    def zero_point_values(self) -> tuple[int, ...]:
+        return (0,) * len(self.scales)
+
+    def _verify_scales(self, what: str) -> None:
+        """The expressed type, the axis and the scales (`what` names the kind in the axis error)."""
+        if _float_type_name(self.expressed_type) is None:
+            raise VerifyException("expressed type must be floating point")
+        if len(self.axes) > 1:
+            raise VerifyException(f"{what} quantization takes at most one axis")
+        if self.kind == Granularity.PER_TENSOR and len(self.scales) != 1:
+            raise VerifyException("per-tensor quantization takes one scale and no axis")
+        for axis in self.axes:
+            if axis.data < 0:
+                raise VerifyException(f"illegal quantized dimension: {axis.data}")
+        for scale in self.scale_values():
+            if (error := scale_range_error(scale, self.expressed_type)) is not None:
+                raise VerifyException(error)
+
+    def _print_scales(self, printer: Printer) -> None:
+        """The expressed type and the scales up to the closing `>`."""
+        printer.print_attribute(self.expressed_type)
+        texts = [format_float(s) for s in self.scale_values()]
+        if self.kind == Granularity.PER_AXIS:
+            printer.print_string(f":{self.axis}, {{{','.join(texts)}}}>")
+        else:
+            printer.print_string(f", {texts[0]}>")
+
+
 @irdl_attr_definition
-class BipolarQuantizedType(QuantizedType):
+class BipolarQuantizedType(ScaleOnlyQuantizedType):
     """`!quant.bipolar<f32, 0.5>` (per tensor) or `!quant.bipolar<f32:1, {0.5,0.25}>` (per
     axis): the real value is `+scale` or `-scale`, what QONNX `BipolarQuant` and 1-bit signed
     `Quant` produce: `q = +1 if x >= 0 else -1`, the sign of x itself as QONNX takes it (a
@@ -745,50 +802,14 @@ class BipolarQuantizedType(QuantizedType):
             expressed, _ints([] if axis is None else [axis]), ArrayAttr(FloatData(float(s)) for s in values)
         )
 
-    @property
-    def kind(self) -> Granularity:
-        return Granularity.PER_AXIS if self.axes.data else Granularity.PER_TENSOR
-
-    @property
-    def axis(self) -> int:
-        assert self.kind == Granularity.PER_AXIS
-        return self.axes.data[0].data
-
     def storage_integer_type(self) -> IntegerType:
         return IntegerType(self.STORAGE_BITS)
-
-    def parameter_arrays(self, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(scales, zero points) as float64 / int64 arrays broadcastable to `shape` (zero
-        points are all 0): shape () per tensor, size n at the axis per axis."""
-        scales = np.array(self.scale_values(), dtype=np.float64)
-        if self.kind == Granularity.PER_AXIS:
-            scales = scales.reshape(_axis_broadcast_shape(len(shape), self.axis, scales.size))
-        else:
-            scales = scales.reshape(())
-        return scales, np.zeros_like(scales, dtype=np.int64)
 
     def value_range(self) -> tuple[int, int]:
         return -1, 1
 
-    def scale_values(self) -> tuple[float, ...]:
-        return tuple(s.data for s in self.scales)
-
-    def zero_point_values(self) -> tuple[int, ...]:
-        return (0,) * len(self.scales)
-
     def verify(self) -> None:
-        if _float_type_name(self.expressed_type) is None:
-            raise VerifyException("expressed type must be floating point")
-        if len(self.axes) > 1:
-            raise VerifyException("bipolar quantization takes at most one axis")
-        if self.kind == Granularity.PER_TENSOR and len(self.scales) != 1:
-            raise VerifyException("per-tensor quantization takes one scale and no axis")
-        for axis in self.axes:
-            if axis.data < 0:
-                raise VerifyException(f"illegal quantized dimension: {axis.data}")
-        for scale in self.scale_values():
-            if (error := scale_range_error(scale, self.expressed_type)) is not None:
-                raise VerifyException(error)
+        self._verify_scales("bipolar")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
@@ -811,16 +832,11 @@ class BipolarQuantizedType(QuantizedType):
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
-        printer.print_attribute(self.expressed_type)
-        texts = [format_float(s) for s in self.scale_values()]
-        if self.kind == Granularity.PER_AXIS:
-            printer.print_string(f":{self.axis}, {{{','.join(texts)}}}>")
-        else:
-            printer.print_string(f", {texts[0]}>")
+        self._print_scales(printer)
 
 
 @irdl_attr_definition
-class FloatQuantizedType(QuantizedType):
+class FloatQuantizedType(ScaleOnlyQuantizedType):
     """`!quant.uniform<f8E4M3FN:f32, 0.5>` (per tensor) or `!quant.uniform<f8E5M2:f32:1,
     {0.5,0.25}>` (per axis): a value of the float storage format standing for
     `value * scale` (the module docstring). Values are held as the storage format's bit
@@ -850,15 +866,6 @@ class FloatQuantizedType(QuantizedType):
         return self.storage_type.SEMANTICS  # pyright: ignore[reportAttributeAccessIssue]
 
     @property
-    def kind(self) -> Granularity:
-        return Granularity.PER_AXIS if self.axes.data else Granularity.PER_TENSOR
-
-    @property
-    def axis(self) -> int:
-        assert self.kind == Granularity.PER_AXIS
-        return self.axes.data[0].data
-
-    @property
     def storage_width(self) -> int:
         return self.semantics.bitwidth
 
@@ -870,15 +877,6 @@ class FloatQuantizedType(QuantizedType):
     def storage_integer_type(self) -> IntegerType:
         return IntegerType(self.storage_width)
 
-    def parameter_arrays(self, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(scales, zero points (all 0)) as float64 / int64 arrays broadcastable to `shape`."""
-        scales = np.array(self.scale_values(), dtype=np.float64)
-        if self.kind == Granularity.PER_AXIS:
-            scales = scales.reshape(_axis_broadcast_shape(len(shape), self.axis, scales.size))
-        else:
-            scales = scales.reshape(())
-        return scales, np.zeros_like(scales, dtype=np.int64)
-
     def value_range(self) -> tuple[int, int]:
         """The bit patterns' range (read unsigned)."""
         return 0, (1 << self.storage_width) - 1
@@ -886,36 +884,14 @@ class FloatQuantizedType(QuantizedType):
     def largest_offset(self) -> int:
         raise NotImplementedError("float storage has no integer offset")
 
-    def scale_values(self) -> tuple[float, ...]:
-        return tuple(s.data for s in self.scales)
-
-    def zero_point_values(self) -> tuple[int, ...]:
-        return (0,) * len(self.scales)
-
     def verify(self) -> None:
         if not isinstance(self.storage_type, FLOAT_STORAGE_TYPES):
             raise VerifyException(f"illegal float storage type: {self.storage_type}")
-        if _float_type_name(self.expressed_type) is None:
-            raise VerifyException("expressed type must be floating point")
-        if len(self.axes) > 1:
-            raise VerifyException("float storage quantization takes at most one axis")
-        if self.kind == Granularity.PER_TENSOR and len(self.scales) != 1:
-            raise VerifyException("per-tensor quantization takes one scale and no axis")
-        for axis in self.axes:
-            if axis.data < 0:
-                raise VerifyException(f"illegal quantized dimension: {axis.data}")
-        for scale in self.scale_values():
-            if (error := scale_range_error(scale, self.expressed_type)) is not None:
-                raise VerifyException(error)
+        self._verify_scales("float storage")
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{self.storage_type.name}:")  # pyright: ignore[reportAttributeAccessIssue]
-        printer.print_attribute(self.expressed_type)
-        texts = [format_float(s) for s in self.scale_values()]
-        if self.kind == Granularity.PER_AXIS:
-            printer.print_string(f":{self.axis}, {{{','.join(texts)}}}>")
-        else:
-            printer.print_string(f", {texts[0]}>")
+        self._print_scales(printer)
 
 
 @irdl_attr_definition
