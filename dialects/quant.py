@@ -98,15 +98,15 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from bitfold.dialects.evaluation import NumpyEvaluable
-from bitfold.dialects.minifloat import FLOAT_STORAGE_TYPES
 from bitfold.dialects.float_literal import (
     DOUBLE,
     FLOAT_FORMATS,
     FloatFormat,
     format_float,
-    parse_hex_float,
     round_to_format,
 )
+from bitfold.dialects.minifloat import FLOAT_STORAGE_TYPES
+from bitfold.dialects.xdsl_compat.hex_float import parse_float_or_hex_bits
 
 MAX_STORAGE_BITS = 32
 """Widest storage type (`QuantizedType::MaxStorageBits` upstream)."""
@@ -229,23 +229,10 @@ class QuantizedType(ParametrizedAttribute, TypeAttribute):
         return quantized.expressed_type
 
 
-def _parse_double(parser: AttrParser) -> float:
-    """`float-literal`, or a hex integer literal holding the bits of a double (as upstream prints
-    a double that no short decimal spells)."""
-    value = parser.parse_optional_float(allow_negative=True)
-    if value is None:
-        token = parser._current_token.text  # pyright: ignore[reportPrivateUsage]
-        if not token.lower().startswith("0x"):
-            parser.raise_error("expected floating point literal")
-        parser.parse_integer(allow_boolean=False, allow_negative=False)
-        value = parse_hex_float(token)
-    return value
-
-
 def _parse_scale(parser: AttrParser, expressed: Attribute) -> float:
     """A scale: a double (`_parse_double`) the expressed type can hold."""
     position = parser.pos
-    scale = _parse_double(parser)
+    scale = parse_float_or_hex_bits(parser)
     if (error := scale_range_error(scale, expressed)) is not None:
         parser.raise_error(error, position, parser.pos)
     return scale
@@ -985,9 +972,9 @@ class CalibratedQuantizedType(ParametrizedAttribute, TypeAttribute):
             if _float_type_name(expressed) is None:
                 parser.raise_error("expecting float expressed type", position, parser.pos)
             with parser.in_angle_brackets():
-                minimum = _parse_double(parser)
+                minimum = parse_float_or_hex_bits(parser)
                 parser.parse_punctuation(":")
-                maximum = _parse_double(parser)
+                maximum = parse_float_or_hex_bits(parser)
             if not minimum < maximum:
                 parser.raise_error(f"illegal min and max: ({format_float(minimum)}:{format_float(maximum)})",
                                    position, parser.pos)

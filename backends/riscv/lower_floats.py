@@ -32,7 +32,6 @@ from xdsl.dialects import arith, math, riscv, rv32, rv64
 from xdsl.dialects.builtin import AnyFloat, Float32Type, FloatAttr, IntegerAttr, ModuleOp, UnrealizedConversionCastOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -54,6 +53,7 @@ from bitfold.backends.riscv.float_instructions import (
 )
 from bitfold.backends.riscv.lower_integers import select_ops
 from bitfold.backends.riscv.registers import bit_width, canonical_constant, load_immediate, sign_extend, zero_extend
+from bitfold.dialects.xdsl_compat.dead_casts import erase_unused_casts
 
 CANONICAL_NAN = 0x7FC00000
 """The quiet NaN every RISC-V F instruction returns for a NaN result."""
@@ -200,14 +200,6 @@ class LowerFloatArith(RewritePattern):
                 ops, result = sign_extend(new.rd, width, xlen)
                 return [new, *ops], result
         return None
-
-
-def erase_unused_casts(module: ModuleOp) -> None:
-    """Drop the casts `to_register`'s shortcut left without uses: xDSL 0.74's pattern walkers fail
-    on a dead cast ("insertion point must have a parent block")."""
-    for op in reversed(list(module.walk())):
-        if isinstance(op, UnrealizedConversionCastOp) and not op.results[0].uses:
-            Rewriter.erase_op(op)
 
 
 def refuse_floats(module: ModuleOp, allowed: tuple[type, ...] = ()) -> None:
