@@ -68,9 +68,7 @@ from bitfold.dialects.onnx.nn import (
 from bitfold.dialects.onnx.reduction import ReduceMaxOp, ReduceMinOp
 from bitfold.dialects.onnx.shape import normalized_axes
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
-from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.quant_to_integer.contraction import conv_loops
-from bitfold.passes.quant_to_integer.padding import padded
 from bitfold.passes.quant_to_integer.pooling import window_reduction
 from bitfold.passes.utils import pass_failure
 from bitfold.passes.utils.linalg_building import (
@@ -82,6 +80,8 @@ from bitfold.passes.utils.linalg_building import (
     filled,
     integer_constant,
 )
+from bitfold.passes.utils.onnx_cleanup import EraseUnusedOnnxOp
+from bitfold.passes.utils.padding import padded
 
 PASS_NAME = "onnx-float-to-linalg"
 F32 = Float32Type()

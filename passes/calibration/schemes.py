@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import AnyFloat
 
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, QuantizedType, UniformQuantizedType
-from bitfold.passes.onnx_to_quant.storage import canonical_storage
+from bitfold.passes.utils.canonical_storage import canonical_storage
 
 SMALLEST_RANGE = 1e-8
 """A range narrower than this (a constant activation) is widened to it, so the scale is positive."""

@@ -57,9 +57,9 @@ from bitfold.passes.quant_to_integer.operands import (
     quantized_operand,
     storage_value,
 )
-from bitfold.passes.quant_to_integer.padding import padded, padded_taps
 from bitfold.passes.quant_to_integer.sign_thresholds import affine_chain
 from bitfold.passes.utils.linalg_building import I32, Body, affine_map, build_generic, empty, filled, integer_constant
+from bitfold.passes.utils.padding import padded, padded_taps
 
 
 def bipolar_input(op: Operation, value: SSAValue) -> Quantized | None:

@@ -53,8 +53,8 @@ from bitfold.passes.quant_to_integer.operands import (
     storage_value,
     widened,
 )
-from bitfold.passes.quant_to_integer.padding import padded
 from bitfold.passes.utils.linalg_building import I32, affine_map, build_generic, filled, integer_constant
+from bitfold.passes.utils.padding import padded
 
 
 def constant_weight(op: Operation, value: SSAValue, channel_axis: int) -> Quantized:

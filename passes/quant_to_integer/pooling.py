@@ -36,8 +36,8 @@ from bitfold.passes.quant_to_integer.operands import (
     storage_value,
     widened,
 )
-from bitfold.passes.quant_to_integer.padding import padded
 from bitfold.passes.utils.linalg_building import I32, affine_map, build_generic, empty, filled, integer_constant
+from bitfold.passes.utils.padding import padded
 
 
 def window_reduction(rewriter: PatternRewriter, source: SSAValue, init: SSAValue, window: SlidingWindow, build) -> SSAValue:
