@@ -30,7 +30,7 @@ take their weights as arguments.
 Every column's outputs are checked bit for bit: against the case's numpy reference (which is what
 the C kernels compute) and, for bitfold, against its own interpreter on the integer IR it compiled
 (`run_reference`). The requantization multipliers and shifts the C kernels take are bitfold's own
-(`passes/requantization.py`: M in [2^30, 2^31), shift n, from the exact ratio of the model's float32
+(`passes/utils/requantization.py`: M in [2^30, 2^31), shift n, from the exact ratio of the model's float32
 scales, whose input scale is a power of two so that the bias scale is exact), and the C kernels round
 half up where bitfold rounds half to even: with an odd multiplier and n > 31 a tie cannot occur, so
 every column must equal every other, and the last column of the table says whether they do.
@@ -75,7 +75,7 @@ from bitfold.backends.kernel.harness import (
 )
 from bitfold.compile import CompiledModel, compile_model
 from bitfold.load import import_onnx, load_module
-from bitfold.passes.requantization import fixed_point_scale
+from bitfold.passes.utils.requantization import fixed_point_scale
 
 BENCH = Path(__file__).resolve().parent
 KERNEL_SOURCES = BENCH / "kernels"

@@ -98,15 +98,15 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from bitfold.dialects.evaluation import NumpyEvaluable
-from bitfold.dialects.minifloat import FLOAT_STORAGE_TYPES
 from bitfold.dialects.float_literal import (
     DOUBLE,
     FLOAT_FORMATS,
     FloatFormat,
     format_float,
-    parse_hex_float,
     round_to_format,
 )
+from bitfold.dialects.minifloat import FLOAT_STORAGE_TYPES
+from bitfold.dialects.xdsl_compat.hex_float import parse_float_or_hex_bits
 
 MAX_STORAGE_BITS = 32
 """Widest storage type (`QuantizedType::MaxStorageBits` upstream)."""
@@ -210,24 +210,29 @@ class QuantizedType(ParametrizedAttribute, TypeAttribute):
         low, high = self.value_range()
         return max(max(abs(low - zp), abs(high - zp)) for zp in self.zero_point_values())
 
+    @staticmethod
+    def cast_to_storage_type(quantized: Attribute) -> Attribute:
+        """The type `quantized` (a quantized type, or a tensor of one) is stored as: its
+        signless storage integer, in a tensor of the same shape for a tensor (upstream's
+        `QuantizedType::castToStorageType`)."""
+        if isinstance(quantized, TensorType):
+            return TensorType(quantized.element_type.storage_integer_type(), quantized.get_shape())
+        return quantized.storage_integer_type()
 
-def _parse_double(parser: AttrParser) -> float:
-    """`float-literal`, or a hex integer literal holding the bits of a double (as upstream prints
-    a double that no short decimal spells)."""
-    value = parser.parse_optional_float(allow_negative=True)
-    if value is None:
-        token = parser._current_token.text  # pyright: ignore[reportPrivateUsage]
-        if not token.lower().startswith("0x"):
-            parser.raise_error("expected floating point literal")
-        parser.parse_integer(allow_boolean=False, allow_negative=False)
-        value = parse_hex_float(token)
-    return value
+    @staticmethod
+    def cast_to_expressed_type(quantized: Attribute) -> Attribute:
+        """The type `quantized` (a quantized type, or a tensor of one) dequantizes to: its
+        expressed float type, in a tensor of the same shape for a tensor (upstream's
+        `QuantizedType::castToExpressedType`)."""
+        if isinstance(quantized, TensorType):
+            return TensorType(quantized.element_type.expressed_type, quantized.get_shape())
+        return quantized.expressed_type
 
 
 def _parse_scale(parser: AttrParser, expressed: Attribute) -> float:
     """A scale: a double (`_parse_double`) the expressed type can hold."""
     position = parser.pos
-    scale = _parse_double(parser)
+    scale = parse_float_or_hex_bits(parser)
     if (error := scale_range_error(scale, expressed)) is not None:
         parser.raise_error(error, position, parser.pos)
     return scale
@@ -703,8 +708,65 @@ def _print_nested(printer: Printer, pairs: list[tuple[float, int]], shape: list[
     printer.print_string("}")
 
 
+class ScaleOnlyQuantizedType(QuantizedType):
+    """What the quantized types without a zero point share (`BipolarQuantizedType`,
+    `FloatQuantizedType`): scales per tensor or along one axis (`axes` empty or [axis], `scales`
+    one per channel), zero points all 0, printed as `..., s>` or `...:axis, {s0,s1}>`. Each
+    subclass declares `expressed_type`, `axes: ArrayAttr[IntAttr]` and `scales: ArrayAttr[FloatData]`
+    (declared here, they would come first in every subclass)."""
+
+    @property
+    def kind(self) -> Granularity:
+        return Granularity.PER_AXIS if self.axes.data else Granularity.PER_TENSOR
+
+    @property
+    def axis(self) -> int:
+        assert self.kind == Granularity.PER_AXIS
+        return self.axes.data[0].data
+
+    def parameter_arrays(self, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(scales, zero points) as float64 / int64 arrays broadcastable to `shape` (zero
+        points are all 0): shape () per tensor, size n at the axis per axis."""
+        scales = np.array(self.scale_values(), dtype=np.float64)
+        if self.kind == Granularity.PER_AXIS:
+            scales = scales.reshape(_axis_broadcast_shape(len(shape), self.axis, scales.size))
+        else:
+            scales = scales.reshape(())
+        return scales, np.zeros_like(scales, dtype=np.int64)
+
+    def scale_values(self) -> tuple[float, ...]:
+        return tuple(s.data for s in self.scales)
+
+    def zero_point_values(self) -> tuple[int, ...]:
+        return (0,) * len(self.scales)
+
+    def _verify_scales(self, what: str) -> None:
+        """The expressed type, the axis and the scales (`what` names the kind in the axis error)."""
+        if _float_type_name(self.expressed_type) is None:
+            raise VerifyException("expressed type must be floating point")
+        if len(self.axes) > 1:
+            raise VerifyException(f"{what} quantization takes at most one axis")
+        if self.kind == Granularity.PER_TENSOR and len(self.scales) != 1:
+            raise VerifyException("per-tensor quantization takes one scale and no axis")
+        for axis in self.axes:
+            if axis.data < 0:
+                raise VerifyException(f"illegal quantized dimension: {axis.data}")
+        for scale in self.scale_values():
+            if (error := scale_range_error(scale, self.expressed_type)) is not None:
+                raise VerifyException(error)
+
+    def _print_scales(self, printer: Printer) -> None:
+        """The expressed type and the scales up to the closing `>`."""
+        printer.print_attribute(self.expressed_type)
+        texts = [format_float(s) for s in self.scale_values()]
+        if self.kind == Granularity.PER_AXIS:
+            printer.print_string(f":{self.axis}, {{{','.join(texts)}}}>")
+        else:
+            printer.print_string(f", {texts[0]}>")
+
+
 @irdl_attr_definition
-class BipolarQuantizedType(QuantizedType):
+class BipolarQuantizedType(ScaleOnlyQuantizedType):
     """`!quant.bipolar<f32, 0.5>` (per tensor) or `!quant.bipolar<f32:1, {0.5,0.25}>` (per
     axis): the real value is `+scale` or `-scale`, what QONNX `BipolarQuant` and 1-bit signed
     `Quant` produce: `q = +1 if x >= 0 else -1`, the sign of x itself as QONNX takes it (a
@@ -727,50 +789,14 @@ class BipolarQuantizedType(QuantizedType):
             expressed, _ints([] if axis is None else [axis]), ArrayAttr(FloatData(float(s)) for s in values)
         )
 
-    @property
-    def kind(self) -> Granularity:
-        return Granularity.PER_AXIS if self.axes.data else Granularity.PER_TENSOR
-
-    @property
-    def axis(self) -> int:
-        assert self.kind == Granularity.PER_AXIS
-        return self.axes.data[0].data
-
     def storage_integer_type(self) -> IntegerType:
         return IntegerType(self.STORAGE_BITS)
-
-    def parameter_arrays(self, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(scales, zero points) as float64 / int64 arrays broadcastable to `shape` (zero
-        points are all 0): shape () per tensor, size n at the axis per axis."""
-        scales = np.array(self.scale_values(), dtype=np.float64)
-        if self.kind == Granularity.PER_AXIS:
-            scales = scales.reshape(_axis_broadcast_shape(len(shape), self.axis, scales.size))
-        else:
-            scales = scales.reshape(())
-        return scales, np.zeros_like(scales, dtype=np.int64)
 
     def value_range(self) -> tuple[int, int]:
         return -1, 1
 
-    def scale_values(self) -> tuple[float, ...]:
-        return tuple(s.data for s in self.scales)
-
-    def zero_point_values(self) -> tuple[int, ...]:
-        return (0,) * len(self.scales)
-
     def verify(self) -> None:
-        if _float_type_name(self.expressed_type) is None:
-            raise VerifyException("expressed type must be floating point")
-        if len(self.axes) > 1:
-            raise VerifyException("bipolar quantization takes at most one axis")
-        if self.kind == Granularity.PER_TENSOR and len(self.scales) != 1:
-            raise VerifyException("per-tensor quantization takes one scale and no axis")
-        for axis in self.axes:
-            if axis.data < 0:
-                raise VerifyException(f"illegal quantized dimension: {axis.data}")
-        for scale in self.scale_values():
-            if (error := scale_range_error(scale, self.expressed_type)) is not None:
-                raise VerifyException(error)
+        self._verify_scales("bipolar")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
@@ -793,16 +819,11 @@ class BipolarQuantizedType(QuantizedType):
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
-        printer.print_attribute(self.expressed_type)
-        texts = [format_float(s) for s in self.scale_values()]
-        if self.kind == Granularity.PER_AXIS:
-            printer.print_string(f":{self.axis}, {{{','.join(texts)}}}>")
-        else:
-            printer.print_string(f", {texts[0]}>")
+        self._print_scales(printer)
 
 
 @irdl_attr_definition
-class FloatQuantizedType(QuantizedType):
+class FloatQuantizedType(ScaleOnlyQuantizedType):
     """`!quant.uniform<f8E4M3FN:f32, 0.5>` (per tensor) or `!quant.uniform<f8E5M2:f32:1,
     {0.5,0.25}>` (per axis): a value of the float storage format standing for
     `value * scale` (the module docstring). Values are held as the storage format's bit
@@ -832,15 +853,6 @@ class FloatQuantizedType(QuantizedType):
         return self.storage_type.SEMANTICS  # pyright: ignore[reportAttributeAccessIssue]
 
     @property
-    def kind(self) -> Granularity:
-        return Granularity.PER_AXIS if self.axes.data else Granularity.PER_TENSOR
-
-    @property
-    def axis(self) -> int:
-        assert self.kind == Granularity.PER_AXIS
-        return self.axes.data[0].data
-
-    @property
     def storage_width(self) -> int:
         return self.semantics.bitwidth
 
@@ -852,15 +864,6 @@ class FloatQuantizedType(QuantizedType):
     def storage_integer_type(self) -> IntegerType:
         return IntegerType(self.storage_width)
 
-    def parameter_arrays(self, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(scales, zero points (all 0)) as float64 / int64 arrays broadcastable to `shape`."""
-        scales = np.array(self.scale_values(), dtype=np.float64)
-        if self.kind == Granularity.PER_AXIS:
-            scales = scales.reshape(_axis_broadcast_shape(len(shape), self.axis, scales.size))
-        else:
-            scales = scales.reshape(())
-        return scales, np.zeros_like(scales, dtype=np.int64)
-
     def value_range(self) -> tuple[int, int]:
         """The bit patterns' range (read unsigned)."""
         return 0, (1 << self.storage_width) - 1
@@ -868,36 +871,14 @@ class FloatQuantizedType(QuantizedType):
     def largest_offset(self) -> int:
         raise NotImplementedError("float storage has no integer offset")
 
-    def scale_values(self) -> tuple[float, ...]:
-        return tuple(s.data for s in self.scales)
-
-    def zero_point_values(self) -> tuple[int, ...]:
-        return (0,) * len(self.scales)
-
     def verify(self) -> None:
         if not isinstance(self.storage_type, FLOAT_STORAGE_TYPES):
             raise VerifyException(f"illegal float storage type: {self.storage_type}")
-        if _float_type_name(self.expressed_type) is None:
-            raise VerifyException("expressed type must be floating point")
-        if len(self.axes) > 1:
-            raise VerifyException("float storage quantization takes at most one axis")
-        if self.kind == Granularity.PER_TENSOR and len(self.scales) != 1:
-            raise VerifyException("per-tensor quantization takes one scale and no axis")
-        for axis in self.axes:
-            if axis.data < 0:
-                raise VerifyException(f"illegal quantized dimension: {axis.data}")
-        for scale in self.scale_values():
-            if (error := scale_range_error(scale, self.expressed_type)) is not None:
-                raise VerifyException(error)
+        self._verify_scales("float storage")
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{self.storage_type.name}:")  # pyright: ignore[reportAttributeAccessIssue]
-        printer.print_attribute(self.expressed_type)
-        texts = [format_float(s) for s in self.scale_values()]
-        if self.kind == Granularity.PER_AXIS:
-            printer.print_string(f":{self.axis}, {{{','.join(texts)}}}>")
-        else:
-            printer.print_string(f", {texts[0]}>")
+        self._print_scales(printer)
 
 
 @irdl_attr_definition
@@ -991,9 +972,9 @@ class CalibratedQuantizedType(ParametrizedAttribute, TypeAttribute):
             if _float_type_name(expressed) is None:
                 parser.raise_error("expecting float expressed type", position, parser.pos)
             with parser.in_angle_brackets():
-                minimum = _parse_double(parser)
+                minimum = parse_float_or_hex_bits(parser)
                 parser.parse_punctuation(":")
-                maximum = _parse_double(parser)
+                maximum = parse_float_or_hex_bits(parser)
             if not minimum < maximum:
                 parser.raise_error(f"illegal min and max: ({format_float(minimum)}:{format_float(maximum)})",
                                    position, parser.pos)

@@ -27,7 +27,7 @@ from bitfold.backends.kernel.harness.toolchain import time_limit
 from bitfold.backends.llvm import DEFAULT_VLEN, HOST, LLVM_TARGETS, VLENS, LlvmInputError, harness_target
 from bitfold.backends.riscv import ARCHITECTURES, CodegenError
 from bitfold.compile import CompiledModel, compile_model
-from bitfold.diagnostics import add_tensor_cap_argument, fail, one_line_errors
+from bitfold.diagnostics import add_tensor_cap_argument, exit_with_error, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
@@ -109,9 +109,9 @@ def main(args: Sequence[str] | None = None) -> None:
     if options.count and not options.run:
         parser.error("--count needs --run: it counts one call on those inputs")
     if options.symbol is not None and not C_IDENTIFIER.fullmatch(options.symbol):
-        fail(f"error: --symbol '{options.symbol}' is not a C identifier")
+        exit_with_error(f"error: --symbol '{options.symbol}' is not a C identifier")
     if options.symbol is not None and len(options.symbol) > MAX_NAME_BYTES:
-        fail(f"error: --symbol '{options.symbol[:40]}...' is longer than {MAX_NAME_BYTES} characters "
+        exit_with_error(f"error: --symbol '{options.symbol[:40]}...' is longer than {MAX_NAME_BYTES} characters "
              "(it names the output files)")
     if options.count and options.target == HOST:
         parser.error("--count counts instructions under qemu: not for --target host")
@@ -145,4 +145,4 @@ def main(args: Sequence[str] | None = None) -> None:
             if options.count:
                 _print_counts(compiled, counted.instructions, directory / f"{compiled.symbol}.S", workdir)
         if not all(np.array_equal(o, r) for o, r in zip(outputs, reference, strict=True)):
-            fail("error: the qemu run differs from bitfold-run")
+            exit_with_error("error: the qemu run differs from bitfold-run")

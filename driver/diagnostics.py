@@ -42,7 +42,7 @@ def add_tensor_cap_argument(parser: argparse.ArgumentParser) -> None:
                              f"elements are capped at {DEFAULT_MAX_ELEMENTS:,} or N, whichever is larger)")
 
 
-def fail(message: str) -> NoReturn:
+def exit_with_error(message: str) -> NoReturn:
     """Print `message` as one line (line breaks quoted from the input escaped) and exit 1."""
     print(message.replace("\r", "\\r").replace("\n", "\\n"), file=sys.stderr)
     sys.exit(1)
@@ -54,17 +54,19 @@ def one_line_errors(*user_errors: type[Exception]) -> Iterator[None]:
     unreadable or refused files, tensors over the cap, input nested deeper than Python's
     recursion limit, memory exhaustion, integers beyond what numpy holds (`OverflowError`,
     e.g. a requantization multiplier of a scale of 1e30), and the driver's own `user_errors`)
-    into `fail`. numpy's floating-point warnings are off inside."""
+    into `exit_with_error`. numpy's floating-point warnings are off inside."""
     try:
         with np.errstate(all="ignore"):  # IEEE overflow / NaN in constant folding: semantics, not warnings
             yield
     except (ParseError, DiagnosticException, OverflowError) as error:
-        fail(one_line_error(error))
+        exit_with_error(one_line_error(error))
     except (FrontendError, ArrayFileError, TensorTooLarge, *user_errors) as error:
-        fail(f"error: {error}")
+        exit_with_error(f"error: {error}")
     except OSError as error:
-        fail(f"error: {error.strerror}: {error.filename}")
+        exit_with_error(f"error: {error.strerror}: {error.filename}")
     except RecursionError:
-        fail("error: the input is nested too deeply (Python's recursion limit was reached)")
+        exit_with_error("error: the input is nested too deeply (Python's recursion limit was reached)")
     except MemoryError:
-        fail("error: out of memory (lower the tensor cap with --max-tensor-bytes or BITFOLD_MAX_TENSOR_BYTES)")
+        exit_with_error(
+            "error: out of memory (lower the tensor cap with --max-tensor-bytes or BITFOLD_MAX_TENSOR_BYTES)"
+        )

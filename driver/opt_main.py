@@ -17,7 +17,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from bitfold import __version__, register_into
-from bitfold.diagnostics import add_tensor_cap_argument, fail, one_line_errors
+from bitfold.diagnostics import add_tensor_cap_argument, exit_with_error, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.frontends import FrontendError
 from bitfold.load import import_onnx
@@ -141,6 +141,6 @@ def main(args: Sequence[str] | None = None) -> None:
     try:
         driver = BitfoldOptMain(args=args)
     except (ValueError, ArgSpecParseError) as error:  # an unknown pass or a bad pipeline spec
-        fail(f"error: {str(error).strip().splitlines()[-1].strip()}")
+        exit_with_error(f"error: {str(error).strip().splitlines()[-1].strip()}")
     with one_line_errors():
         driver.run()

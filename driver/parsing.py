@@ -6,13 +6,10 @@
   (`dense<0> : tensor<100000000000xi8>`) whose type is over the tensor cap
   (`bitfold.dialects.tensor_limits`) is a parse error at its type, before xDSL builds its
   elements (a splat is expanded to every element); so is an integer type wider than MLIR allows.
-- Importing this module fixes xDSL 0.74's string lexer (`MLIRLexer._unescaped_characters_regex`,
-  `"(?:[^"\\\\\\n\\v\\f]+|\\\\(...))*"`): the `+` nested in `*` backtracks exponentially on an
-  unterminated string (26 characters take seconds, x1.7 per character). The replacement has
-  the same language with possessive quantifiers (`++`, `*+`, Python 3.11), so a match fails
-  in linear time. It is applied only while xDSL still has the faulty pattern.
-- Text some xDSL parser crashes on (`XDSL_PARSER_CRASHES`) is a parse error as well; the same
-  exceptions raised by bitfold's own code are bugs and propagate.
+- Importing this module fixes xDSL 0.74's exponential string lexer
+  (`bitfold.dialects.xdsl_compat.string_lexer`).
+- Text some xDSL parser crashes on (`bitfold.dialects.xdsl_compat.parser_crashes`) is a parse error
+  as well; the same exceptions raised by bitfold's own code are bugs and propagate.
 """
 
 import re
@@ -20,20 +17,15 @@ import re
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
-from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.tensor_limits import TensorTooLarge, check_tensor
+from bitfold.dialects.xdsl_compat.parser_crashes import XDSL_PARSER_CRASHES, raised_by_xdsl
+from bitfold.dialects.xdsl_compat.string_lexer import use_linear_string_lexer
 from bitfold.frontends import FrontendError
 
-XDSL_STRING_LITERAL = r'"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
-"""xDSL 0.74's string literal pattern (exponential backtracking on a missing `"`)."""
-
-LINEAR_STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
-"""The same strings, matched without backtracking into a run of characters."""
-
-if MLIRLexer._unescaped_characters_regex.pattern == XDSL_STRING_LITERAL:  # pyright: ignore[reportPrivateUsage]
-    MLIRLexer._unescaped_characters_regex = LINEAR_STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
+use_linear_string_lexer()
 
 
 def mlir_text(data: bytes, name: str) -> str:
@@ -82,30 +74,16 @@ class CappedParser(Parser):
         return super().parse_dense_int_or_fp_elements_attr(type)
 
 
-XDSL_PARSER_CRASHES = (ValueError, NotImplementedError)
-"""What xDSL 0.74's parsers raise on some malformed text instead of a `ParseError`: ValueError
-(`iterator_types = ["banana"]` in `linalg.generic`, from the enum; `dense<300> : tensor<2xi8>`,
-from `IntegerType.get_normalized_value`), NotImplementedError (`array<i333: 1>`). These are all
-that 3,000 mutated `.mlir` texts of `tests/fuzz` and `tests/driver/test_hostile_input.py` raise."""
-
-
-def raised_in_bitfold(error: BaseException) -> bool:
-    """Whether the innermost frame of `error`'s traceback is bitfold's own code."""
-    frame = error.__traceback__
-    while frame is not None and frame.tb_next is not None:
-        frame = frame.tb_next
-    return frame is not None and frame.tb_frame.f_globals.get("__name__", "").startswith("bitfold.")
-
-
 def parse_module(ctx: Context, text: str, name: str, implicit_module: bool = True) -> ModuleOp:
     """The module in `text` (see the module docstring). Every malformed text is a
     `ParseError`, at the token where parsing stopped for `XDSL_PARSER_CRASHES` raised inside
-    xDSL; anything else, and anything bitfold's own code raises, propagates as the bug it is."""
+    xDSL (`raised_by_xdsl`); anything else, and anything bitfold's own code raises, propagates as
+    the bug it is."""
     parser = CappedParser(ctx, text, name)
     try:
         return parser.parse_module(implicit_module)
     except XDSL_PARSER_CRASHES as error:
-        if raised_in_bitfold(error):
+        if not raised_by_xdsl(error):
             raise
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         parser.raise_error(message)

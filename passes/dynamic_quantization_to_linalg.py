@@ -35,11 +35,10 @@ from bitfold.dialects.onnx.elementwise import CastOp
 from bitfold.dialects.onnx.nn import SlidingWindow
 from bitfold.dialects.onnx.quantization import ConvIntegerOp, DynamicQuantizeLinearOp, MatMulIntegerOp
 from bitfold.passes.float_generics import F32, clamp, fail, reduce, tensor_shape
-from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.contraction import conv_loops
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import narrowest_signed
-from bitfold.passes.quant_to_integer.padding import padded
+from bitfold.passes.utils.linalg_building import I32, Body, affine_map, build_generic, empty, filled, integer_constant
+from bitfold.passes.utils.padding import padded
 
 I16 = IntegerType(16)
 U8_HIGH = 255.0

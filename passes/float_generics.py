@@ -14,10 +14,16 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
-from bitfold.passes import pass_failure
-from bitfold.passes.linalg_building import Body
-from bitfold.passes.quant_to_integer.elementwise import broadcast_map
-from bitfold.passes.quant_to_integer.generic import affine_map, build_generic, empty, filled, integer_constant
+from bitfold.passes.utils import pass_failure
+from bitfold.passes.utils.linalg_building import (
+    Body,
+    affine_map,
+    broadcast_map,
+    build_generic,
+    empty,
+    filled,
+    integer_constant,
+)
 
 PASS_NAME = "onnx-float-to-linalg"
 F32 = Float32Type()

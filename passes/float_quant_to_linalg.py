@@ -34,8 +34,7 @@ from bitfold.dialects.onnx.constant import dense_to_numpy
 from bitfold.dialects.qonnx import FloatQuantOp, minifloat_max
 from bitfold.dialects.quant import RoundingMode
 from bitfold.passes.float_generics import F32, clamp, elementwise, fail
-from bitfold.passes.linalg_building import Body
-from bitfold.passes.quant_to_integer.generic import I32, integer_constant
+from bitfold.passes.utils.linalg_building import I32, Body, integer_constant
 
 F32_TINY = float(np.finfo(np.float32).tiny)
 F32_EXPONENT_MIN = -126

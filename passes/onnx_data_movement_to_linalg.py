@@ -101,9 +101,8 @@ from bitfold.dialects.onnx.shape import (
     UnsqueezeOp,
     normalized_axes,
 )
-from bitfold.passes import pass_failure
-from bitfold.passes.linalg_building import Body, generic_op
-from bitfold.passes.quant_to_integer.elementwise import broadcast_map
+from bitfold.passes.utils import pass_failure
+from bitfold.passes.utils.linalg_building import Body, broadcast_map, generic_op
 
 PASS_NAME = "onnx-data-movement-to-linalg"
 

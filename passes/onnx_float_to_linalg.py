@@ -85,15 +85,21 @@ from bitfold.passes.dynamic_quantization_to_linalg import (
 )
 from bitfold.passes.float_generics import F32, PASS_NAME, clamp, elementwise, fail, float_operand, reduce, tensor_shape
 from bitfold.passes.float_quant_to_linalg import LowerFloatQuant
-from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
-from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.quant_to_integer.contraction import conv_loops
-from bitfold.passes.quant_to_integer.elementwise import broadcast_map
-from bitfold.passes.quant_to_integer.generic import affine_map, build_generic, empty, filled, integer_constant
-from bitfold.passes.quant_to_integer.padding import padded
 from bitfold.passes.quant_to_integer.pooling import window_reduction
 from bitfold.passes.recurrent_decomposition import DecomposeRecurrent
+from bitfold.passes.utils.linalg_building import (
+    Body,
+    affine_map,
+    broadcast_map,
+    build_generic,
+    empty,
+    filled,
+    integer_constant,
+)
+from bitfold.passes.utils.onnx_cleanup import EraseUnusedOnnxOp
+from bitfold.passes.utils.padding import padded
 
 F32_LOWEST = float(np.finfo(np.float32).min)
 """-3.4028235e38, where MaxPool pads and max reductions start (ONNX: -inf; they differ only on a

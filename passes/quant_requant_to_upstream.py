@@ -47,13 +47,13 @@ from bitfold.dialects.quant import (
     DequantizeCastOp,
     Granularity,
     QuantizeCastOp,
+    QuantizedType,
     RequantizeOp,
     StorageCastOp,
     UniformQuantizedType,
     element_type,
 )
 from bitfold.dialects.quant_semantics import dequantize, quantize, requantize
-from bitfold.passes.lower_quant.casts import expressed_tensor, storage_tensor
 from bitfold.passes.lower_quant.requant import LowerRequantize
 
 EXHAUSTIVE_LIMIT = 1 << 18
@@ -104,7 +104,7 @@ class SpellRequantizeUpstream(RewritePattern):
         if not isinstance(op.input.type, TensorType):
             return
         if upstream_casts_are_exact(op):
-            dequantized = DequantizeCastOp(op.input, expressed_tensor(op.input.type))
+            dequantized = DequantizeCastOp(op.input, QuantizedType.cast_to_expressed_type(op.input.type))
             rewriter.replace(op, [dequantized, QuantizeCastOp(dequantized.result, op.result.type)])
             return
         self._integer_form(op, rewriter)
@@ -117,7 +117,7 @@ class SpellRequantizeUpstream(RewritePattern):
         if not uses:
             rewriter.erase(op)
             return
-        stored = StorageCastOp(source, storage_tensor(source.type))
+        stored = StorageCastOp(source, QuantizedType.cast_to_storage_type(source.type))
         rewriter.insert(stored, InsertPoint.before(op))
         LowerRequantize().match_and_rewrite(op, rewriter)
         user, index = uses[0]

@@ -20,7 +20,7 @@ from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.elementwise import AddOp
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp
 from bitfold.dialects.onnx.shape import ConcatOp
-from bitfold.passes.quant_propagation.casts import dequantized_type, quantize_users, static_shape, stored_constant
+from bitfold.passes.utils.quant_casts import dequantized_type, quantize_users, static_shape, stored_constant
 
 INT32_MAX = 2**31 - 1
 """Largest value an int32 accumulator holds."""

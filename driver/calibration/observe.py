@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import InterpretationError, VerifyException
 from bitfold.calibration.batched import batched_module, stacked
 from bitfold.calibration.progress import Progress
 from bitfold.interpreter import entry_function, run, run_on_samples
-from bitfold.passes.observed_values import append_results
+from bitfold.passes.utils.observed_values import append_results
 
 OBSERVED_PREFIX = "calibration_point"
 CHUNK_ELEMENTS = 1 << 24

@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import AnyFloat
 
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, QuantizedType, UniformQuantizedType
-from bitfold.passes.onnx_to_quant.storage import canonical_storage
+from bitfold.passes.utils.canonical_storage import canonical_storage
 
 WEIGHT_CLIP_FRACTIONS = np.linspace(0.3, 1.0, 71)
 """Candidate clipping fractions of a channel's peak |w| (steps of 0.01)."""

@@ -19,16 +19,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from bitfold.dialects.onnx.constant import ConstantOp
 from bitfold.dialects.onnx.elementwise import MaxOp, MinOp
 from bitfold.dialects.onnx.encoding import dense_attr
-from bitfold.dialects.quant import (
-    DequantizeCastOp,
-    QuantizeCastOp,
-    QuantizedType,
-    RequantizeOp,
-    element_type,
-)
+from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp, QuantizedType, RequantizeOp, element_type
 from bitfold.passes.layer_report.costs import is_constant, layer_ops
-from bitfold.passes.lower_quant.casts import expressed_tensor
-from bitfold.passes.observed_values import append_results
+from bitfold.passes.utils.observed_values import append_results
 
 PROBE_PREFIX = "probe"
 
@@ -36,7 +29,7 @@ PROBE_PREFIX = "probe"
 def _dequantized(value: SSAValue, after: Operation) -> SSAValue:
     if not isinstance(element_type(value.type), QuantizedType):
         return value
-    cast = DequantizeCastOp(value, expressed_tensor(value.type))
+    cast = DequantizeCastOp(value, QuantizedType.cast_to_expressed_type(value.type))
     Rewriter.insert_op(cast, InsertPoint.after(after))
     return cast.result
 
@@ -88,4 +81,4 @@ def strip_activation_quantization(module: ModuleOp) -> None:
             for result in op.results:
                 if isinstance(result.type, TensorType) and isinstance(element_type(result.type), QuantizedType) \
                         and not is_constant(result):
-                    Rewriter.replace_value_with_new_type(result, expressed_tensor(result.type))
+                    Rewriter.replace_value_with_new_type(result, QuantizedType.cast_to_expressed_type(result.type))

@@ -4,9 +4,11 @@ quantized type becomes its signless storage integer type.
 - `casts`: qcast (divide, round in the op's mode, zero point in the op's order, clamp,
   fptosi), dcast (extend, subtract, sitofp, multiply), scast (a no-op or a reinterpreting
   `builtin.unrealized_conversion_cast` to `uiN` / `siN`); bit-exact to `quant_semantics`.
-- `requant`: the integer-only fixed-point rescale of `bitfold.passes.requantization`.
-- `elementwise`: the generic each of them builds (per-axis and sub-channel parameters as
-  constant tables read through broadcasting / floordiv indexing maps).
+- `requant`: the integer-only fixed-point rescale of `bitfold.passes.utils.requantization`.
+- `float_storage`: qcast / dcast with float storage (f8E4M3FN, ...).
+The generic each of them builds is `passes.utils.parameter_tables.build_elementwise`
+(per-axis and sub-channel parameters as constant tables read through broadcasting / floordiv
+indexing maps).
 """
 
 from dataclasses import dataclass

@@ -1,5 +1,5 @@
 """`quant.qcast`, `quant.dcast`, `quant.scast` on tensors become integer / float arith in a
-`linalg.generic` (`elementwise`), bit-exact to `quant_semantics.quantize`, `dequantize`,
+`linalg.generic` (`passes.utils.parameter_tables`), bit-exact to `quant_semantics.quantize`, `dequantize`,
 `to_storage` / `from_storage`. N is the storage width, W the working integer width: 32 when
 N <= 16 (every |q - zp| < 2^17 fits), else 64.
 
@@ -39,18 +39,8 @@ from bitfold.dialects.quant import (
     StorageCastOp,
     element_type,
 )
-from bitfold.passes.lower_quant.elementwise import Body, Parameter, build_elementwise, parameter_table
 from bitfold.passes.lower_quant.rounding import emit_float_rounding
-
-
-def storage_tensor(container: TensorType) -> TensorType:
-    """The tensor type a quantized tensor lowers to: its signless storage integers."""
-    return TensorType(container.element_type.storage_integer_type(), container.get_shape())
-
-
-def expressed_tensor(container: TensorType) -> TensorType:
-    """The tensor type a quantized tensor dequantizes to: its expressed float type."""
-    return TensorType(container.element_type.expressed_type, container.get_shape())
+from bitfold.passes.utils.parameter_tables import Body, Parameter, build_elementwise, parameter_table
 
 
 def working_type(qtype: QuantizedType) -> IntegerType:
@@ -94,7 +84,7 @@ class LowerQuantizeCast(RewritePattern):
         if isinstance(qtype, BipolarQuantizedType):
             zero = Parameter(np.zeros(()), float_type)
             build = lambda body: body.emit(arith.CmpfOp(body.values["input"], body.values["zero"], "oge"))
-            lowered = build_elementwise(rewriter, op.input, float_type, qtype, {"zero": zero}, storage_tensor(result), build)
+            lowered = build_elementwise(rewriter, op.input, float_type, qtype, {"zero": zero}, QuantizedType.cast_to_storage_type(result), build)
             rewriter.replace(op, [], [lowered])
             return
         rounding, first = op.rounding_mode, op.adds_zero_point_first
@@ -130,7 +120,7 @@ class LowerQuantizeCast(RewritePattern):
                 i = _emit_clamp(body, i, body.values["low"], body.values["high"], arith.MaxSIOp, arith.MinSIOp)
             return body.emit(arith.TruncIOp(i, storage)) if storage.width != wide.width else i
 
-        lowered = build_elementwise(rewriter, op.input, float_type, qtype, parameters, storage_tensor(result), build)
+        lowered = build_elementwise(rewriter, op.input, float_type, qtype, parameters, QuantizedType.cast_to_storage_type(result), build)
         rewriter.replace(op, [], [lowered])
 
 
@@ -180,7 +170,7 @@ class LowerStorageCast(RewritePattern):
                 return
             rewriter.replace(op, [], [op.input])
             return
-        lowered_type = storage_tensor(quantized) if isinstance(quantized, TensorType) else quantized.storage_integer_type()
+        lowered_type = QuantizedType.cast_to_storage_type(quantized)
         result_type = lowered_type if quantized is op.result.type else op.result.type
         rewriter.replace(op, UnrealizedConversionCastOp.get([op.input], [result_type]))
 

@@ -40,9 +40,16 @@ from bitfold.dialects.minifloat import (
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
 from bitfold.dialects.onnx.encoding import dense_attr
-from bitfold.dialects.quant import DequantizeCastOp, FloatQuantizedType, QuantizeCastOp, StorageCastOp, element_type
-from bitfold.passes.linalg_building import Body
-from bitfold.passes.lower_quant.elementwise import Parameter, build_elementwise, parameter_table
+from bitfold.dialects.quant import (
+    DequantizeCastOp,
+    FloatQuantizedType,
+    QuantizeCastOp,
+    QuantizedType,
+    StorageCastOp,
+    element_type,
+)
+from bitfold.passes.utils.linalg_building import Body
+from bitfold.passes.utils.parameter_tables import Parameter, build_elementwise, parameter_table
 
 I32 = IntegerType(32)
 
@@ -54,10 +61,6 @@ def _float_storage(op, container) -> FloatQuantizedType | None:
     if not isinstance(container, TensorType) or not isinstance(qtype.expressed_type, Float32Type):
         raise PassFailedException(f"lower-quant: '{op.name}' with float storage on {container}: only f32 tensors")
     return qtype
-
-
-def _storage_tensor(container: TensorType, qtype: FloatQuantizedType) -> TensorType:
-    return TensorType(qtype.storage_integer_type(), container.get_shape())
 
 
 def emit_encode(body: Body, v, qtype: FloatQuantizedType, saturate: bool = True):
@@ -114,7 +117,7 @@ class LowerQuantizeToFloatStorage(RewritePattern):
             return emit_encode(body, quotient, qtype, op.saturates)
 
         lowered = build_elementwise(rewriter, op.input, f32, qtype, {"scale": Parameter(scales, f32)},
-                                    _storage_tensor(op.result.type, qtype), build)
+                                    QuantizedType.cast_to_storage_type(op.result.type), build)
         rewriter.replace(op, [], [lowered])
 
 

@@ -1,5 +1,5 @@
 """`quant.requant` on tensors becomes the integer-only fixed-point form of
-`bitfold.passes.requantization` in a `linalg.generic`, in i32 arithmetic (RV32IM has no i64)
+`bitfold.passes.utils.requantization` in a `linalg.generic`, in i32 arithmetic (RV32IM has no i64)
 wherever the ranges allow it (the fallback, last, is i64):
 
     x = ext(q)                              (extsi / extui by the input's signedness)
@@ -61,10 +61,10 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import PassFailedException
 
-from bitfold.dialects.quant import Granularity, RequantizeOp, RoundingMode, UniformQuantizedType
-from bitfold.passes.lower_quant.casts import checked_tensor, storage_tensor
-from bitfold.passes.lower_quant.elementwise import Body, Parameter, build_elementwise, parameter_table
-from bitfold.passes.requantization import check_i64_range, exact_ratios, multiplier_arrays
+from bitfold.dialects.quant import Granularity, QuantizedType, RequantizeOp, RoundingMode, UniformQuantizedType
+from bitfold.passes.lower_quant.casts import checked_tensor
+from bitfold.passes.utils.parameter_tables import Body, Parameter, build_elementwise, parameter_table
+from bitfold.passes.utils.requantization import check_i64_range, exact_ratios, multiplier_arrays
 
 _SLT, _SGE, _EQ, _NE, _SGT, _UGT = "slt", "sge", "eq", "ne", "sgt", "ugt"
 
@@ -439,6 +439,6 @@ class LowerRequantize(RewritePattern):
                 x = body.emit(arith.MinSIOp(x, v["high"]))
             return body.emit(arith.TruncIOp(x, storage_out)) if storage_out.width.data < width else x
 
-        result = storage_tensor(op.result.type)
+        result = QuantizedType.cast_to_storage_type(op.result.type)
         lowered = build_elementwise(rewriter, op.input, storage_in, layout, tables, result, build)
         rewriter.replace(op, [], [lowered])

@@ -15,7 +15,7 @@ from xdsl.dialects import arith, math
 from xdsl.ir import SSAValue
 
 from bitfold.dialects.quant import RoundingMode
-from bitfold.passes.lower_quant.elementwise import Body
+from bitfold.passes.utils.parameter_tables import Body
 
 _DIRECT = {
     RoundingMode.HALF_TO_EVEN: math.RoundEvenOp,

@@ -13,7 +13,6 @@ from bitfold.dialects.canonicalization_patterns.quant import (
     FoldRequantizeOfConstant,
     FoldStorageCastOfConstant,
 )
-from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.onnx_to_quant.nbits import MatMulNBitsToQuant
 from bitfold.passes.onnx_to_quant.qdq import DequantizeLinearToCast, QuantizeLinearToCast
 from bitfold.passes.onnx_to_quant.qonnx import BipolarQuantToCasts, QuantToCasts, TruncToRequant, TruncV1ToRequant
@@ -26,6 +25,7 @@ from bitfold.passes.onnx_to_quant.qop import (
     QLinearPoolToFloat,
     QLinearSoftmaxToFloat,
 )
+from bitfold.passes.utils.onnx_cleanup import EraseUnusedOnnxOp
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,8 @@ from bitfold.dialects.quant import (
     UniformQuantizedType,
     element_type,
 )
-from bitfold.passes import pass_failure
-from bitfold.passes.onnx_to_quant.storage import canonical_storage
-
+from bitfold.passes.utils import pass_failure
+from bitfold.passes.utils.canonical_storage import canonical_storage
 
 fail = partial(pass_failure.fail, "onnx-to-quant")
 """`fail(op, message)`: stop the pass with one line naming the op and its node."""

@@ -34,7 +34,7 @@ from bitfold.passes.onnx_to_quant.parameters import (
     same_float_type,
     uniform_type,
 )
-from bitfold.passes.onnx_to_quant.storage import with_value_range
+from bitfold.passes.utils.canonical_storage import with_value_range
 
 
 def onnx_quantized_type(op: OnnxOp, integers: SSAValue, scale: SSAValue, zero_point: SSAValue | None,

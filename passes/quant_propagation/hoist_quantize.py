@@ -28,9 +28,9 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from bitfold.dialects import quant
+from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.shape import ConcatOp, PadOp, SplitOp, normalized_axes
 from bitfold.dialects.quant_semantics import quantize
-from bitfold.passes.quant_propagation.casts import constant_array, static_shape
 from bitfold.passes.quant_propagation.sink_dequantize import (
     SINK_DEQUANTIZE_PATTERNS,
     SinkDequantize,
@@ -39,6 +39,7 @@ from bitfold.passes.quant_propagation.sink_dequantize import (
     operands_by_name,
     with_axis,
 )
+from bitfold.passes.utils.quant_casts import static_shape
 
 SINK_PATTERNS = {
     op_type: p for p in SINK_DEQUANTIZE_PATTERNS if isinstance(p, SinkDequantize) for op_type in p.op_types

@@ -26,7 +26,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from bitfold.dialects import quant
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.base import OnnxOp
-from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.constant import ConstantOp, constant_array
 from bitfold.dialects.onnx.elementwise import WhereOp
 from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import MaxPoolOp, SlidingWindow
@@ -49,7 +49,7 @@ from bitfold.dialects.onnx.shape import (
 )
 from bitfold.dialects.quant_semantics import dequantize
 from bitfold.dialects.tensor_limits import check_tensor
-from bitfold.passes.quant_propagation.casts import constant_array, dequantize_source, static_shape
+from bitfold.passes.utils.quant_casts import dequantize_source, static_shape
 
 
 def with_axis(quantized: quant.QuantizedType, axis: int) -> quant.QuantizedType:

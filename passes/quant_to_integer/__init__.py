@@ -50,7 +50,6 @@ from bitfold.dialects.onnx.constant import ConstantOp
 from bitfold.dialects.onnx.shape import ResizeOp
 from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp
 from bitfold.passes.canonicalize_quant import quant_canonicalization_patterns
-from bitfold.passes.onnx_to_quant.folding import EraseUnusedOnnxOp
 from bitfold.passes.quant_propagation.hoist_quantize import HOIST_QUANTIZE_PATTERNS
 from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
 from bitfold.passes.quant_to_integer.activation_matmul import ActivationMatMulToInteger
@@ -77,6 +76,7 @@ from bitfold.passes.quant_to_integer.sign_thresholds import SignAfterAffineToThr
 from bitfold.passes.quant_to_integer.signless import SinkStorageCast, make_storage_signless
 from bitfold.passes.quant_to_integer.softmax import SoftmaxToInteger
 from bitfold.passes.quant_to_integer.tables import FloatStorageRequantToTable, QLinearUnaryToTable, UnaryToTable
+from bitfold.passes.utils.onnx_cleanup import EraseUnusedOnnxOp
 
 INTEGER_PATTERNS = (
     SignAfterAffineToThreshold(),

@@ -24,7 +24,6 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from bitfold.dialects.onnx.nn import MatMulOp
 from bitfold.passes.quant_to_integer.contraction import finish_contraction
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled
 from bitfold.passes.quant_to_integer.operands import (
     Quantized,
     check_i32,
@@ -34,6 +33,7 @@ from bitfold.passes.quant_to_integer.operands import (
     storage_value,
     widened,
 )
+from bitfold.passes.utils.linalg_building import I32, affine_map, build_generic, empty, filled
 
 
 def _batch_reads(shape: tuple[int, ...], out_batch: tuple[int, ...], dims: list[AffineExpr]) -> list[AffineExpr]:

@@ -34,9 +34,9 @@ import numpy as np
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.nn import BatchNormalizationOp
 from bitfold.dialects.quant import Granularity, UniformQuantizedType
-from bitfold.passes.quant_propagation.casts import constant_array
 from bitfold.passes.quant_to_integer.dequantized import dequantized
 from bitfold.passes.quant_to_integer.elementwise import add_real_constant
 from bitfold.passes.quant_to_integer.operands import Quantized, fail, quantized_operand

@@ -46,10 +46,8 @@ from bitfold.dialects.onnx.elementwise import AddOp
 from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp, SlidingWindow
 from bitfold.dialects.quant import BipolarQuantizedType, Granularity
-from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.bit_packing import WORD_BITS, disagreements, packed_activations, packed_constant
 from bitfold.passes.quant_to_integer.contraction import constant_weight, finish_contraction, split_bias
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
     Quantized,
     check_i32,
@@ -59,8 +57,9 @@ from bitfold.passes.quant_to_integer.operands import (
     quantized_operand,
     storage_value,
 )
-from bitfold.passes.quant_to_integer.padding import padded, padded_taps
 from bitfold.passes.quant_to_integer.sign_thresholds import affine_chain
+from bitfold.passes.utils.linalg_building import I32, Body, affine_map, build_generic, empty, filled, integer_constant
+from bitfold.passes.utils.padding import padded, padded_taps
 
 
 def bipolar_input(op: Operation, value: SSAValue) -> Quantized | None:

@@ -18,7 +18,7 @@ from xdsl.ir.affine import AffineDimExpr
 from xdsl.pattern_rewriter import PatternRewriter
 
 from bitfold.dialects.onnx.shape import PadOp, ReshapeOp
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, filled, integer_constant
+from bitfold.passes.utils.linalg_building import I32, affine_map, build_generic, filled, integer_constant
 
 WORD_BITS = 32
 

@@ -40,7 +40,6 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from bitfold.dialects.quant import RequantizeOp, UniformQuantizedType
 from bitfold.passes.quant_to_integer.dequantized import quantized
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
     INT32_MAX,
     Quantized,
@@ -51,6 +50,7 @@ from bitfold.passes.quant_to_integer.operands import (
     storage_value,
     widened,
 )
+from bitfold.passes.utils.linalg_building import I32, affine_map, build_generic, filled, integer_constant
 
 MAX_GRID_SHIFT = 30
 

@@ -33,14 +33,13 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects.onnx.base import ints_or
+from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp, SlidingWindow
 from bitfold.dialects.quant import Granularity, UniformQuantizedType
-from bitfold.passes.quant_propagation.casts import constant_array
 from bitfold.passes.quant_to_integer.batch_norm import FoldedBatchNorm, following_batch_norm
 from bitfold.passes.quant_to_integer.blocked import blocked_accumulator
 from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
 from bitfold.passes.quant_to_integer.elementwise import add_real_constant
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
     Quantized,
     accumulator_type,
@@ -54,7 +53,8 @@ from bitfold.passes.quant_to_integer.operands import (
     storage_value,
     widened,
 )
-from bitfold.passes.quant_to_integer.padding import padded
+from bitfold.passes.utils.linalg_building import I32, affine_map, build_generic, filled, integer_constant
+from bitfold.passes.utils.padding import padded
 
 
 def constant_weight(op: Operation, value: SSAValue, channel_axis: int) -> Quantized:

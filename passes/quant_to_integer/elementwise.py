@@ -32,10 +32,11 @@ import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntAttr, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects.evaluation import numpy_dtype_of
+from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.elementwise import AddOp, ClipOp, MulOp, ReluOp, SubOp
 from bitfold.dialects.onnx.shape import ConcatOp
 from bitfold.dialects.quant import (
@@ -48,10 +49,7 @@ from bitfold.dialects.quant import (
     UniformQuantizedType,
     element_type,
 )
-from bitfold.passes.lower_quant.elementwise import Parameter, build_elementwise, parameter_table
-from bitfold.passes.quant_propagation.casts import constant_array
 from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
     INT32_MAX,
     Quantized,
@@ -65,6 +63,8 @@ from bitfold.passes.quant_to_integer.operands import (
     storage_value,
     widened,
 )
+from bitfold.passes.utils.linalg_building import I32, broadcast_map, build_generic, empty, integer_constant
+from bitfold.passes.utils.parameter_tables import Parameter, build_elementwise, parameter_table
 
 I1 = IntegerType(1)
 RESCALE_BITS = 16
@@ -244,14 +244,6 @@ class ClipToInteger(RewritePattern):
         clamped = _clamped(rewriter, op, rescaled, np.full(count, int(limits[0])), np.full(count, int(limits[1])))
         rewriter.replace(qcast, [], [quantized(rewriter, clamped, target)])
         rewriter.erase(op)
-
-
-def broadcast_map(shape, out_rank: int):
-    """ONNX multidirectional broadcasting: operand dims right-aligned, size 1 reads index 0."""
-    offset = out_rank - len(shape)
-    return affine_map(
-        out_rank, [AffineConstantExpr(0) if size == 1 else AffineDimExpr(offset + i) for i, size in enumerate(shape)]
-    )
 
 
 def add_real_constant(

@@ -39,7 +39,6 @@ from bitfold.dialects.quant import (
     StorageCastOp,
     element_type,
 )
-from bitfold.passes.lower_quant.casts import storage_tensor
 from bitfold.passes.quant_to_integer.elementwise import narrowed_by_clip
 
 QUANT_TYPE = "quant.type"
@@ -132,7 +131,7 @@ def _argument(function: func.FuncOp, index: int) -> None:
             f"quant-to-integer: integer-io: argument {index} of @{function.sym_name.data} is not read by qcasts to one type"
         )
     quantized = users[0].result.type
-    argument = Rewriter.replace_value_with_new_type(argument, storage_tensor(quantized))
+    argument = Rewriter.replace_value_with_new_type(argument, QuantizedType.cast_to_storage_type(quantized))
     for user in users:
         Rewriter.replace_op(user, StorageCastOp(argument, quantized))
     function.arg_attrs = _with_entry(function.arg_attrs, index, len(function.args), StringAttr(str(element_type(quantized))))
@@ -158,7 +157,7 @@ def _result(function: func.FuncOp, ret: func.ReturnOp, index: int) -> None:
             f"quant-to-integer: integer-io: result {index} of @{function.sym_name.data} is not dequantized "
             "or storage integers"
         )
-    cast = StorageCastOp(producer.input, storage_tensor(quantized))
+    cast = StorageCastOp(producer.input, QuantizedType.cast_to_storage_type(quantized))
     Rewriter.insert_op(cast, InsertPoint.before(ret))
     ret.operands[index] = cast.result
     if not producer.result.uses:

@@ -26,10 +26,9 @@ from bitfold.dialects.quant import (
     UniformQuantizedType,
     element_type,
 )
-from bitfold.passes import pass_failure
-from bitfold.passes.linalg_building import Body
-from bitfold.passes.quant_propagation.casts import stored_constant
-from bitfold.passes.quant_to_integer.generic import I32
+from bitfold.passes.utils import pass_failure
+from bitfold.passes.utils.linalg_building import I32, Body
+from bitfold.passes.utils.quant_casts import stored_constant
 
 PASS = "quant-to-integer"
 INT32_MAX = (1 << 31) - 1

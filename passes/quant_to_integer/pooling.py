@@ -26,7 +26,6 @@ from bitfold.dialects.onnx.nn import AveragePoolOp, GlobalAveragePoolOp, MaxPool
 from bitfold.dialects.quant import BipolarQuantizedType, QuantizedType, element_type
 from bitfold.dialects.tensor_limits import check_type
 from bitfold.passes.quant_to_integer.dequantized import dequantized, quantized
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
     Quantized,
     accumulator_type,
@@ -37,7 +36,8 @@ from bitfold.passes.quant_to_integer.operands import (
     storage_value,
     widened,
 )
-from bitfold.passes.quant_to_integer.padding import padded
+from bitfold.passes.utils.linalg_building import I32, affine_map, build_generic, empty, filled, integer_constant
+from bitfold.passes.utils.padding import padded
 
 
 def window_reduction(rewriter: PatternRewriter, source: SSAValue, init: SSAValue, window: SlidingWindow, build) -> SSAValue:

@@ -26,7 +26,6 @@ from bitfold.dialects.onnx.reduction import ReduceMaxOp, ReduceMeanOp, ReduceOnn
 from bitfold.dialects.onnx.shape import ReshapeOp, normalized_axes
 from bitfold.dialects.quant import DequantizeCastOp, UniformQuantizedType
 from bitfold.passes.quant_to_integer.dequantized import dequantized
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, filled
 from bitfold.passes.quant_to_integer.operands import (
     Quantized,
     accumulator_type,
@@ -37,6 +36,7 @@ from bitfold.passes.quant_to_integer.operands import (
     storage_value,
     widened,
 )
+from bitfold.passes.utils.linalg_building import I32, affine_map, build_generic, filled
 
 
 def _reduced_axes(op: ReduceOnnxOp, rank: int) -> list[int] | None:

@@ -32,6 +32,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.elementwise import AddOp, DivOp, MulOp, SubOp
 from bitfold.dialects.onnx.nn import BatchNormalizationOp
 from bitfold.dialects.quant import (
@@ -41,12 +42,9 @@ from bitfold.dialects.quant import (
     UniformQuantizedType,
     element_type,
 )
-from bitfold.passes.linalg_building import Body
-from bitfold.passes.quant_propagation.casts import constant_array
 from bitfold.passes.quant_to_integer.dequantized import quantized
-from bitfold.passes.quant_to_integer.elementwise import broadcast_map
-from bitfold.passes.quant_to_integer.generic import I32, build_generic, empty, integer_constant
 from bitfold.passes.quant_to_integer.operands import Quantized, exact, fail, storage_value, widened
+from bitfold.passes.utils.linalg_building import I32, Body, broadcast_map, build_generic, empty, integer_constant
 
 AFFINE_OPS = (MulOp, DivOp, AddOp, SubOp, BatchNormalizationOp)
 I1 = IntegerType(1)

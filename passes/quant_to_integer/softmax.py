@@ -35,9 +35,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from bitfold.dialects.onnx.nn import SoftmaxOp
 from bitfold.dialects.quant import Granularity, QuantizeCastOp, UniformQuantizedType, element_type
-from bitfold.passes.linalg_building import Body
 from bitfold.passes.quant_to_integer.dequantized import dequantized
-from bitfold.passes.quant_to_integer.generic import I32, affine_map, build_generic, empty, filled, integer_constant
 from bitfold.passes.quant_to_integer.operands import (
     INT32_MAX,
     accumulator_type,
@@ -47,6 +45,7 @@ from bitfold.passes.quant_to_integer.operands import (
     widened,
 )
 from bitfold.passes.quant_to_integer.tables import lookup, table_input_values
+from bitfold.passes.utils.linalg_building import I32, Body, affine_map, build_generic, empty, filled, integer_constant
 
 
 def exponential_error(length: int, exp_bits: int) -> float:

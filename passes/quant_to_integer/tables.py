@@ -64,12 +64,11 @@ from bitfold.dialects.quant import (
     UniformQuantizedType,
     element_type,
 )
-from bitfold.passes.linalg_building import Body
 from bitfold.passes.onnx_to_quant.parameters import constant_parameter
 from bitfold.passes.onnx_to_quant.qdq import onnx_quantized_type
 from bitfold.passes.quant_to_integer.dequantized import quantized
-from bitfold.passes.quant_to_integer.generic import I32, build_generic, empty, integer_constant
 from bitfold.passes.quant_to_integer.operands import Quantized, fail, storage_value, widened
+from bitfold.passes.utils.linalg_building import I32, Body, build_generic, empty, integer_constant
 
 MAX_TABLE_ENTRIES = 1 << 16
 """The most stored input values a table may have (16-bit inputs: 64 K entries)."""

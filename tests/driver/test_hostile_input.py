@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bitfold.compile_main import main as compile_main
+from bitfold.dialects.xdsl_compat.string_lexer import LINEAR_STRING_LITERAL, XDSL_STRING_LITERAL
 from bitfold.opt_main import main as opt_main
-from bitfold.parsing import LINEAR_STRING_LITERAL, XDSL_STRING_LITERAL
 from bitfold.run_main import main as run_main
 
 TOOLS = {"bitfold-opt": lambda path: opt_main([str(path), "--allow-unregistered-dialect"]),

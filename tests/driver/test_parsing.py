@@ -2,12 +2,14 @@
 `ParseError` at the token where parsing stopped; the same exception types raised by bitfold's
 own code propagate unchanged (a bug in bitfold is not the user's parse error)."""
 
+from fractions import Fraction
 from types import FunctionType
 
 import pytest
 from xdsl.utils.exceptions import ParseError
 
 from bitfold import parsing
+from bitfold.dialects import quant
 from bitfold.load import full_context
 from bitfold.parsing import CappedParser, parse_module
 
@@ -43,3 +45,16 @@ def test_an_exception_raised_in_bitfold_propagates(monkeypatch, bug):
     monkeypatch.setattr(CappedParser, "_check_dense_type", FunctionType(broken.__code__, vars(parsing), closure=broken.__closure__))
     with pytest.raises(bug, match="bitfold's own bug"):
         parse_module(unregistered_context(), '"test.op"() {v = dense<1> : tensor<2xi8>} : () -> ()', "m.mlir")
+
+
+def test_a_bug_in_a_bitfold_type_parser_propagates(monkeypatch):
+    """A ValueError raised below a type parser of bitfold's dialects, in a library it calls (here the
+    standard library's `fractions`), is bitfold's bug, not the user's parse error: the innermost
+    frame of xDSL's or bitfold's decides, not the innermost frame."""
+
+    def broken_scale(parser, expressed):
+        return float(Fraction("not a number"))
+
+    monkeypatch.setattr(quant, "_parse_scale", broken_scale)
+    with pytest.raises(ValueError, match="Invalid literal for Fraction"):
+        parse_module(full_context(), "func.func private @f(tensor<2x!quant.uniform<i8:f32, 0.5>>)", "m.mlir")

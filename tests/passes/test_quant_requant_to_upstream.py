@@ -16,7 +16,7 @@ from bitfold.dialects.quant_semantics import requantize
 from bitfold.load import full_context, load_module
 from bitfold.passes.lower_quant import LowerQuantPass
 from bitfold.passes.quant_requant_to_upstream import QuantRequantToUpstreamPass, upstream_casts_are_exact
-from bitfold.passes.requantization import requantize_fixed_point
+from bitfold.passes.utils.requantization import requantize_fixed_point
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "cnn_depthwise_qdq.onnx")

@@ -38,7 +38,6 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.rewriter import Rewriter
 from xdsl.utils.bitwise_casts import convert_f32_to_u32
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -60,6 +59,7 @@ from bitfold.backends.riscv.lowering.registers import (
     sign_extend,
     zero_extend,
 )
+from bitfold.dialects.xdsl_compat.dead_casts import erase_unused_casts
 
 CANONICAL_NAN = 0x7FC00000
 """The quiet NaN every RISC-V F instruction returns for a NaN result."""
@@ -206,14 +206,6 @@ class LowerFloatArith(RewritePattern):
                 ops, result = sign_extend(new.rd, width, xlen)
                 return [new, *ops], result
         return None
-
-
-def erase_unused_casts(module: ModuleOp) -> None:
-    """Drop the casts `to_register`'s shortcut left without uses: xDSL 0.74's pattern walkers fail
-    on a dead cast ("insertion point must have a parent block")."""
-    for op in reversed(list(module.walk())):
-        if isinstance(op, UnrealizedConversionCastOp) and not op.results[0].uses:
-            Rewriter.erase_op(op)
 
 
 def refuse_floats(module: ModuleOp, allowed: tuple[type, ...] = ()) -> None:

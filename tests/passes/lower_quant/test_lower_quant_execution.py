@@ -16,7 +16,7 @@ import bitfold
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.quant_semantics import to_storage
 from bitfold.passes.lower_quant import LowerQuantPass
-from bitfold.passes.requantization import requantize_fixed_point
+from bitfold.passes.utils.requantization import requantize_fixed_point
 
 SEED = 5
 SHAPE = (4, 64)

@@ -15,7 +15,7 @@ from test_lower_quant_execution import MODES, _lowered, _parse
 import bitfold
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.quant_semantics import to_storage
-from bitfold.passes.requantization import multiplier_arrays, requantize_fixed_point
+from bitfold.passes.utils.requantization import multiplier_arrays, requantize_fixed_point
 
 RNG = np.random.default_rng(11)
 ROWS, COLUMNS = 4, 96

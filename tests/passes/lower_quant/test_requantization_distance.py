@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import Float32Type
 
 from bitfold.dialects.quant import RoundingMode, UniformQuantizedType
 from bitfold.dialects.quant_semantics import requantize
-from bitfold.passes.requantization import requantize_fixed_point
+from bitfold.passes.utils.requantization import requantize_fixed_point
 
 F32 = Float32Type()
 RNG = np.random.default_rng(7)

@@ -1,4 +1,7 @@
 // RUN: bitfold-opt %s -p 'bitfold-riscv-lower-float{xlen=32}' | filecheck %s
+// RUN: bitfold-opt %s -p 'bitfold-riscv-lower-float{xlen=32}' | bitfold-opt | filecheck %s
+
+// The output reads back (second run line): `rvfloat` is a registered dialect.
 
 // maximumf propagates NaN (fmax.s alone would return the number): fmax.s where both operands
 // are numbers (feq x,x & feq y,y), else the canonical NaN 0x7FC00000, by an integer select of

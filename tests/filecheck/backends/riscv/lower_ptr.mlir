@@ -1,4 +1,7 @@
 // RUN: bitfold-opt %s -p 'bitfold-riscv-lower-ptr{xlen=32}' | filecheck %s
+// RUN: bitfold-opt %s -p 'bitfold-riscv-lower-ptr{xlen=32}' | bitfold-opt | filecheck %s
+
+// The output reads back (second run line): `rvmem` is a registered dialect.
 
 // Loads and stores by element width (xDSL's `convert-ptr-to-riscv` uses lw/sw for every
 // integer): an i8 load is `lb` (sign-extended into the register convention), or `lbu` when

@@ -1,7 +1,8 @@
 // RUN: bitfold-opt %s --verify-quant 2>&1 | filecheck %s
+// RUN: bitfold-opt %s -p verify-quant 2>&1 | filecheck %s
 
-// --verify-quant runs verify-quant after the (empty) pipeline: one line per finding on
-// stderr, named by the node, then a summary. The IR is printed unchanged.
+// --verify-quant runs verify-quant after the (empty) pipeline, as `-p verify-quant` runs it alone:
+// one line per finding on stderr, named by the node, then a summary. The IR is printed unchanged.
 
 func.func @f(%x: tensor<1x512x5x5xf32>, %y: tensor<4xf32>, %z: tensor<4xf32>) -> (tensor<1x8x3x3xf32>, tensor<8xf32>, tensor<4xf32>) {
   %xq = quant.qcast %x : tensor<1x512x5x5xf32> to tensor<1x512x5x5x!quant.uniform<i16:f32, 0.001>>

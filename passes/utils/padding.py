@@ -7,7 +7,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from bitfold.dialects.onnx.nn import SlidingWindow
 from bitfold.dialects.onnx.shape import PadOp
-from bitfold.passes.quant_to_integer.generic import integer_constant
+from bitfold.passes.utils.linalg_building import integer_constant
 
 
 def padded(rewriter: PatternRewriter, storage: SSAValue, fill: int | float, window: SlidingWindow) -> SSAValue:

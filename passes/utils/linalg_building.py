@@ -1,15 +1,29 @@
 """Building `linalg.generic`s, shared by the passes that emit them (lower-quant,
-quant-to-integer, onnx-data-movement-to-linalg): a body under construction and the generic
-around it."""
+quant-to-integer, onnx-data-movement-to-linalg, onnx-float-to-linalg): a body under
+construction, the generic around it (any indexing maps, parallel and reduction iterators),
+inserted by a rewriter, its constant inputs (`arith.constant` of dense tensors) and the maps of
+ONNX broadcasting."""
 
 from collections.abc import Callable, Mapping, Sequence
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import AffineMapAttr, FloatAttr, IndexType, IntegerAttr, IntegerType, TensorType
+import numpy as np
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.pattern_rewriter import PatternRewriter
+
+from bitfold.dialects.onnx.encoding import dense_attr
 
 
 class Body:
@@ -73,4 +87,64 @@ def generic_op(
         [AffineMapAttr(m) for _, m in (*inputs, init)],
         [IteratorTypeAttr.reduction() if d in reduction_dims else IteratorTypeAttr.parallel() for d in range(rank)],
         [out_type],
+    )
+
+
+I32 = IntegerType(32)
+
+
+def integer_constant(rewriter: PatternRewriter, values: np.ndarray, element: IntegerType | Float32Type) -> SSAValue:
+    """An `arith.constant` tensor of `values` (any integer array; or floats, rounded to an f32
+    `element` once) as `element`s."""
+    constant = arith.ConstantOp(dense_attr(np.asarray(values), element))
+    rewriter.insert(constant)
+    return constant.result
+
+
+def empty(rewriter: PatternRewriter, shape: Sequence[int], element: IntegerType | Float32Type) -> SSAValue:
+    """A `tensor.empty` of `shape` and `element`s (the init of an output fully written)."""
+    op = tensor.EmptyOp([], TensorType(element, shape))
+    rewriter.insert(op)
+    return op.tensor
+
+
+def affine_map(rank: int, results: Sequence[AffineExpr]) -> AffineMap:
+    return AffineMap(rank, 0, tuple(results))
+
+
+def filled(
+    rewriter: PatternRewriter, values: np.ndarray, dims: Sequence[int], shape: Sequence[int],
+    element: IntegerType | Float32Type,
+) -> SSAValue:
+    """A tensor of `shape` whose element at index i is values[i[d] for d in dims] (a scalar for
+    no dims): a constant table broadcast by a parallel generic."""
+    table = integer_constant(rewriter, values, element)
+    rank = len(shape)
+    return build_generic(
+        rewriter,
+        [(table, affine_map(rank, [AffineDimExpr(d) for d in dims]))],
+        (empty(rewriter, shape, element), AffineMap.identity(rank)),
+        [],
+        lambda body: body.values["in0"],
+    )
+
+
+def build_generic(
+    rewriter: PatternRewriter,
+    inputs: Sequence[tuple[SSAValue, AffineMap]],
+    init: tuple[SSAValue, AffineMap],
+    reduction_dims: Sequence[int],
+    build: Callable[[Body], SSAValue],
+) -> SSAValue:
+    """Insert `generic_op(...)` before the matched op; return its result."""
+    generic = generic_op(inputs, init, reduction_dims, build)
+    rewriter.insert(generic)
+    return generic.results[0]
+
+
+def broadcast_map(shape, out_rank: int):
+    """ONNX multidirectional broadcasting: operand dims right-aligned, size 1 reads index 0."""
+    offset = out_rank - len(shape)
+    return affine_map(
+        out_rank, [AffineConstantExpr(0) if size == 1 else AffineDimExpr(offset + i) for i, size in enumerate(shape)]
     )

@@ -1,5 +1,6 @@
 """The quant casts around a value: which dcast produced it, which qcasts read it, and the
-constants behind it. Shared by `canonicalize-quant`'s patterns and `verify-quant`."""
+constants behind it, and whether its shape is static. Shared by `canonicalize-quant`'s patterns,
+`quant-to-integer` and `verify-quant`."""
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType

@@ -31,7 +31,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.quant import Granularity, QuantizedType
-from bitfold.passes.linalg_building import Body
+from bitfold.passes.utils.linalg_building import Body
 
 
 def parameter_map(qtype: QuantizedType, rank: int) -> list[AffineExpr]:

@@ -1,0 +1,101 @@
+"""Canaries: each test shows one bug of plain xDSL 0.74 that bitfold works around
+(docs/xdsl-compat.md, `bitfold.dialects.xdsl_compat`) and FAILS once an xDSL upgrade fixes it: the
+workaround can then go (delete its module, its row of the table and this test). They build
+everything from xDSL alone; bitfold's fix is tested where it is used."""
+
+import subprocess
+import sys
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, f32
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters import register_implementations
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import InterpretationError
+
+from bitfold.dialects.xdsl_compat.parser_crashes import XDSL_PARSER_CRASHES
+from bitfold.dialects.xdsl_compat.string_lexer import XDSL_STRING_LITERAL
+
+
+def xdsl_context() -> Context:
+    """Every dialect of xDSL's and none of bitfold's; unregistered ops allowed (`test.op`)."""
+    ctx = Context(allow_unregistered=True)
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def test_string_lexer_backtracks_exponentially():
+    """xdsl_compat.string_lexer: xDSL's own lexer, in a process where bitfold has patched nothing,
+    still has the pattern whose nested `+` in `*` backtracks exponentially on a missing `"`."""
+    pattern = subprocess.run(
+        [sys.executable, "-c",
+         "from xdsl.utils.mlir_lexer import MLIRLexer; print(MLIRLexer._unescaped_characters_regex.pattern)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    assert pattern == XDSL_STRING_LITERAL
+
+
+def test_verifier_accepts_a_use_before_its_definition():
+    """xdsl_compat.dominance: `verify()` does not check dominance (MLIR: "operand #0 does not
+    dominate this use")."""
+    text = '%0 = "test.op"(%1) : (i32) -> i32\n%1 = "test.op"() : () -> i32'
+    Parser(xdsl_context(), text).parse_module().verify()  # no VerifyException
+
+
+def test_parse_optional_float_refuses_a_hex_double():
+    """xdsl_compat.hex_float: MLIR's parseFloat reads `0x3FF0000000000000` as the double 1.0."""
+    assert Parser(xdsl_context(), "0x3FF0000000000000").parse_optional_float(allow_negative=True) is None
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ('"test.op"() {v = dense<300> : tensor<2xi8>} : () -> ()', ValueError),
+    ('"test.op"() {v = array<i333: 1>} : () -> ()', NotImplementedError),
+])
+def test_parser_crashes_on_malformed_text(text, error):
+    """xdsl_compat.parser_crashes: malformed text raises a Python exception, not a ParseError."""
+    assert error in XDSL_PARSER_CRASHES
+    with pytest.raises(error):
+        Parser(xdsl_context(), text).parse_module()
+
+
+def test_integer_types_wider_than_mlir_allows_parse():
+    """driver/parsing.py's `MAX_INTEGER_WIDTH`: MLIR refuses integer types wider than 2^24 - 1
+    bits; xDSL builds them (and hangs in range checks on `i61000000000`)."""
+    assert str(Parser(xdsl_context(), "i16777216").parse_attribute()) == "i16777216"
+
+
+def test_infinite_f32_constant_does_not_read_back():
+    """passes/onnx_float_to_linalg.py's `F32_LOWEST`: -inf prints as `dense<0xff800000>`, which
+    parses back as the integer 4286578688."""
+    printed = str(DenseIntOrFPElementsAttr.from_list(TensorType(f32, [1]), [float("-inf")]))
+    assert printed == "dense<0xff800000> : tensor<1xf32>"
+    parsed = Parser(xdsl_context(), printed).parse_attribute()
+    assert parsed.get_values() == (4286578688.0,)
+
+
+@pytest.mark.parametrize(("body", "operand"), [
+    ("%y = arith.extsi %x : i8 to i32\n func.return %y : i32", ("i8", "i32", -3)),
+    ("%y = math.floor %x : f32\n func.return %y : f32", ("f32", "f32", 1.5)),
+])
+def test_interpreter_lacks_integer_casts_and_math(body, operand):
+    """driver/interpreters/: xDSL's interpreter has no arith extsi/extui/trunci/... and no math
+    rounding ops (bitfold's numpy implementations provide them)."""
+    argument, result, value = operand
+    ctx = xdsl_context()
+    module = Parser(ctx, f"func.func @f(%x: {argument}) -> {result} {{\n {body}\n}}").parse_module()
+    interpreter = Interpreter(module)
+    register_implementations(interpreter, ctx)
+    with pytest.raises(InterpretationError, match="Could not find interpretation function"):
+        interpreter.call_op("f", (value,))
+
+
+def test_vector_dialect_lacks_vscale_step_and_gather():
+    """backends/llvm/upstream_vector_ops.py: upstream MLIR's `vector.vscale`, `vector.step` and
+    `vector.gather`, which the RVV contraction builds, are not in xDSL's vector dialect."""
+    from xdsl.dialects.vector import Vector
+
+    names = {op.name for op in Vector.operations}
+    assert not names & {"vector.vscale", "vector.step", "vector.gather"}
