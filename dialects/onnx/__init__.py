@@ -3,11 +3,21 @@ Ops are grouped by family, one module each; `Onnx` collects them."""
 
 from xdsl.ir import Dialect
 
-from bitfold.dialects.onnx import constant, contrib, elementwise, nn, quantization, reduction, replication, shape
+from bitfold.dialects.onnx import (
+    constant,
+    contrib,
+    conv_transpose,
+    elementwise,
+    nn,
+    quantization,
+    reduction,
+    replication,
+    shape,
+)
 
 Onnx = Dialect(
     "onnx",
     [*constant.OPS, *quantization.OPS, *nn.OPS, *elementwise.OPS, *shape.OPS, *replication.OPS, *reduction.OPS,
-     *contrib.OPS],
+     *contrib.OPS, *conv_transpose.OPS],
     [],
 )
