@@ -1,5 +1,5 @@
 """`onnx.ConvTranspose`: the transpose (gradient) of a convolution, and its geometry
-(`TransposedWindow`), which its reference and `passes/conv_transpose_to_conv.py` share."""
+(`TransposedWindow`), which its reference and `passes/onnx_conv_transpose_to_conv.py` share."""
 
 import itertools
 import math

@@ -181,7 +181,8 @@ class PadOp(OnnxOp):
             raise ValueError(f"{self.name}: unknown mode '{mode}'")
         if mode != "constant":
             return (np.pad(data[kept], added, mode=mode),)
-        fill = 0 if values["constant_value"] is None else values["constant_value"].reshape(())
+        # constant_value has data's type, or (signless storage after quant-to-integer) its bits
+        fill = 0 if values["constant_value"] is None else values["constant_value"].reshape(()).astype(data.dtype)
         return (np.pad(data[kept], added, mode="constant", constant_values=fill),)
 
 
