@@ -276,7 +276,8 @@ class ResizeOp(OnnxOp):
     def axis_maps(self, shape: Sequence[int], roi: np.ndarray | None, scales: np.ndarray | None,
                   sizes: np.ndarray | None) -> list[tuple[int, np.ndarray, np.ndarray | None, np.ndarray]]:
         """Per resized axis: (axis, indices (out, taps), float64 weights (out, taps) or None for
-        nearest, the outputs outside tf_crop_and_resize's region)."""
+        nearest, the outputs outside tf_crop_and_resize's region); an axis that linear or cubic
+        maps onto itself (weight 1 on its own element) is left out."""
         axes = normalized_axes(ints_or(self.attributes, "axes", range(len(shape))), len(shape))
         in_sizes = [shape[axis] for axis in axes]
         out_sizes, scales = self._output_sizes_and_scales(in_sizes, scales, sizes)
@@ -292,6 +293,10 @@ class ResizeOp(OnnxOp):
             else:
                 indices, weights = interpolation_taps(mode, coordinates, in_size, self.float_attr("cubic_coeff_a"),
                                                       bool(self.int_attr("exclude_outside")))  # fmt: skip
+                unit = np.zeros_like(weights)
+                unit[:, 0] = 1
+                if out_size == in_size and np.array_equal(indices[:, 0], np.arange(in_size)) and (weights == unit).all():
+                    continue  # an axis the resize leaves as it is (scale 1)
                 maps.append((axis, indices, weights, outside))
         return maps
 
