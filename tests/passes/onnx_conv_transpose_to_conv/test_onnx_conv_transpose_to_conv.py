@@ -3,7 +3,8 @@
 
 - float ConvTranspose models (groups, strides, pads, dilations, output_padding, output_shape,
   auto_pad): the rewritten Conv under bitfold-run agrees with onnxruntime's ConvTranspose as
-  sums of products do (float64 sums rounded once against float32 ones);
+  sums of products do (float64 sums rounded once against float32 ones), and so does the f32
+  island onnx-to-integer makes of it;
 - quantize_static QDQ models (per tensor and per channel, u8 activations, s8 weights): the
   integer IR (onnx-to-integer) within one output step of onnxruntime, no float op left, and
   rv32im under qemu bit-exact to bitfold-run on the integer IR;
@@ -75,6 +76,27 @@ def test_float_rewrite_against_onnxruntime(case, tmp_path):
     (magnitudes,) = onnxruntime_session(model).run(None, {"x": np.abs(x)})
     assert actual.shape == expected.shape
     assert np.all(np.abs(actual.astype(np.float64) - expected) <= 1e-6 * magnitudes)
+
+
+@pytest.mark.parametrize("case", ["output-padding", "groups-dilations", "1d"])
+def test_float_island_against_onnxruntime(case, tmp_path):
+    """onnx-to-integer: the Conv as an f32 island summing the n = C/group * taps products (and
+    the zeros inserted) in order, within n + 1 roundings (2^-24 each) of the terms' magnitudes."""
+    x_shape, w_shape, attributes = CASES[case]
+    model = conv_transpose_model(x_shape, w_shape, attributes)
+    path = tmp_path / "model.onnx"
+    onnx.save(model, path)
+    x = RNG.standard_normal(x_shape).astype(np.float32)
+    (expected,) = onnxruntime_session(model).run(None, {"x": x})
+    module = load_module(str(path))
+    OnnxToIntegerPipeline().apply(full_context(), module)
+    assert "onnx.Conv" not in str(module)
+    (actual,) = bitfold.run(module, {"x": x}).values()
+    for initializer in model.graph.initializer:
+        initializer.CopyFrom(numpy_helper.from_array(np.abs(numpy_helper.to_array(initializer)), initializer.name))
+    (magnitudes,) = onnxruntime_session(model).run(None, {"x": np.abs(x)})
+    terms = x_shape[1] // attributes.get("group", 1) * int(np.prod(w_shape[2:]))
+    assert np.all(np.abs(actual.astype(np.float64) - expected) <= (terms + 1) * 2.0**-24 * magnitudes)
 
 
 QUANTIZED = [("stride-pads", False), ("stride-pads", True), ("output-padding", True), ("output-shape", True),
