@@ -11,9 +11,11 @@ zeros adding nothing), so Conv's quant, integer and float forms apply:
         Conv(v, W', B, dilations d, group g)  W'[g M/g + m, c, j] = W[g C/g + c, m, K - 1 - j]
 
 A DequantizeLinear weight is rewritten on its stored integers: a per-channel scale (axis 1 of
-W, M/g entries) is repeated for each group (axis 0 of W'). The Conv reads s^D times the inputs
-ConvTranspose does, most of them the inserted zeros. Weights of any other form (computed, per
-input channel, blocked) fail the pass with one line naming the node."""
+W, M/g entries) is repeated for each group (axis 0 of W'). Other weights (QONNX's Quant of a
+constant, QCDQ's Q -> Clip -> DQ) are moved by ops, W' = Slice(Transpose(W)) reversing the
+kernel, with group 1 only; onnx-to-quant then folds the movement into the quantized constant.
+The Conv reads s^D times the inputs ConvTranspose does, most of them the inserted zeros.
+Per-input-channel or blocked weights fail the pass with one line naming the node."""
 
 from dataclasses import dataclass
 
@@ -34,7 +36,7 @@ from bitfold.dialects.onnx.conv_transpose import ConvTransposeOp
 from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import ConvOp
 from bitfold.dialects.onnx.quantization import DequantizeLinearOp
-from bitfold.dialects.onnx.shape import PadOp, ReshapeOp
+from bitfold.dialects.onnx.shape import PadOp, ReshapeOp, SliceOp, TransposeOp
 from bitfold.passes.pass_failure import fail
 
 PASS_NAME = "onnx-conv-transpose-to-conv"
@@ -68,6 +70,25 @@ class _Builder:
                                    result_types=[TensorType(value.type.element_type, shape)])  # fmt: skip
         return self.insert(reshape).results[0]
 
+    def transposed(self, value: SSAValue) -> SSAValue:
+        """value with its first two axes swapped."""
+        shape = list(value.type.get_shape())
+        perm = [1, 0, *range(2, len(shape))]
+        transpose = TransposeOp.create(operands=[value], attributes={"perm": DenseArrayBase.from_list(i64, perm)},
+                                       result_types=[TensorType(value.type.element_type, [shape[p] for p in perm])])
+        return self.insert(transpose).results[0]
+
+    def flipped(self, value: SSAValue) -> SSAValue:
+        """value reversed along its axes from 2 on (a Slice of step -1)."""
+        rank = len(value.type.get_shape())
+        spatial = np.arange(2, rank, dtype=np.int64)
+        operands = [value, self.constant(np.full(rank - 2, -1, np.int64), i64),
+                    self.constant(np.full(rank - 2, np.iinfo(np.int64).min, np.int64), i64),
+                    self.constant(spatial, i64), self.constant(np.full(rank - 2, -1, np.int64), i64)]  # fmt: skip
+        slice_op = SliceOp.create(operands=operands, result_types=[value.type],
+                                  properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, 1, 1, 1, 1])})
+        return self.insert(slice_op).results[0]
+
     def pad(self, value: SSAValue, begin: list[int], end: list[int]) -> SSAValue:
         element = value.type.element_type
         shape = [size + b + e for size, b, e in zip(value.type.get_shape(), begin, end)]
@@ -87,7 +108,9 @@ def _rewritten_weights(op: ConvTransposeOp, build: _Builder, groups: int) -> SSA
         return build.constant(conv_weights(w, groups), op.w.type.element_type)
     dequantize = op.w.owner
     if not isinstance(dequantize, DequantizeLinearOp) or (stored := constant_array(dequantize.x)) is None:
-        fail(PASS_NAME, op, "weights must be a constant or a DequantizeLinear of one")
+        if groups != 1:
+            fail(PASS_NAME, op, "computed weights (not a constant or a DequantizeLinear of one) need group 1")
+        return build.flipped(build.transposed(op.w))
     if dequantize.int_attr("block_size"):
         fail(PASS_NAME, op, "blocked weight quantization is not supported")
     parameters = [constant_array(v) for v in (dequantize.x_scale, dequantize.x_zero_point) if v is not None]

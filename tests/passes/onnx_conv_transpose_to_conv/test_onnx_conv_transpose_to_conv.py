@@ -8,7 +8,9 @@
 - quantize_static QDQ models (per tensor and per channel, u8 activations, s8 weights): the
   integer IR (onnx-to-integer) within one output step of onnxruntime, no float op left, and
   rv32im under qemu bit-exact to bitfold-run on the integer IR;
-- weights that are computed: one line naming the node."""
+- QONNX (Brevitas' QuantConvTranspose2d: Quant on float weights, per tensor and per channel):
+  the integer IR within one output step of qonnx's executor;
+- computed weights with group > 1: one line naming the node."""
 
 import subprocess
 
@@ -16,7 +18,7 @@ import numpy as np
 import onnx
 import pytest
 from models.quantized import QuantConfig, quantize
-from models.runners import onnxruntime_session
+from models.runners import onnxruntime_session, run_qonnx
 from onnx import TensorProto, helper, numpy_helper
 
 import bitfold
@@ -134,15 +136,59 @@ def test_quantized_on_qemu(tmp_path):
         np.testing.assert_array_equal(got, want)
 
 
-def test_computed_weights_fail_in_one_line(tmp_path):
+QONNX_DOMAIN = "qonnx.custom_op.general"
+
+
+def qonnx_conv_transpose(per_channel: bool) -> onnx.ModelProto:
+    """Brevitas' QuantConvTranspose2d as QONNX writes it: Quant (8 bits, signed) on the input,
+    on the float weights (per output channel: a scale of shape 1 x M x 1 x 1) and on the
+    output; stride 2, pads 1, output_padding 1."""
+    w = RNG.standard_normal((3, 4, 3, 3)).astype(np.float32) * 0.3
+    peak = np.abs(w).max(axis=(0, 2, 3), keepdims=True) if per_channel else np.abs(w).max()
+    values = {"w": w, "ws": (peak / 127).astype(np.float32), "xs": np.float32(0.03), "ys": np.float32(0.05),
+              "zero": np.float32(0), "bits": np.float32(8)}  # fmt: skip
+    quant = {"domain": QONNX_DOMAIN, "signed": 1, "narrow": 0, "rounding_mode": "ROUND"}
+    nodes = [helper.make_node("Quant", ["x", "xs", "zero", "bits"], ["xq"], name="x_quant", **quant),
+             helper.make_node("Quant", ["w", "ws", "zero", "bits"], ["wq"], name="w_quant", **quant),
+             helper.make_node("ConvTranspose", ["xq", "wq"], ["yf"], name="deconv", strides=[2, 2],
+                              pads=[1, 1, 1, 1], output_padding=[1, 1]),
+             helper.make_node("Quant", ["yf", "ys", "zero", "bits"], ["y"], name="y_quant", **quant)]  # fmt: skip
+    graph = helper.make_graph(nodes, "deconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 10])],
+                              [numpy_helper.from_array(np.asarray(v), name) for name, v in values.items()])  # fmt: skip
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid(QONNX_DOMAIN, 1)]
+    from qonnx.core.modelwrapper import ModelWrapper
+    from qonnx.transformation.infer_shapes import InferShapes
+
+    model = helper.make_model(graph, opset_imports=opsets, ir_version=IR_VERSION)
+    return ModelWrapper(model).transform(InferShapes()).model  # qonnx's executor needs every shape
+
+
+@pytest.mark.parametrize("per_channel", [False, True], ids=["per-tensor", "per-channel"])
+def test_qonnx_weights_within_one_step(per_channel, tmp_path):
+    """The weights' Quant is moved by Transpose and Slice, folded into an integer constant; the
+    integer IR (exact sums, one requantization) within one output step of qonnx's executor
+    (float sums)."""
+    path = tmp_path / "model.onnx"
+    onnx.save(qonnx_conv_transpose(per_channel), path)
+    inputs = {"x": RNG.standard_normal((1, 3, 4, 5)).astype(np.float32)}
+    (expected,) = run_qonnx(path, inputs).values()
+    module = load_module(str(path))
+    OnnxToIntegerPipeline().apply(full_context(), module)
+    assert "onnx.Conv" not in str(module) and "onnx.Slice" not in str(module)
+    (actual,) = bitfold.run(module, inputs).values()
+    assert np.abs(actual - expected).max() <= 0.05 * (1 + 1e-6)
+
+
+def test_grouped_computed_weights_fail_in_one_line(tmp_path):
     nodes = [helper.make_node("Relu", ["w0"], ["w"], name="relu"),
-             helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv")]  # fmt: skip
+             helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv", group=2)]  # fmt: skip
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 3]),
-                                           helper.make_tensor_value_info("w0", TensorProto.FLOAT, [2, 2, 2, 2])],
+                                           helper.make_tensor_value_info("w0", TensorProto.FLOAT, [2, 1, 2, 2])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 4, 4])])  # fmt: skip
     path = tmp_path / "model.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=IR_VERSION), path)
     done = subprocess.run(["bitfold-opt", str(path), "-p", "onnx-to-integer"], capture_output=True, text=True)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 1 and len(lines) == 1, done.stderr
-    assert "onnx-conv-transpose-to-conv: 'onnx.ConvTranspose' (deconv): weights must be a constant" in lines[0]
+    assert "onnx-conv-transpose-to-conv: 'onnx.ConvTranspose' (deconv): computed weights" in lines[0]
