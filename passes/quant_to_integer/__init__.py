@@ -73,6 +73,7 @@ from bitfold.passes.quant_to_integer.pooling import AveragePoolToInteger, Global
 from bitfold.passes.quant_to_integer.reductions import ReduceToInteger
 from bitfold.passes.quant_to_integer.sign_thresholds import SignAfterAffineToThreshold
 from bitfold.passes.quant_to_integer.signless import SinkStorageCast, make_storage_signless
+from bitfold.passes.quant_to_integer.resize import ResizeToInteger
 from bitfold.passes.quant_to_integer.softmax import SoftmaxToInteger
 from bitfold.passes.quant_to_integer.tables import FloatStorageRequantToTable, QLinearUnaryToTable, UnaryToTable
 
@@ -99,6 +100,7 @@ INTEGER_PATTERNS = (
     FloatStorageRequantToTable(),
     SoftmaxToInteger(),
     BatchNormToInteger(),
+    ResizeToInteger(),
 )
 
 
