@@ -441,7 +441,9 @@ class LowerInterpolatingResize(RewritePattern):
         rewriter.replace(op, [], [y])
 
 
-def _interpolated(rewriter: PatternRewriter, x: SSAValue, axis: int, indices: np.ndarray, weights: np.ndarray) -> SSAValue:
+def _interpolated(
+    rewriter: PatternRewriter, x: SSAValue, axis: int, indices: np.ndarray, weights: np.ndarray
+) -> SSAValue:
     """One axis of `LowerInterpolatingResize`: loops over the output and the taps (reduction)."""
     out_shape = list(_shape(x))
     out_shape[axis] = indices.shape[0]

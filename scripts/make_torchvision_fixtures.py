@@ -69,7 +69,8 @@ def network(name: str):
     model.conv1 = torch.nn.Conv2d(3, 8, kernel_size=7, stride=2, padding=3, bias=False)
     model.bn1 = torch.nn.BatchNorm2d(8)
     for index, width in enumerate((8, 16, 32, 64)):
-        setattr(model, f"layer{index + 1}", model._make_layer(resnet.BasicBlock, width, 2, stride=1 if index == 0 else 2))
+        layer = model._make_layer(resnet.BasicBlock, width, 2, stride=1 if index == 0 else 2)
+        setattr(model, f"layer{index + 1}", layer)
     model.fc = torch.nn.Linear(64, CLASSES)
     return model
 

@@ -8,8 +8,15 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import I64, DenseArrayBase, IntegerAttr, StringAttr
-from xdsl.irdl import AttrSizedOperandSegments, attr_def, irdl_op_definition, operand_def, opt_attr_def
-from xdsl.irdl import opt_operand_def, result_def
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    attr_def,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    opt_operand_def,
+    result_def,
+)
 
 from bitfold.dialects.evaluation import named_operands
 from bitfold.dialects.onnx.base import OnnxOp, ints_or
@@ -99,9 +106,10 @@ class ConvTransposeOp(OnnxOp):
         groups = self.int_attr("group")
         (batch, channels), spatial = x.shape[:2], x.shape[2:]
         per_group = w.shape[1]
-        full = [b + o + max(0, e) for b, o, e in zip(window.pads_begin, window.output, window.pads_end)]
-        full = [max(f, (i - 1) * s + (k - 1) * d + 1) for f, i, s, k, d in
-                zip(full, spatial, window.strides, window.kernel, window.dilations)]  # fmt: skip
+        # the full output, long enough for every kept position (output_padding, negative end pads)
+        natural = [(i - 1) * s + (k - 1) * d + 1 for i, s, k, d in
+                   zip(spatial, window.strides, window.kernel, window.dilations)]  # fmt: skip
+        full = [max(b + o, n) for b, o, n in zip(window.pads_begin, window.output, natural)]
         shift = [max(0, -b) for b in window.pads_begin]  # a negative begin pad: zeros before the full output
         y = np.zeros((batch, groups, per_group, *(f + s for f, s in zip(full, shift))), ACCUMULATOR)
         grouped_x = x.reshape(batch, groups, channels // groups, math.prod(spatial))

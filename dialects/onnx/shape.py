@@ -5,7 +5,16 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import I64, AnyFloat, DenseArrayBase, Float32Type, FloatAttr, IntegerAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    I64,
+    AnyFloat,
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+)
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     attr_def,
@@ -264,7 +273,8 @@ class ResizeOp(OnnxOp):
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         values = named_operands(self, operands)
         x = values["x"]
-        for axis, indices, weights, outside in self.axis_maps(x.shape, values["roi"], values["scales"], values["sizes"]):
+        maps = self.axis_maps(x.shape, values["roi"], values["scales"], values["sizes"])
+        for axis, indices, weights, outside in maps:
             if weights is None:
                 x = np.take(x, indices[:, 0], axis=axis)
             else:
@@ -286,7 +296,8 @@ class ResizeOp(OnnxOp):
         maps = []
         for i, (axis, in_size, out_size, scale) in enumerate(zip(axes, in_sizes, out_sizes, scales)):
             coordinates = source_coordinates(transform, out_size, in_size, scale, self._roi(roi, i, axis, len(shape)))
-            outside = outside_roi(coordinates, in_size) if transform == "tf_crop_and_resize" else np.zeros(out_size, bool)
+            cropped = transform == "tf_crop_and_resize"
+            outside = outside_roi(coordinates, in_size) if cropped else np.zeros(out_size, bool)
             if mode == "nearest":
                 source = np.clip(_nearest(coordinates, self.string_attr("nearest_mode")), 0, in_size - 1)
                 maps.append((axis, source[:, None], None, outside))
@@ -295,7 +306,8 @@ class ResizeOp(OnnxOp):
                                                       bool(self.int_attr("exclude_outside")))  # fmt: skip
                 unit = np.zeros_like(weights)
                 unit[:, 0] = 1
-                if out_size == in_size and np.array_equal(indices[:, 0], np.arange(in_size)) and (weights == unit).all():
+                same = out_size == in_size and np.array_equal(indices[:, 0], np.arange(in_size))
+                if same and (weights == unit).all():
                     continue  # an axis the resize leaves as it is (scale 1)
                 maps.append((axis, indices, weights, outside))
         return maps

@@ -50,7 +50,8 @@ def conv_transpose_model(x_shape, w_shape, attributes) -> onnx.ModelProto:
     bias = numpy_helper.from_array(RNG.standard_normal(w_shape[1] * groups).astype(np.float32) * 0.1, "b")
     node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], name="deconv", **attributes)
     graph = helper.make_graph([node], "deconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [weights, bias])  # fmt: skip
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [weights, bias])  # fmt: skip
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=IR_VERSION)
     return onnx.shape_inference.infer_shapes(model, strict_mode=True)
 

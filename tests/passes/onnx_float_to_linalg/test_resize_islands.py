@@ -10,8 +10,8 @@ import subprocess
 import numpy as np
 import onnx
 import pytest
-from models.runners import onnxruntime_session
 from models.resize import X_SHAPE, resize_model
+from models.runners import onnxruntime_session
 
 import bitfold
 from bitfold.load import full_context, load_module
