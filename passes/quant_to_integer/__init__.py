@@ -14,7 +14,8 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
   Selu, Celu, Softplus, Softsign, ThresholdedRelu, Erf, Gelu, Mish, Sqrt, Reciprocal,
   QLinearSigmoid, QLinearLeakyRelu) as
   lookup tables of the stored input;
-- `softmax`: Softmax along the last axis (exp table, integer sum and division; bounded error);
+- `softmax`: Softmax along any axis (exp table, integer sum and division; bounded error);
+- `resize`: Resize linear / cubic with dyadic tap weights as exact i32 sums;
 - shape-only ops on quantized values (left there by `canonicalize-quant`, whose sinking
   patterns run here first) stay as they are;
 - `signless`: ONNX's `ui8` data between scasts sinks to quantized values or becomes `i8`;
