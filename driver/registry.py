@@ -60,6 +60,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 generators'; the RISC-V backend's are listed in `riscv_passes` order, then their named pipeline."""
     return {
         "onnx-to-quant": _lazy("passes.onnx_to_quant", "OnnxToQuantPass"),
+        "onnx-conv-transpose-to-conv": _lazy("passes.onnx_conv_transpose_to_conv", "OnnxConvTransposeToConvPass"),
         "canonicalize-quant": _lazy("passes.canonicalize_quant", "CanonicalizeQuantPass"),
         "verify-quant": _lazy("passes.verify_quant", "VerifyQuantPass"),
         "quant-to-integer": _lazy("passes.quant_to_integer", "QuantToIntegerPass"),

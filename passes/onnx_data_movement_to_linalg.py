@@ -610,8 +610,8 @@ class LowerSelection(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SliceOp | GatherOp | ResizeOp, rewriter: PatternRewriter):
         source = op.operands[0]
-        if (source_type := data_tensor(source)) is None:
-            return
+        if (source_type := data_tensor(source)) is None or (isinstance(op, ResizeOp) and not op.selects_elements()):
+            return  # an interpolating Resize is arithmetic (onnx-float-to-linalg)
         result_type = checked_result(op, source_type)
         source_shape = checked_shape(op, source_type, "input")
         constants = [required_constant(op, value, "operand") for value in op.operands[1:]]

@@ -16,6 +16,7 @@ a time, in the order written here (every backend and the interpreter then comput
 - MaxPool (padding the lowest f32), AveragePool (padding 0.0, sum then `divf` by the taps counted as
   ONNX does), GlobalAveragePool (sum then `divf` by the window size), ReduceMax / ReduceMin
   (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`),
+  interpolating Resize (axis by axis: taps read by `tensor.extract`, f32 weights, summed from 0.0),
   LayerNormalization (mean, centered, mean square, `math.sqrt(var + eps)`, divide, scale, bias:
   `LowerLayerNorm`);
 - QONNX FloatQuant (`float_quant_to_linalg.py`: qonnx's float algorithm, the binade from the bits);
@@ -33,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, ModuleOp, TensorType
+from xdsl.dialects import arith, math, tensor
+from xdsl.dialects.builtin import AnyFloat, IndexType, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -90,6 +91,7 @@ from bitfold.passes.quant_to_integer.contraction import conv_loops
 from bitfold.passes.quant_to_integer.pooling import window_reduction
 from bitfold.passes.recurrent_decomposition import DecomposeRecurrent
 from bitfold.passes.utils.linalg_building import (
+    I32,
     Body,
     affine_map,
     broadcast_map,
@@ -440,6 +442,48 @@ class LowerLayerNorm(RewritePattern):
         rewriter.replace(op, [], [result, *(None for _ in op.results[1:])])
 
 
+class LowerInterpolatingResize(RewritePattern):
+    """Resize on f32 that interpolates (linear, cubic; or nearest with tf_crop_and_resize), one
+    axis after another: y[.., o, ..] = sum over taps t (ascending, from 0.0) of
+    w[o, t] * x[.., i[o, t], ..], with the tap tables of `ResizeOp.axis_maps` as constants (the
+    weights rounded to f32). An output that tf_crop_and_resize extrapolates fails the pass."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, shape.ResizeOp) or op.selects_elements() or not _is_f32(op.y):
+            return
+        parameters = [None if v is None else constant_floats(op, v, "a Resize parameter")
+                      for v in (op.roi, op.scales, op.sizes)]  # fmt: skip
+        y = op.x
+        for axis, indices, weights, outside in op.axis_maps(tensor_shape(op.x), *parameters):
+            if outside.any():
+                fail(op, "outputs outside tf_crop_and_resize's region (extrapolation_value) have no float lowering")
+            y = _interpolated(rewriter, y, axis, indices, np.ones(indices.shape) if weights is None else weights)
+        rewriter.replace(op, [], [y])
+
+
+def _interpolated(
+    rewriter: PatternRewriter, x: SSAValue, axis: int, indices: np.ndarray, weights: np.ndarray
+) -> SSAValue:
+    """One axis of `LowerInterpolatingResize`: loops over the output and the taps (reduction)."""
+    out_shape = list(tensor_shape(x))
+    out_shape[axis] = indices.shape[0]
+    rank = len(out_shape)
+    dims = [AffineDimExpr(d) for d in range(rank + 1)]
+    table = affine_map(rank + 1, [dims[axis], dims[rank]])
+    index_table = integer_constant(rewriter, indices.astype(np.int64), I32)
+    weight_table = integer_constant(rewriter, weights.astype(np.float32), F32)
+
+    def accumulate(body: Body) -> SSAValue:
+        position = [body.index(d) for d in range(rank)]
+        position[axis] = body.emit(arith.IndexCastOp(body.values["in0"], IndexType()))
+        element = body.emit(tensor.ExtractOp(x, position, F32))
+        return body.emit(arith.AddfOp(body.values["output"], body.emit(arith.MulfOp(body.values["in1"], element))))
+
+    init = filled(rewriter, np.array(0.0), [], out_shape, F32)
+    return build_generic(rewriter, [(index_table, table), (weight_table, table)],
+                         (init, affine_map(rank + 1, dims[:rank])), [rank], accumulate)  # fmt: skip
+
+
 def check_static(module: ModuleOp) -> None:
     """Fail on the first ONNX op on f32 tensors of a dynamic shape (the generics need static ones)."""
     for op in module.walk():
@@ -474,7 +518,7 @@ class OnnxFloatToLinalgPass(ModulePass):
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
                     LowerReduceMinMax(), LowerSoftmax(), LowerFloatQuant(), LowerLayerNorm(),
                     LowerDynamicQuantizeLinear(), LowerMatMulInteger(), LowerConvInteger(), LowerIntegerCast(),
-                    DecomposeRecurrent(), EraseUnusedOnnxOp()]  # fmt: skip
+                    DecomposeRecurrent(), LowerInterpolatingResize(), EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce)
         walker.rewrite_module(op)

@@ -1,6 +1,7 @@
 """Named pipelines: the main paths through bitfold's passes, each one pass name for `-p`.
 
-    onnx-to-quant-form    onnx-to-quant, canonicalize-quant          (the canonical quant form)
+    onnx-to-quant-form    onnx-conv-transpose-to-conv, onnx-to-quant,  (the canonical quant form)
+                          canonicalize-quant
     onnx-to-integer       ... then quant-to-integer, lower-quant,     (integer arith + linalg, and
                           onnx-float-to-linalg, expand-float-math    f32 arith in float islands)
     onnx-to-backend-input   ... then onnx-data-movement-to-linalg      (what the RISC-V backend reads)
@@ -22,7 +23,9 @@ from bitfold.passes.quant_to_integer import QuantToIntegerPass
 
 
 def quant_form_stages() -> list[ModulePass]:
-    return [OnnxToQuantPass(), CanonicalizeQuantPass()]
+    from bitfold.passes.onnx_conv_transpose_to_conv import OnnxConvTransposeToConvPass
+
+    return [OnnxConvTransposeToConvPass(), OnnxToQuantPass(), CanonicalizeQuantPass()]
 
 
 def integer_stages(integer_io: bool, integer_only: bool = False) -> list[ModulePass]:
@@ -51,7 +54,7 @@ def _run(stages: list[ModulePass], ctx: Context, op: ModuleOp) -> None:
 
 @dataclass(frozen=True)
 class OnnxToQuantFormPipeline(ModulePass):
-    """onnx-to-quant, canonicalize-quant."""
+    """onnx-conv-transpose-to-conv, onnx-to-quant, canonicalize-quant."""
 
     name = "onnx-to-quant-form"
 
@@ -61,7 +64,8 @@ class OnnxToQuantFormPipeline(ModulePass):
 
 @dataclass(frozen=True)
 class OnnxToIntegerPipeline(ModulePass):
-    """onnx-to-quant, canonicalize-quant, quant-to-integer{integer-io integer-only},
+    """onnx-conv-transpose-to-conv, onnx-to-quant, canonicalize-quant,
+    quant-to-integer{integer-io integer-only},
     lower-quant, onnx-float-to-linalg, expand-float-math."""
 
     name = "onnx-to-integer"

@@ -6,6 +6,7 @@ from xdsl.ir import Dialect
 from bitfold.dialects.onnx import (
     constant,
     contrib,
+    conv_transpose,
     elementwise,
     nn,
     quantization,
@@ -18,6 +19,6 @@ from bitfold.dialects.onnx import (
 Onnx = Dialect(
     "onnx",
     [*constant.OPS, *quantization.OPS, *nn.OPS, *elementwise.OPS, *shape.OPS, *replication.OPS, *reduction.OPS,
-     *contrib.OPS, *recurrent.OPS],
+     *contrib.OPS, *recurrent.OPS, *conv_transpose.OPS],
     [],
 )

@@ -5,7 +5,16 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import I64, DenseArrayBase, Float32Type, FloatAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import (
+    I64,
+    AnyFloat,
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+)
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     attr_def,
@@ -17,9 +26,18 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
+from xdsl.utils.exceptions import VerifyException
 
 from bitfold.dialects.evaluation import named_operands
 from bitfold.dialects.onnx.base import OnnxOp, ints_or
+from bitfold.dialects.onnx.interpolation import (
+    COORDINATE_TRANSFORMATIONS,
+    TAPS,
+    interpolate,
+    interpolation_taps,
+    outside_roi,
+    source_coordinates,
+)
 
 
 def normalized_axes(axes: Sequence[int] | np.ndarray, rank: int) -> list[int]:
@@ -172,30 +190,9 @@ class PadOp(OnnxOp):
             raise ValueError(f"{self.name}: unknown mode '{mode}'")
         if mode != "constant":
             return (np.pad(data[kept], added, mode=mode),)
-        fill = 0 if values["constant_value"] is None else values["constant_value"].reshape(())
+        # constant_value has data's type, or (signless storage after quant-to-integer) its bits
+        fill = 0 if values["constant_value"] is None else values["constant_value"].reshape(()).astype(data.dtype)
         return (np.pad(data[kept], added, mode="constant", constant_values=fill),)
-
-
-def _source_coordinates(mode: str, out_size: int, in_size: int, scale: np.float32) -> np.ndarray:
-    """Float32 input coordinates of the output positions 0..out_size-1 along one axis, computed
-    in float32 in onnxruntime's operation order (the rounding then decides ties the same way)."""
-    x = np.arange(out_size, dtype=np.float32)
-    half = np.float32(0.5)
-    if mode == "half_pixel":
-        return (x + half) / scale - half
-    if mode == "pytorch_half_pixel":
-        return (x + half) / scale - half if out_size > 1 else np.zeros_like(x)
-    if mode == "tf_half_pixel_for_nearest":
-        return (x + half) / scale
-    if mode == "asymmetric":
-        return x / scale
-    if mode == "align_corners":
-        return x * np.float32(in_size - 1) / np.float32(out_size - 1) if out_size > 1 else np.zeros_like(x)
-    if mode == "half_pixel_symmetric":
-        adjustment = np.float32(out_size) / (scale * np.float32(in_size))
-        offset = np.float32(in_size) / np.float32(2) * (np.float32(1) - adjustment)
-        return offset + (x + half) / scale - half
-    raise NotImplementedError(f"onnx.Resize: coordinate_transformation_mode '{mode}' has no reference")
 
 
 def _nearest(coordinates: np.ndarray, mode: str) -> np.ndarray:
@@ -223,16 +220,19 @@ class ResizeOp(OnnxOp):
 
     mode nearest: Y at output index x reads X at index
     clamp(nearest_mode(c(x)), 0, in - 1) along each resized axis, where the float32 coordinate
-    c(x) (`_source_coordinates`) follows coordinate_transformation_mode: half_pixel
+    c(x) (`interpolation.source_coordinates`) follows coordinate_transformation_mode: half_pixel
     (x + 0.5) / scale - 0.5; pytorch_half_pixel the same, or 0 when out is 1;
     half_pixel_symmetric the same shifted to keep the centre; asymmetric x / scale;
     align_corners x * (in - 1) / (out - 1), or 0 when out is 1; tf_half_pixel_for_nearest
-    (x + 0.5) / scale (opset 11 and 12 only). nearest_mode: round_prefer_floor /
-    round_prefer_ceil round to nearest with ties down / up, floor, ceil.
+    (x + 0.5) / scale (opset 11 and 12 only); tf_crop_and_resize maps the output onto the
+    region `roi` (starts then ends, normalized) and writes extrapolation_value outside the
+    input. nearest_mode: round_prefer_floor / round_prefer_ceil round to nearest with ties
+    down / up, floor, ceil.
 
-    linear and cubic modes, and tf_crop_and_resize (the only user of `roi` and
-    `extrapolation_value`), have no reference; antialias, cubic_coeff_a and exclude_outside
-    do not affect nearest."""
+    modes linear and cubic (cubic_coeff_a, exclude_outside) weigh the taps of
+    `interpolation.interpolation_taps` axis after axis, computed in float64 and rounded once to
+    X's float type. antialias 1 has no reference (refused by the verifier), nor do linear and
+    cubic on integer tensors."""
 
     name = "onnx.Resize"
     x = operand_def()
@@ -253,21 +253,74 @@ class ResizeOp(OnnxOp):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
+    def verify_(self) -> None:
+        mode = self.string_attr("mode")
+        if mode != "nearest" and mode not in TAPS:
+            raise VerifyException(f"unknown mode '{mode}'")
+        if (transform := self.string_attr("coordinate_transformation_mode")) not in COORDINATE_TRANSFORMATIONS:
+            raise VerifyException(f"unknown coordinate_transformation_mode '{transform}'")
+        if mode != "nearest" and self.int_attr("antialias"):
+            raise VerifyException(f"mode {mode} with antialias 1 is not supported")
+        element = self.x.type.get_element_type() if isinstance(self.x.type, TensorType) else None
+        if mode != "nearest" and element is not None and not isinstance(element, AnyFloat):
+            raise VerifyException(f"mode {mode} on {element} is not supported (float tensors only)")
+
+    def selects_elements(self) -> bool:
+        """Whether every output element is an input element (mode nearest, no extrapolation)."""
+        return self.string_attr("mode") == "nearest" and (
+            self.string_attr("coordinate_transformation_mode") != "tf_crop_and_resize")
+
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
-        if (mode := self.string_attr("mode")) != "nearest":
-            raise NotImplementedError(f"{self.name}: mode '{mode}' has no reference (nearest only)")
         values = named_operands(self, operands)
         x = values["x"]
-        axes = normalized_axes(ints_or(self.attributes, "axes", range(x.ndim)), x.ndim)
-        in_sizes = [x.shape[axis] for axis in axes]
-        out_sizes, scales = self._output_sizes_and_scales(in_sizes, values["scales"], values["sizes"])
+        maps = self.axis_maps(x.shape, values["roi"], values["scales"], values["sizes"])
+        for axis, indices, weights, outside in maps:
+            if weights is None:
+                x = np.take(x, indices[:, 0], axis=axis)
+            else:
+                x = interpolate(x.astype(np.float64), axis, indices, weights)
+            if outside.any():
+                x[(slice(None),) * axis + (outside,)] = self.float_attr("extrapolation_value")
+        return (x.astype(values["x"].dtype),)
+
+    def axis_maps(self, shape: Sequence[int], roi: np.ndarray | None, scales: np.ndarray | None,
+                  sizes: np.ndarray | None) -> list[tuple[int, np.ndarray, np.ndarray | None, np.ndarray]]:
+        """Per resized axis: (axis, indices (out, taps), float64 weights (out, taps) or None for
+        nearest, the outputs outside tf_crop_and_resize's region); an axis that linear or cubic
+        maps onto itself (weight 1 on its own element) is left out."""
+        axes = normalized_axes(ints_or(self.attributes, "axes", range(len(shape))), len(shape))
+        in_sizes = [shape[axis] for axis in axes]
+        out_sizes, scales = self._output_sizes_and_scales(in_sizes, scales, sizes)
         transform = self.string_attr("coordinate_transformation_mode")
-        nearest_mode = self.string_attr("nearest_mode")
-        y = x
-        for axis, in_size, out_size, scale in zip(axes, in_sizes, out_sizes, scales):
-            source = _nearest(_source_coordinates(transform, out_size, in_size, scale), nearest_mode)
-            y = np.take(y, np.clip(source, 0, in_size - 1), axis=axis)
-        return (y,)
+        mode = self.string_attr("mode")
+        maps = []
+        for i, (axis, in_size, out_size, scale) in enumerate(zip(axes, in_sizes, out_sizes, scales)):
+            coordinates = source_coordinates(transform, out_size, in_size, scale, self._roi(roi, i, axis, len(shape)))
+            cropped = transform == "tf_crop_and_resize"
+            outside = outside_roi(coordinates, in_size) if cropped else np.zeros(out_size, bool)
+            if mode == "nearest":
+                source = np.clip(_nearest(coordinates, self.string_attr("nearest_mode")), 0, in_size - 1)
+                maps.append((axis, source[:, None], None, outside))
+            else:
+                indices, weights = interpolation_taps(mode, coordinates, in_size, self.float_attr("cubic_coeff_a"),
+                                                      bool(self.int_attr("exclude_outside")))  # fmt: skip
+                unit = np.zeros_like(weights)
+                unit[:, 0] = 1
+                same = out_size == in_size and np.array_equal(indices[:, 0], np.arange(in_size))
+                if same and (weights == unit).all():
+                    continue  # an axis the resize leaves as it is (scale 1)
+                maps.append((axis, indices, weights, outside))
+        return maps
+
+    def _roi(self, roi: np.ndarray | None, index: int, axis: int, rank: int) -> tuple[float, float]:
+        """(start, end) of the region along the `index`-th resized axis (`axis` of the input)."""
+        if self.string_attr("coordinate_transformation_mode") != "tf_crop_and_resize":
+            return (0.0, 1.0)
+        if roi is None or not roi.size:
+            raise ValueError(f"{self.name}: tf_crop_and_resize needs roi")
+        half = roi.size // 2
+        position = axis if half == rank else index
+        return (float(roi[position]), float(roi[half + position]))
 
     def _output_sizes_and_scales(
         self, in_sizes: list[int], scales: np.ndarray | None, sizes: np.ndarray | None

@@ -260,14 +260,14 @@ class SinkDequantizeThroughPad(SinkDequantize):
 
 
 class SinkDequantizeThroughResize(SinkDequantize):
-    """Resize(dcast(q)) -> dcast(Resize(q)) in mode nearest, which selects input elements
-    (other modes interpolate: refused). Per-tensor types only: which axes a Resize maps onto
+    """Resize(dcast(q)) -> dcast(Resize(q)) where it selects input elements (mode nearest
+    without tf_crop_and_resize's extrapolation; other modes interpolate: refused). Per-tensor types only: which axes a Resize maps onto
     themselves is not tracked."""
 
     op_types = (ResizeOp,)
 
     def integer_operands(self, op, operands, quantized) -> list[Operation] | None:
-        return [] if op.string_attr("mode") == "nearest" else None
+        return [] if op.selects_elements() else None
 
 
 class SinkDequantizeThroughDepthToSpace(SinkDequantize):

@@ -15,7 +15,8 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
   Selu, Celu, Softplus, Softsign, ThresholdedRelu, Erf, Gelu, Mish, Sqrt, Reciprocal,
   QLinearSigmoid, QLinearLeakyRelu) as
   lookup tables of the stored input;
-- `softmax`: Softmax along the last axis (exp table, integer sum and division; bounded error);
+- `softmax`: Softmax along any axis (exp table, integer sum and division; bounded error);
+- `resize`: Resize linear / cubic with dyadic tap weights as exact i32 sums;
 - shape-only ops on quantized values (left there by `canonicalize-quant`, whose sinking
   patterns run here first) stay as they are;
 - `signless`: ONNX's `ui8` data between scasts sinks to quantized values or becomes `i8`;
@@ -72,6 +73,7 @@ from bitfold.passes.quant_to_integer.integer_io import record_integer_io, use_in
 from bitfold.passes.quant_to_integer.operands import fail
 from bitfold.passes.quant_to_integer.pooling import AveragePoolToInteger, GlobalAveragePoolToInteger, MaxPoolToInteger
 from bitfold.passes.quant_to_integer.reductions import ReduceToInteger
+from bitfold.passes.quant_to_integer.resize import ResizeToInteger
 from bitfold.passes.quant_to_integer.sign_thresholds import SignAfterAffineToThreshold
 from bitfold.passes.quant_to_integer.signless import SinkStorageCast, make_storage_signless
 from bitfold.passes.quant_to_integer.softmax import SoftmaxToInteger
@@ -102,6 +104,7 @@ INTEGER_PATTERNS = (
     FloatStorageRequantToTable(),
     SoftmaxToInteger(),
     BatchNormToInteger(),
+    ResizeToInteger(),
 )
 
 

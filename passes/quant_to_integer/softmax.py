@@ -1,4 +1,4 @@
-"""Softmax along the last axis of a dequantized value, in integers:
+"""Softmax along any axis of a dequantized value, in integers (o the other axes, i the axis):
 
     m[o]    = max_i q[o, i]                                   (q the stored input)
     T[j]    = R(2^F exp((j - D) s))          j = 0..D, D = max - min of q's storage range
@@ -88,18 +88,17 @@ def _power_of_two_exponent(step: float) -> int | None:
 
 
 class SoftmaxToInteger(RewritePattern):
-    """Softmax(dcast(q)) along the last axis -> dcast(u) at 2^-P (module docstring)."""
+    """Softmax(dcast(q)) along `axis` -> dcast(u) at 2^-P (module docstring)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SoftmaxOp, rewriter: PatternRewriter) -> None:
         source = quantized_operand(op, op.input)
         shape = source.shape
         rank = len(shape)
-        if op.int_attr("axis") % rank != rank - 1:
-            raise fail(op, "only Softmax along the last axis is supported")
+        axis = op.int_attr("axis") % rank
         stored = table_input_values(op, source.qtype)
         low, high = int(stored[0]), int(stored[-1])
-        span, length = high - low, shape[-1]
+        span, length = high - low, shape[axis]
         steps, all_quantized = _output_steps(op)
         exponents = {_power_of_two_exponent(step) for step in steps}
         on_output_grid = None
@@ -120,9 +119,9 @@ class SoftmaxToInteger(RewritePattern):
         table = integer_constant(rewriter, np.round(np.exp(exponents) * 2.0**exp_bits).astype(np.int64), I32)
         x = storage_value(rewriter, source)
         dims = [AffineDimExpr(d) for d in range(rank)]
-        whole, per_row = AffineMap.identity(rank), affine_map(rank, dims[:-1])
-        rows = shape[:-1]
-        last = [rank - 1]
+        whole, per_row = AffineMap.identity(rank), affine_map(rank, dims[:axis] + dims[axis + 1 :])
+        rows = shape[:axis] + shape[axis + 1 :]
+        last = [axis]
 
         def exponential(body: Body) -> SSAValue:
             shifted = body.emit(arith.SubiOp(widened(body, body.values["in0"], source.qtype), body.values["in1"]))

@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
-from onnx_node_oracle import assert_exact, run_both
+from onnx_node_oracle import assert_close, assert_exact, run_both
 from xdsl.dialects.builtin import StringAttr
+from xdsl.utils.exceptions import VerifyException
 
 RNG = np.random.default_rng(5)
 
@@ -147,9 +148,61 @@ def test_resize_scales_on_axes_and_integer_data():
     assert_exact("Resize", [data, None, np.array([2.5], np.float32)], axes=[1], nearest_mode="ceil")
 
 
-def test_resize_linear_has_no_reference():
-    with pytest.raises(NotImplementedError, match="mode 'linear'"):
-        run_both("Resize", [floats(1, 1, 2, 2), None, np.array([1, 1, 2, 2], np.float32)], mode="linear")
+INTERPOLATING_TRANSFORMS = [*TRANSFORMS, "tf_crop_and_resize"]
+ROI = np.array([0, 0, 0.2, -0.1, 1, 1, 0.9, 0.8], np.float32)
+"""tf_crop_and_resize's region: rows 0.2..0.9, columns -0.1..0.8 (some outputs extrapolate)"""
+
+
+def interpolation_inputs(transform: str, shape: tuple[int, ...], scales=None, sizes=None) -> list:
+    roi = ROI if transform == "tf_crop_and_resize" else None
+    return [floats(*shape), roi, None if scales is None else np.array(scales, np.float32),
+            None if sizes is None else ints(*sizes)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("oracle", "scales"), [
+    ("onnxruntime", (1, 1, 2, 2)), ("onnxruntime", (1, 1, 0.5, 0.7)), ("onnxruntime", (1, 1, 1.5, 3)),
+    ("reference", (1, 1, 2, 2)), ("reference", (1, 1, 0.4, 1.5)),
+])  # fmt: skip
+@pytest.mark.parametrize("transform", INTERPOLATING_TRANSFORMS)
+def test_resize_linear_scales(oracle, transform, scales):
+    """onnx's reference takes align_corners' and tf_crop_and_resize's output length as
+    scale * in unrounded; onnxruntime (and bitfold) the output size: they agree where
+    scale * in is whole."""
+    inputs = interpolation_inputs(transform, (1, 2, 5, 6), scales=scales)
+    assert_close("Resize", inputs, atol=1e-6, oracle=oracle, mode="linear", coordinate_transformation_mode=transform,
+                 extrapolation_value=-3.0)  # fmt: skip
+
+
+@pytest.mark.parametrize("transform", INTERPOLATING_TRANSFORMS)
+@pytest.mark.parametrize("sizes", [(1, 2, 9, 4), (1, 2, 1, 13)])
+def test_resize_linear_sizes(transform, sizes):
+    inputs = interpolation_inputs(transform, (1, 2, 5, 6), sizes=sizes)
+    assert_close("Resize", inputs, atol=1e-6, mode="linear", coordinate_transformation_mode=transform)
+
+
+def test_resize_trilinear():
+    inputs = [floats(1, 2, 3, 4, 5), None, np.array([1, 1, 2, 1.5, 0.6], np.float32)]
+    assert_close("Resize", inputs, atol=1e-6, oracle="reference", mode="linear")
+
+
+@pytest.mark.parametrize("exclude_outside", [0, 1])
+@pytest.mark.parametrize("transform", ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"])
+@pytest.mark.parametrize("scales", [(1, 1, 2, 2), (1, 1, 1.5, 0.8)])
+def test_resize_cubic(exclude_outside, transform, scales):
+    inputs = [floats(1, 2, 5, 6), None, np.array(scales, np.float32)]
+    assert_close("Resize", inputs, atol=1e-5, mode="cubic", coordinate_transformation_mode=transform,
+                 exclude_outside=exclude_outside, cubic_coeff_a=-0.5)  # fmt: skip
+
+
+def test_resize_nearest_tf_crop_and_resize():
+    inputs = interpolation_inputs("tf_crop_and_resize", (1, 2, 5, 6), scales=(1, 1, 2, 1.5))
+    assert_exact("Resize", inputs, coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=7.0)
+
+
+def test_resize_antialias_is_refused():
+    with pytest.raises(VerifyException, match="mode linear with antialias 1 is not supported"):
+        run_both("Resize", [floats(1, 1, 4, 4), None, np.array([1, 1, 0.5, 0.5], np.float32)], mode="linear",
+                 antialias=1)  # fmt: skip
 
 
 @pytest.mark.parametrize("mode", ["DCR", "CRD"])
