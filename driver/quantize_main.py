@@ -92,13 +92,21 @@ def _range(text: str) -> tuple[float, float]:
     return low, high
 
 
+def _sigmas(text: str) -> float:
+    sigmas = float(text)
+    if not sigmas > 0:
+        raise argparse.ArgumentTypeError(f"--sigmas needs a positive number, got {text!r}")
+    return sigmas
+
+
 def _add_data_free_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-free", action="store_true",
                         help="no samples: ranges from the model's BatchNormalization statistics, equalization and "
                              "bias correction (docs/calibration.md)")
     parser.add_argument("--input-range", type=_range, metavar="LO,HI",
-                        help="with --data-free: the range of the float model inputs (--input-range=-1,1 when LO is negative)")
-    parser.add_argument("--sigmas", type=float, metavar="N",
+                        help="with --data-free: the range of the float model inputs "
+                             "(--input-range=-1,1 when LO is negative)")
+    parser.add_argument("--sigmas", type=_sigmas, metavar="N",
                         help=f"with --data-free: ranges are mean +- N standard deviations (default {DEFAULT_SIGMAS:g})")
 
 

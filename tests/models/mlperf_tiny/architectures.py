@@ -3,8 +3,8 @@
 Each builder returns an `onnx.ModelProto` (opset 13, batch 1, NCHW) with seeded random weights:
 He-normal convolution and dense kernels, BatchNormalization folded into the preceding kernel and
 bias as onnxruntime's optimizer folds it (`w' = w * gamma / sqrt(var + eps)`,
-`b' = (b - mean) * gamma / sqrt(var + eps) + beta`; with `keep_batch_norm=True` a
-BatchNormalization node instead, its statistics placeholders that `batch_norm_models` fits), and "same" padding computed as Keras does
+`b' = (b - mean) * gamma / sqrt(var + eps) + beta`; with `keep_batch_norm=True` the
+BatchNormalization node instead, the same function), and "same" padding computed as Keras does
 (for stride 2 on an even size the extra row and column go at the end). The architectures follow
 the reference Keras models of the MLPerf Tiny benchmark (github.com/mlcommons/tiny,
 benchmark/training); the final softmax is left out: the graphs output logits (an integer
@@ -82,28 +82,28 @@ class _Network:
     def he_normal(self, shape: tuple[int, ...], fan_in: int) -> np.ndarray:
         return self.rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)
 
-    def folded_batch_norm(self, kernel: np.ndarray, bias: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
-        """The kernel and bias of a layer followed by a BatchNormalization of random (trained-looking)
-        statistics, folded: every output channel (along `axis` of the kernel) scaled by
-        gamma / sqrt(var + eps), the bias moved by the mean and beta."""
-        channels = kernel.shape[axis]
+    def batch_norm_parameters(self, channels: int) -> tuple[np.ndarray, ...]:
+        """gamma, beta, mean, var of a BatchNormalization with random (trained-looking) statistics."""
         gamma = 1.0 + 0.1 * self.rng.standard_normal(channels)
         beta = 0.1 * self.rng.standard_normal(channels)
         mean = 0.1 * self.rng.standard_normal(channels)
         variance = self.rng.uniform(0.5, 1.5, channels)
+        return gamma, beta, mean, variance
+
+    def folded_batch_norm(self, kernel: np.ndarray, bias: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+        """The kernel and bias of a layer followed by a BatchNormalization (`batch_norm_parameters`),
+        folded: every output channel (along `axis` of the kernel) scaled by gamma / sqrt(var + eps),
+        the bias moved by the mean and beta."""
+        gamma, beta, mean, variance = self.batch_norm_parameters(kernel.shape[axis])
         factor = gamma / np.sqrt(variance + BATCH_NORM_EPSILON)
         shape = [1] * kernel.ndim
-        shape[axis] = channels
+        shape[axis] = len(factor)
         return kernel * factor.reshape(shape), (bias - mean) * factor + beta
 
     def batch_norm(self, x: str, name: str, channels: int) -> str:
-        """A BatchNormalization node with the same random gamma and beta as `folded_batch_norm` and
-        placeholder statistics (mean 0, variance 1; `batch_norm_models` fits them to data)."""
-        gamma = 1.0 + 0.1 * self.rng.standard_normal(channels)
-        beta = 0.1 * self.rng.standard_normal(channels)
-        self.rng.standard_normal(channels), self.rng.uniform(0.5, 1.5, channels)  # the folded form's draws
-        parameters = [self.constant(f"{name}.{p}", v) for p, v in
-                      (("gamma", gamma), ("beta", beta), ("mean", np.zeros(channels)), ("var", np.ones(channels)))]
+        """The BatchNormalization that `folded_batch_norm` folds, as a node: the same function."""
+        names = (f"{name}.gamma", f"{name}.beta", f"{name}.mean", f"{name}.var")
+        parameters = [self.constant(n, v) for n, v in zip(names, self.batch_norm_parameters(channels), strict=True)]
         return self.node("BatchNormalization", [x, *parameters], name, epsilon=BATCH_NORM_EPSILON)
 
     def conv(self, x: str, name: str, size: tuple[int, int], c_in: int, c_out: int, kernel: tuple[int, int],
