@@ -3,6 +3,7 @@
     python bench/quantize_sqnr.py [--samples 16] [--tests 8] [--method minmax|percentile|mse]
     python bench/quantize_sqnr.py --compare-methods [--samples 64] [--tests 64]
     python bench/quantize_sqnr.py --data-free [--samples 64] [--tests 128]
+    python bench/quantize_sqnr.py --data-free --sigmas 3,4,5,6,8 [--tests 128]
 
 For each MLPerf Tiny architecture (tests/models/mlperf_tiny/architectures.py, seeded weights), the
 same calibration samples (seeded normal inputs) go to onnxruntime's `quantize_static` (QDQ, u8
@@ -23,7 +24,8 @@ BatchNormalization kept, `tests/models/mlperf_tiny/batch_norm_models.py`) and we
 w4a8; per channel, activations u8): bitfold-quantize from the calibration samples (MinMax, and mse)
 beside `--data-free` (no samples; the input range `DATA_FREE_INPUT_RANGES`: [0, 1] for the image
 networks' pixels, [-4, 4] for DS-CNN's standard normal features), with `--method minmax` and
-`mse` (MSE-clipped weights), outputs by bitfold-run against onnxruntime's float outputs."""
+`mse` (MSE-clipped weights), outputs by bitfold-run against onnxruntime's float outputs. With
+`--sigmas` one row per network instead: w8a8 `--data-free` with each range width mean +- n sigma."""
 
 import argparse
 import contextlib
@@ -149,6 +151,24 @@ def data_free(samples: int, tests_count: int) -> None:
                       f"{figures['free mse']:.2f} |", flush=True)
 
 
+def data_free_sigmas(sigmas: list[float], tests_count: int) -> None:
+    print("| network | " + " | ".join(f"n = {n:g} (dB)" for n in sigmas) + " |")
+    print("| --- |" + " ---: |" * len(sigmas))
+    with tempfile.TemporaryDirectory() as workdir:
+        for network in BATCH_NORM_NETWORKS:
+            float_path = Path(workdir) / f"{network}.onnx"
+            onnx.save(batch_norm_model(network), float_path)
+            tests = [random_input(network, 1000 + seed) for seed in range(tests_count)]
+            reference = np.concatenate([next(iter(run_onnxruntime(float_path, {"input": t}).values())) for t in tests])
+            figures = []
+            for n in sigmas:
+                module = import_model(float_path)
+                quantize_data_free(module, QuantizeOptions(per_channel=True),
+                                   DataFreeOptions(DATA_FREE_INPUT_RANGES[network], n))
+                figures.append(f"{sqnr(reference, batched_outputs(module, tests)):.2f}")
+            print(f"| {network} | " + " | ".join(figures) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=64)
@@ -157,7 +177,11 @@ def main() -> None:
     parser.add_argument("--compare-methods", action="store_true", help="every method side by side, w8a8 and w4a8")
     parser.add_argument("--data-free", action="store_true",
                         help="data-free calibration beside calibration data, networks with BatchNormalization")
+    parser.add_argument("--sigmas", help="with --data-free: range widths n to compare, comma separated")
     options = parser.parse_args()
+    if options.data_free and options.sigmas:
+        data_free_sigmas([float(n) for n in options.sigmas.split(",")], options.tests)
+        return
     if options.data_free:
         data_free(options.samples, options.tests)
         return

@@ -121,7 +121,8 @@ def clipped_normal_moments(mean: np.ndarray, std: np.ndarray, low: float, high: 
     return first, np.maximum(second - first**2, 0.0)
 
 
-def _channels(value: SSAValue) -> int:
+def channel_count(value: SSAValue) -> int:
+    """The size of `value`'s axis 1 (1 below rank 2)."""
     dims = value.type.get_shape() if isinstance(value.type, TensorType) else ()
     return dims[1] if len(dims) >= 2 else 1
 
@@ -152,7 +153,7 @@ def _contraction(op: ConvOp | GemmOp, x: ChannelStatistics, sigmas: float) -> Ch
     if weights is None or bias is None:
         return None
     weights = weights.astype(np.float64)
-    means = x.broadcast(_channels(op.operands[0]))
+    means = x.broadcast(channel_count(op.operands[0]))
     mean = weighted_channel_sums(op, weights, means.mean)
     variance = weighted_channel_sums(op, weights**2, means.variance)
     if mean is None or variance is None:
@@ -169,7 +170,7 @@ def _sum(a: ChannelStatistics, b: ChannelStatistics, sigmas: float) -> ChannelSt
 
 def _moved(op: Operation, x: ChannelStatistics) -> ChannelStatistics:
     """Statistics of a data-movement op's result (module docstring)."""
-    channels_in, channels_out = len(x.mean), _channels(op.results[0])
+    channels_in, channels_out = len(x.mean), channel_count(op.results[0])
     if isinstance(op, ORDER_KEEPING) and channels_out % channels_in == 0:
         return x.repeated(channels_out // channels_in)
     return x.pooled().broadcast(channels_out)
@@ -218,5 +219,5 @@ def propagate_statistics(function: func.FuncOp, seeds: Mapping[SSAValue, Channel
             continue
         inputs = [statistics.get(operand) for operand in op.operands]
         if (result := _result_statistics(op, inputs, sigmas)) is not None:
-            statistics[op.results[0]] = result.broadcast(_channels(op.results[0]))
+            statistics[op.results[0]] = result.broadcast(channel_count(op.results[0]))
     return statistics

@@ -27,6 +27,7 @@ from xdsl.ir import Operation, SSAValue
 from bitfold.calibration.activation_statistics import (
     DEFAULT_SIGMAS,
     ChannelStatistics,
+    channel_count,
     propagate_statistics,
 )
 from bitfold.calibration.batch_norm_folding import fold_batch_norms
@@ -34,11 +35,6 @@ from bitfold.calibration.equalization import equalized_pairs
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.interpreter import input_names
 from bitfold.passes.calibration.calibrated_to_uniform import CalibrationError
-
-
-def _channels(value: SSAValue) -> int:
-    dims = value.type.get_shape()
-    return dims[1] if len(dims) >= 2 else 1
 
 
 def data_free_statistics(function: func.FuncOp, input_range: tuple[float, float] | None = None,
@@ -54,7 +50,7 @@ def data_free_statistics(function: func.FuncOp, input_range: tuple[float, float]
     seeds = {value: ChannelStatistics.normal(mean, std**2, sigmas) for value, (mean, std) in normals.items()}
     if input_range is not None:
         for arg in function.args:
-            seeds[arg] = ChannelStatistics.uniform(*input_range, _channels(arg))
+            seeds[arg] = ChannelStatistics.uniform(*input_range, channel_count(arg))
     return propagate_statistics(function, seeds, sigmas)
 
 
