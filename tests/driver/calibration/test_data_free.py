@@ -12,7 +12,7 @@ from models.mlperf_tiny.batch_norm_models import batch_norm_model
 from models.runners import run_onnxruntime
 
 from bitfold.calibration.batch_norm_folding import fold_batch_norms
-from bitfold.dialects.onnx.nn import BatchNormalizationOp
+from bitfold.dialects.onnx.nn import BatchNormalizationOp, ConvOp
 from bitfold.dialects.quant import QuantizeCastOp, element_type
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import entry_function, run
@@ -55,12 +55,24 @@ def _outputs(runner, tests) -> np.ndarray:
     return np.concatenate([next(iter(runner(t).values())) for t in tests])
 
 
-def test_batch_norm_folding_keeps_the_outputs(float_path, tests):
-    module = import_model(float_path)
+@pytest.mark.parametrize("biases", [True, False], ids=["biased", "bias-less"])
+def test_batch_norm_folding_keeps_the_outputs(float_path, tests, tmp_path, biases):
+    """Every BatchNormalization folds (into a Conv without bias too, which gets one) and the model
+    computes what onnxruntime computes with the BatchNormalization nodes."""
+    model = onnx.load(float_path)
+    if not biases:  # the builder's Conv biases are zeros: dropping them keeps the function
+        for node in model.graph.node:
+            if node.op_type == "Conv" and any(n.input[0] == node.output[0] and n.op_type == "BatchNormalization"
+                                              for n in model.graph.node):
+                del node.input[2:]
+    path = tmp_path / "model.onnx"
+    onnx.save(model, path)
+    module = import_model(path)
     function = entry_function(module)
     statistics = fold_batch_norms(function)
     assert len(statistics) == 9 and not any(isinstance(op, BatchNormalizationOp) for op in function.body.walk())
-    reference = _outputs(lambda t: run_onnxruntime(float_path, t), tests[:4])
+    assert all(len(op.operands) == 3 for op in function.body.walk() if isinstance(op, ConvOp))
+    reference = _outputs(lambda t: run_onnxruntime(path, t), tests[:4])
     np.testing.assert_allclose(_outputs(lambda t: run(module, t), tests[:4]), reference, rtol=1e-4, atol=1e-4)
 
 
