@@ -54,7 +54,8 @@ def _conv(name: str, x: str, rng: np.random.Generator, initializers: list) -> on
 
 def _network() -> tuple[onnx.ModelProto, dict]:
     """Two independent inputs: x1 -> BN -> Relu -> Conv (no BN); x2 -> Conv -> BN (folded) -> Clip(0, 1.5);
-    Add, Relu, MaxPool, GlobalAveragePool, Flatten, Gemm; every intermediate an output."""
+    Add, Relu, MaxPool, GlobalAveragePool, Flatten, Gemm, and a Concat of the two branches; every
+    intermediate an output."""
     rng = np.random.default_rng(3)
     initializers: list = []
     norm1, stats1 = _batch_norm("bn1", "x1", rng, initializers)
@@ -67,12 +68,13 @@ def _network() -> tuple[onnx.ModelProto, dict]:
              _conv("conv1", "relu1", rng, initializers), conv2, norm2,
              helper.make_node("Clip", ["bn2", "zero", "top"], ["clip2"], name="clip2"),
              helper.make_node("Add", ["conv1", "clip2"], ["add"], name="add"),
+             helper.make_node("Concat", ["conv1", "clip2"], ["concat"], name="concat", axis=1),
              helper.make_node("Relu", ["add"], ["relu"], name="relu"),
              helper.make_node("MaxPool", ["relu"], ["maxpool"], name="maxpool", kernel_shape=[2, 2], strides=[2, 2]),
              helper.make_node("GlobalAveragePool", ["maxpool"], ["pool"], name="pool"),
              helper.make_node("Flatten", ["pool"], ["flatten"], name="flatten"),
              helper.make_node("Gemm", ["flatten", "fc.w", "fc.b"], ["fc"], name="fc")]
-    names = ["relu1", "conv1", "clip2", "add", "relu", "maxpool", "pool", "fc"]
+    names = ["relu1", "conv1", "clip2", "add", "concat", "relu", "maxpool", "pool", "flatten", "fc"]
     inputs = [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, CHANNELS, SIZE, SIZE]) for x in ("x1", "x2")]
     model = helper.make_model(helper.make_graph(nodes, "statistics", inputs, [], initializers),
                               opset_imports=[helper.make_opsetid("", 13)])
@@ -127,7 +129,7 @@ def _channel_moments(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values.mean(axis=axes), values.var(axis=axes)
 
 
-@pytest.mark.parametrize("name", ["relu1", "conv1", "clip2", "add", "relu"])
+@pytest.mark.parametrize("name", ["relu1", "conv1", "clip2", "add", "concat", "relu"])
 def test_propagated_moments_match_onnxruntime(propagated, name):
     """Exact rules (clipped normal of a normal, Conv of independent inputs, Add of independent
     operands, the clipped normal of that sum, taken as normal): within sampling error."""
@@ -137,7 +139,8 @@ def test_propagated_moments_match_onnxruntime(propagated, name):
     np.testing.assert_allclose(statistics[name].variance, variance, rtol=0.08)
 
 
-@pytest.mark.parametrize("name", ["relu1", "conv1", "clip2", "add", "relu", "maxpool", "pool", "fc"])
+@pytest.mark.parametrize("name", ["relu1", "conv1", "clip2", "add", "concat", "relu", "maxpool", "pool", "flatten",
+                                  "fc"])
 def test_propagated_ranges_hold_every_value(propagated, name):
     statistics, empirical = propagated
     axes = (0, *range(2, empirical[name].ndim))
