@@ -48,7 +48,8 @@ from bitfold.dialects.onnx.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
 from bitfold.dialects.onnx.nn import AveragePoolOp, ConvOp, GemmOp, GlobalAveragePoolOp, MaxPoolOp
 
 DEFAULT_SIGMAS = 6.0
-"""n of the range m +- n s: the data-free range setting of Nagel et al. 2019 (beta +- 6 gamma)."""
+"""n of the range m +- n s (Nagel et al.'s beta +- n gamma): a normal leaves +- 6 sigma with
+probability 2e-9; docs/calibration.md measures other n."""
 ORDER_KEEPING = (shape.ReshapeOp, shape.FlattenOp, shape.SqueezeOp, shape.UnsqueezeOp)
 RANGE_KEEPING = (MaxPoolOp, AveragePoolOp, GlobalAveragePoolOp, IdentityOp)
 MOVING = (*(op for op in shape.OPS if op is not shape.ConcatOp), *replication.OPS)
