@@ -2,6 +2,8 @@
 
     python bench/quantize_sqnr.py [--samples 16] [--tests 8] [--method minmax|percentile|mse]
     python bench/quantize_sqnr.py --compare-methods [--samples 64] [--tests 64]
+    python bench/quantize_sqnr.py --data-free [--samples 64] [--tests 128]
+    python bench/quantize_sqnr.py --data-free --sigmas 3,4,5,6,8 [--tests 128]
 
 For each MLPerf Tiny architecture (tests/models/mlperf_tiny/architectures.py, seeded weights), the
 same calibration samples (seeded normal inputs) go to onnxruntime's `quantize_static` (QDQ, u8
@@ -15,7 +17,15 @@ integer IR.
 `--compare-methods` gives instead one row per network and weight width (w8a8, w4a8; per channel,
 activations u8): the SQNR of bitfold-quantize with each `--method` (outputs by bitfold-run, a chunk
 of test inputs per run) beside onnxruntime's quantize_static with MinMax, Percentile and Entropy
-(w8a8 only)."""
+(w8a8 only).
+
+`--data-free` gives one row per network with BatchNormalization (ResNet-8, DS-CNN, MobileNetV1 with
+BatchNormalization kept, `tests/models/mlperf_tiny/batch_norm_models.py`) and weight width (w8a8,
+w4a8; per channel, activations u8): bitfold-quantize from the calibration samples (MinMax, and mse)
+beside `--data-free` (no samples; the input range `DATA_FREE_INPUT_RANGES`: [0, 1] for the image
+networks' pixels, [-4, 4] for DS-CNN's standard normal features), with `--method minmax` and
+`mse` (MSE-clipped weights), outputs by bitfold-run against onnxruntime's float outputs. With
+`--sigmas` one row per network instead: w8a8 `--data-free` with each range width mean +- n sigma."""
 
 import argparse
 import contextlib
@@ -30,7 +40,9 @@ import onnx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from models.mlperf_tiny.architectures import BUILDERS, random_input
+from models.mlperf_tiny.architectures import BUILDERS, IMAGE_NETWORKS, random_input
+from models.mlperf_tiny.batch_norm_models import NETWORKS as BATCH_NORM_NETWORKS
+from models.mlperf_tiny.batch_norm_models import batch_norm_model
 from models.runners import run_onnxruntime
 
 from bitfold.backends.onnx import export_model
@@ -39,9 +51,11 @@ from bitfold.calibration.batched import batched_module, stacked
 from bitfold.compile import compile_model
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import run
-from bitfold.quantize import QuantizeOptions, quantize_model
+from bitfold.quantize import DataFreeOptions, QuantizeOptions, quantize_data_free, quantize_model
 
 ORT_METHODS = {"minmax": "MinMax", "percentile": "Percentile", "mse": "Entropy"}
+DATA_FREE_INPUT_RANGES = {network: (0.0, 1.0) if network in IMAGE_NETWORKS else (-4.0, 4.0)
+                          for network in BATCH_NORM_NETWORKS}
 
 
 def sqnr(reference: np.ndarray, quantized: np.ndarray) -> float:
@@ -110,13 +124,67 @@ def compare_methods(samples: int, tests_count: int) -> None:
                       flush=True)
 
 
+def data_free(samples: int, tests_count: int) -> None:
+    print("| network | bits | minmax, calibration data (dB) | --data-free (dB) | --data-free - minmax (dB) "
+          "| mse, calibration data (dB) | --data-free --method mse (dB) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    with tempfile.TemporaryDirectory() as workdir:
+        for network in BATCH_NORM_NETWORKS:
+            float_path = Path(workdir) / f"{network}.onnx"
+            onnx.save(batch_norm_model(network), float_path)
+            calibration = [{"input": random_input(network, seed)} for seed in range(samples)]
+            tests = [random_input(network, 1000 + seed) for seed in range(tests_count)]
+            reference = np.concatenate([next(iter(run_onnxruntime(float_path, {"input": t}).values())) for t in tests])
+            settings = DataFreeOptions(DATA_FREE_INPUT_RANGES[network])
+            for weights in (8, 4):
+                figures = {}
+                for method in ("minmax", "mse"):
+                    options = QuantizeOptions(weight_bits=weights, per_channel=True, method=method)
+                    module = import_model(float_path)
+                    quantize_model(module, calibration, options)
+                    figures[method] = sqnr(reference, batched_outputs(module, tests))
+                    module = import_model(float_path)
+                    quantize_data_free(module, options, settings)
+                    figures[f"free {method}"] = sqnr(reference, batched_outputs(module, tests))
+                print(f"| {network} | w{weights}a8 | {figures['minmax']:.2f} | {figures['free minmax']:.2f} | "
+                      f"{figures['free minmax'] - figures['minmax']:+.2f} | {figures['mse']:.2f} | "
+                      f"{figures['free mse']:.2f} |", flush=True)
+
+
+def data_free_sigmas(sigmas: list[float], tests_count: int) -> None:
+    print("| network | " + " | ".join(f"n = {n:g} (dB)" for n in sigmas) + " |")
+    print("| --- |" + " ---: |" * len(sigmas))
+    with tempfile.TemporaryDirectory() as workdir:
+        for network in BATCH_NORM_NETWORKS:
+            float_path = Path(workdir) / f"{network}.onnx"
+            onnx.save(batch_norm_model(network), float_path)
+            tests = [random_input(network, 1000 + seed) for seed in range(tests_count)]
+            reference = np.concatenate([next(iter(run_onnxruntime(float_path, {"input": t}).values())) for t in tests])
+            figures = []
+            for n in sigmas:
+                module = import_model(float_path)
+                quantize_data_free(module, QuantizeOptions(per_channel=True),
+                                   DataFreeOptions(DATA_FREE_INPUT_RANGES[network], n))
+                figures.append(f"{sqnr(reference, batched_outputs(module, tests)):.2f}")
+            print(f"| {network} | " + " | ".join(figures) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--tests", type=int, default=128)
     parser.add_argument("--method", choices=sorted(ORT_METHODS), default="minmax")
     parser.add_argument("--compare-methods", action="store_true", help="every method side by side, w8a8 and w4a8")
+    parser.add_argument("--data-free", action="store_true",
+                        help="data-free calibration beside calibration data, networks with BatchNormalization")
+    parser.add_argument("--sigmas", help="with --data-free: range widths n to compare, comma separated")
     options = parser.parse_args()
+    if options.data_free and options.sigmas:
+        data_free_sigmas([float(n) for n in options.sigmas.split(",")], options.tests)
+        return
+    if options.data_free:
+        data_free(options.samples, options.tests)
+        return
     if options.compare_methods:
         compare_methods(options.samples, options.tests)
         return

@@ -3,8 +3,9 @@ canonical quant form out.
 
     quantized = quantize_model(module, samples, QuantizeOptions(activation_bits=8, per_channel=True))
 
-0. with `equalize`, cross-layer equalization of consecutive convolutions
-   (`bitfold.calibration.equalization`);
+0. BatchNormalization after a Conv or Gemm folded into it (`bitfold.calibration.batch_norm_folding`,
+   as onnxruntime's quantizer folds it); with `equalize`, cross-layer equalization of consecutive
+   convolutions (`bitfold.calibration.equalization`);
 1. `quantization_points` of the entry function (bitfold.passes.calibration.points);
 2. a copy of the model returns every point's value; bitfold's interpreter runs it on chunks of
    samples at once (`bitfold.calibration.observe`) and the method
@@ -13,15 +14,23 @@ canonical quant form out.
    (`bitfold.calibration.bias_correction`);
 3. `annotate_calibration` records the ranges as `!quant.calibrated` types (`calibrate_model`
    stops here);
-4. `calibrated-to-uniform` chooses the uniform types and quantizes weights and biases."""
+4. `calibrated-to-uniform` chooses the uniform types and quantizes weights and biases.
+
+`quantize_data_free(module, options, DataFreeOptions(input_range=(0.0, 1.0)))` takes the ranges of
+step 2 from the BatchNormalization statistics the model carries instead of samples, equalizes,
+and corrects every bias with the propagated input means (`bitfold.calibration.data_free`)."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
 
+from bitfold.calibration.activation_statistics import DEFAULT_SIGMAS
+from bitfold.calibration.batch_norm_folding import fold_batch_norms
 from bitfold.calibration.bias_correction import correct_biases, observed_channel_means
+from bitfold.calibration.data_free import data_free_statistics, statistics_means, statistics_range
 from bitfold.calibration.equalization import equalize_convolutions
 from bitfold.calibration.observe import observe_values
 from bitfold.dialects.onnx.base import OnnxOp
@@ -55,6 +64,22 @@ class QuantizeOptions:
         return dequantize(quantize(weights, wtype), wtype)
 
 
+@dataclass(frozen=True)
+class DataFreeOptions:
+    """Where data-free calibration's statistics start: the float inputs' range (None: error where
+    an input is a quantization point) and n of the ranges mean +- n sigma."""
+
+    input_range: tuple[float, float] | None = None
+    sigmas: float = DEFAULT_SIGMAS
+
+
+def _keep_source_ranges(points: Sequence[SSAValue], ranges: list[tuple[float, float]]) -> None:
+    """An average pool's point takes the range of its source point (`range_source`)."""
+    for i, point in enumerate(points):
+        if (source := range_source(point, points)) is not None:
+            ranges[i] = ranges[points.index(source)]
+
+
 def observe_points(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], batch: bool = True,
                    extremes_only: bool = False) -> list[np.ndarray]:
     """The values every quantization point of `module` took, each flattened over all samples, or
@@ -70,6 +95,7 @@ def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]
         raise ValueError("calibration needs at least one sample")
     scheme = Scheme(options.activation_bits, options.symmetric, options.power_of_two)
     function = entry_function(module)
+    fold_batch_norms(function)
     if options.equalize:
         equalize_convolutions(function)
     points = quantization_points(function)
@@ -82,9 +108,7 @@ def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]
             return activation_type(low, high, scheme, expressed)
 
         ranges.append(calibrated_range(values, options.method, type_for))
-    for i, point in enumerate(points):
-        if (source := range_source(point, points)) is not None:
-            ranges[i] = ranges[points.index(source)]
+    _keep_source_ranges(points, ranges)
     if options.method == "mse":
         correct_biases(function, observed_channel_means(dict(zip(points, observed, strict=True))),
                        options.quantized_weights)
@@ -95,4 +119,22 @@ def quantize_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]]
                    batch: bool = True) -> None:
     """Quantize the float `module` in place into the canonical quant form (module docstring)."""
     calibrate_model(module, samples, options, batch)
+    options.uniform_pass().apply(full_context(), module)
+
+
+def calibrate_data_free(module: ModuleOp, options: QuantizeOptions, data_free: DataFreeOptions) -> None:
+    """Record statistics in `module` without samples (module docstring): the ranges from the
+    BatchNormalization statistics, equalization, every bias corrected."""
+    function = entry_function(module)
+    statistics = data_free_statistics(function, data_free.input_range, data_free.sigmas)
+    points = quantization_points(function)
+    ranges = [statistics_range(function, statistics, point) for point in points]
+    _keep_source_ranges(points, ranges)
+    correct_biases(function, statistics_means(statistics), options.quantized_weights)
+    annotate_calibration(function, points, ranges)
+
+
+def quantize_data_free(module: ModuleOp, options: QuantizeOptions, data_free: DataFreeOptions) -> None:
+    """Quantize the float `module` in place without samples (`calibrate_data_free`)."""
+    calibrate_data_free(module, options, data_free)
     options.uniform_pass().apply(full_context(), module)

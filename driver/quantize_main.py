@@ -1,4 +1,5 @@
-"""`bitfold-quantize FLOAT.onnx --calibration DATA.npz -o OUT [--form qdq|qcdq|qonnx|qop]
+"""`bitfold-quantize FLOAT.onnx (--calibration DATA.npz | --data-free [--input-range LO,HI] [--sigmas N])
+-o OUT [--form qdq|qcdq|qonnx|qop]
 [--runtime reference|onnxruntime] [--weights N]
 [--activations N] [--per-channel] [--symmetric] [--power-of-two] [--method minmax|percentile|mse]
 [--equalize] [--calibrated]`: quantize a float model from calibration data. Statistics are collected by running
@@ -9,7 +10,9 @@ tensor (or `--per-channel`), any bit width 1..16 (default 8), power-of-two scale
 `--power-of-two`; biases int32 on the accumulator grid. `-o OUT.onnx` writes the form chosen by
 `--form` (default qdq; qdq, qcdq and qop with `--runtime onnxruntime` rewritten exactly for
 onnxruntime's integer kernels, `backends/onnx/onnxruntime_form.py`); `-o OUT.mlir` the canonical quant form (for bitfold-compile, bitfold-opt),
-or with `--calibrated` the float model with its statistics. Errors are one line and exit 1."""
+or with `--calibrated` the float model with its statistics. `--data-free` takes the ranges from the
+BatchNormalization statistics the model carries instead of samples (docs/calibration.md). Errors are
+one line and exit 1."""
 
 import argparse
 import io
@@ -26,14 +29,22 @@ from bitfold.backends.onnx.qcdq import QcdqForm
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.qonnx import QonnxForm
 from bitfold.backends.onnx.qop import QopForm
-from bitfold.diagnostics import add_tensor_cap_argument, one_line_errors
+from bitfold.calibration.activation_statistics import DEFAULT_SIGMAS
+from bitfold.diagnostics import add_tensor_cap_argument, fail, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names
 from bitfold.load import load_module
 from bitfold.output_files import write_file
 from bitfold.passes.calibration.calibrated_to_uniform import CalibrationError
 from bitfold.passes.calibration.statistics import METHODS
-from bitfold.quantize import QuantizeOptions, calibrate_model, quantize_model
+from bitfold.quantize import (
+    DataFreeOptions,
+    QuantizeOptions,
+    calibrate_data_free,
+    calibrate_model,
+    quantize_data_free,
+    quantize_model,
+)
 from bitfold.samples import calibration_samples
 
 FORMS = {"qdq": QdqForm, "qcdq": QcdqForm, "qonnx": QonnxForm, "qop": QopForm}
@@ -49,7 +60,7 @@ def _bits(text: str) -> int:
 def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bitfold-quantize", description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="a float .onnx model (or .mlir)")
-    parser.add_argument("--calibration", required=True, metavar="DATA.npz", help="float input samples by input name")
+    parser.add_argument("--calibration", metavar="DATA.npz", help="float input samples by input name")
     parser.add_argument("-o", "--output", required=True, help="OUT.onnx (in --form) or OUT.mlir")
     parser.add_argument("--form", choices=sorted(FORMS), default="qdq", help="the ONNX form of OUT.onnx")
     parser.add_argument("--runtime", choices=RUNTIMES, default="reference",
@@ -66,8 +77,63 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--calibrated", action="store_true",
                         help="write the float model with its !quant.calibrated statistics (OUT.mlir)")
     parser.add_argument("--version", action="version", version=f"bitfold-quantize {__version__}")
+    _add_data_free_arguments(parser)
     add_tensor_cap_argument(parser)
     return parser
+
+
+def _range(text: str) -> tuple[float, float]:
+    try:
+        low, high = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a range is LO,HI (two numbers), got {text!r}") from None
+    if not low < high:
+        raise argparse.ArgumentTypeError(f"a range needs LO < HI, got {text!r}")
+    return low, high
+
+
+def _sigmas(text: str) -> float:
+    sigmas = float(text)
+    if not sigmas > 0:
+        raise argparse.ArgumentTypeError(f"--sigmas needs a positive number, got {text!r}")
+    return sigmas
+
+
+def _add_data_free_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-free", action="store_true",
+                        help="no samples: ranges from the model's BatchNormalization statistics, equalization and "
+                             "bias correction (docs/calibration.md)")
+    parser.add_argument("--input-range", type=_range, metavar="LO,HI",
+                        help="with --data-free: the range of the float model inputs "
+                             "(--input-range=-1,1 when LO is negative)")
+    parser.add_argument("--sigmas", type=_sigmas, metavar="N",
+                        help=f"with --data-free: ranges are mean +- N standard deviations (default {DEFAULT_SIGMAS:g})")
+
+
+def _data_free_options(options: argparse.Namespace) -> DataFreeOptions | None:
+    """The data-free settings, None to calibrate on `--calibration`; one error line for a bad mix."""
+    if options.calibration is not None and options.data_free:
+        fail("error: --calibration and --data-free are mutually exclusive: give one")
+    if options.calibration is None and not options.data_free:
+        fail("error: give --calibration DATA.npz, or --data-free to use the model's BatchNormalization statistics")
+    if not options.data_free:
+        if options.input_range is not None or options.sigmas is not None:
+            fail("error: --input-range and --sigmas go with --data-free")
+        return None
+    if options.method == "percentile":
+        fail("error: --data-free ranges come from BatchNormalization statistics: --method minmax or mse (weights only)")
+    return DataFreeOptions(options.input_range, DEFAULT_SIGMAS if options.sigmas is None else options.sigmas)
+
+
+def _calibrate(module, options: argparse.Namespace, scheme: QuantizeOptions, data_free: DataFreeOptions | None) -> None:
+    """Calibrate (`--calibrated`) or quantize `module` from samples or without (`--data-free`)."""
+    if data_free is not None:
+        (calibrate_data_free if options.calibrated else quantize_data_free)(module, scheme, data_free)
+        return
+    function = entry_function(module)
+    shapes = [arg.type.get_shape() for arg in function.args]
+    samples = calibration_samples(options.calibration, input_names(function), shapes)
+    (calibrate_model if options.calibrated else quantize_model)(module, samples, scheme)
 
 
 def main(args: Sequence[str] | None = None) -> None:
@@ -82,13 +148,11 @@ def main(args: Sequence[str] | None = None) -> None:
         parser.error("--runtime onnxruntime rewrites a QDQ, QCDQ or QOp model: -o OUT.onnx with --form qdq, qcdq or qop")
     scheme = QuantizeOptions(options.activations, options.weights, options.per_channel, options.symmetric,
                              options.power_of_two, options.method, options.equalize)
+    data_free = _data_free_options(options)
     with one_line_errors(InterpretationInputError, CalibrationError, ExportError), \
             tensor_limits(max_bytes=options.max_tensor_bytes):
         module = load_module(options.model)
-        function = entry_function(module)
-        shapes = [arg.type.get_shape() for arg in function.args]
-        samples = calibration_samples(options.calibration, input_names(function), shapes)
-        (calibrate_model if options.calibrated else quantize_model)(module, samples, scheme)
+        _calibrate(module, options, scheme, data_free)
         if output.suffix == ".onnx":
             model = export_model(module, FORMS[options.form]())
             if options.runtime == "onnxruntime":

@@ -26,8 +26,11 @@ from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp
 
 
-def _correction(op: OnnxOp, delta: np.ndarray, mean: np.ndarray) -> np.ndarray | None:
-    """(W_q - W) E[x] of `op` (module docstring), None for a form it does not cover."""
+def weighted_channel_sums(op: OnnxOp, delta: np.ndarray, mean: np.ndarray) -> np.ndarray | None:
+    """Per output channel of the Conv or Gemm `op`, the sum over its input channels (and taps) of
+    `delta` (shaped as the op's weights) times `mean` (one value an input channel): (W_q - W) E[x]
+    in the module docstring's form; None for a form it does not cover. Also the expected output
+    W E[x] and, with W^2 and Var[x], the variance of independent inputs (`activation_statistics`)."""
     if isinstance(op, ConvOp):
         groups = op.int_attr("group")
         out_channels, per_group = delta.shape[0], delta.shape[1]
@@ -51,7 +54,7 @@ def correct_biases(function: func.FuncOp, input_means: Callable[[SSAValue], np.n
         if weights is None or bias is None or (mean := input_means(op.operands[0])) is None:
             continue
         delta = quantized_weights(op, weights).astype(np.float64) - weights.astype(np.float64)
-        correction = _correction(op, delta, mean)
+        correction = weighted_channel_sums(op, delta, mean)
         if correction is None or correction.shape != bias.shape:
             continue
         replace_constant_operand(op, 2, (bias - correction).astype(bias.dtype))

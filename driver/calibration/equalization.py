@@ -6,6 +6,7 @@ s_i = sqrt(r1_i r2_i) / r2_i makes both ranges sqrt(r1_i r2_i), so per-tensor we
 wastes less of its range on a few large channels.
 
     equalize_convolutions(function) -> number of pairs equalized
+    equalized_pairs(function) -> [(conv1, s), ...]: the same, with each pair's first Conv and scales
 
     W1[i] <- W1[i] / s_i,  b1[i] <- b1[i] / s_i,  W2[:, i] <- W2[:, i] s_i  (depthwise: W2[i] s_i)
 
@@ -38,15 +39,17 @@ def _next_convolution(conv: ConvOp) -> ConvOp | None:
     return reader if isinstance(reader, ConvOp) else None
 
 
-def _equalize_pair(first: ConvOp, second: ConvOp) -> bool:
+def _equalize_pair(first: ConvOp, second: ConvOp) -> np.ndarray | None:
+    """Equalize the pair; the scales s (float64, one an output channel of `first`), None where
+    the pair does not qualify."""
     w1, w2 = constant_array(first.operands[1]), constant_array(second.operands[1])
     bias = constant_array(first.operands[2]) if len(first.operands) > 2 else None
     if w1 is None or w2 is None or (len(first.operands) > 2 and bias is None):
-        return False
+        return None
     channels, groups = w1.shape[0], second.int_attr("group")
     depthwise = groups == channels and w2.shape[1] == 1 and w2.shape[0] == channels
     if not depthwise and (groups != 1 or w2.shape[1] != channels):
-        return False
+        return None
     r1 = np.abs(w1).reshape(channels, -1).max(axis=1).astype(np.float64)
     r2 = np.abs(w2).reshape(channels, -1).max(axis=1) if depthwise else np.abs(w2).swapaxes(0, 1).reshape(
         channels, -1).max(axis=1)
@@ -58,13 +61,20 @@ def _equalize_pair(first: ConvOp, second: ConvOp) -> bool:
         replace_constant_operand(first, 2, (bias / scales).astype(bias.dtype))
     into = scales.reshape(spread) if depthwise else scales.reshape((1, -1) + (1,) * (w2.ndim - 2))
     replace_constant_operand(second, 1, (w2 * into).astype(w2.dtype))
-    return True
+    return scales
+
+
+def equalized_pairs(function: func.FuncOp) -> list[tuple[ConvOp, np.ndarray]]:
+    """Equalize every pair of `function` (module docstring); each pair's first Conv (whose output
+    channel i is now divided by s_i) and its scales s."""
+    pairs = []
+    for op in list(function.body.walk()):
+        if isinstance(op, ConvOp) and (second := _next_convolution(op)) is not None:
+            if (scales := _equalize_pair(op, second)) is not None:
+                pairs.append((op, scales))
+    return pairs
 
 
 def equalize_convolutions(function: func.FuncOp) -> int:
     """Equalize every pair of `function` (module docstring); returns how many."""
-    count = 0
-    for op in list(function.body.walk()):
-        if isinstance(op, ConvOp) and (second := _next_convolution(op)) is not None:
-            count += _equalize_pair(op, second)
-    return count
+    return len(equalized_pairs(function))

@@ -8,7 +8,7 @@ import onnx
 from models.runners import run_onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 
-from bitfold.calibration.equalization import equalize_convolutions
+from bitfold.calibration.equalization import equalize_convolutions, equalized_pairs
 from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.nn import ConvOp
 from bitfold.frontends.onnx import import_model
@@ -58,3 +58,19 @@ def test_equalized_network_computes_the_same(tmp_path):
         return peaks.max() / peaks.min()
 
     assert ratio(equalized["w1"]) < ratio(arrays["w1"]) / 3
+
+
+def test_equalized_pairs_give_each_first_convolution_its_scales(tmp_path):
+    """The scales `equalized_pairs` returns are those the first Conv's channels were divided by
+    (data-free calibration divides that Conv's output statistics by them)."""
+    rng = np.random.default_rng(6)
+    arrays = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in
+              zip(NAMES, ((8, 3, 3, 3), (8,), (8, 8, 3, 3), (8,), (8, 1, 3, 3), (8,)), strict=True)}
+    onnx.save(_model(arrays), tmp_path / "cle.onnx")
+    function = entry_function(import_model(tmp_path / "cle.onnx"))
+    pairs = equalized_pairs(function)
+    convs = [op for op in function.body.walk() if isinstance(op, ConvOp)]
+    assert [first for first, _ in pairs] == convs[:2]
+    np.testing.assert_allclose(constant_array(convs[0].operands[1]) * pairs[0][1][:, None, None, None], arrays["w1"],
+                               rtol=1e-5)
+    np.testing.assert_allclose(constant_array(convs[0].operands[2]) * pairs[0][1], arrays["b1"], rtol=1e-5)

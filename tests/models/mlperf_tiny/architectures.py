@@ -3,7 +3,8 @@
 Each builder returns an `onnx.ModelProto` (opset 13, batch 1, NCHW) with seeded random weights:
 He-normal convolution and dense kernels, BatchNormalization folded into the preceding kernel and
 bias as onnxruntime's optimizer folds it (`w' = w * gamma / sqrt(var + eps)`,
-`b' = (b - mean) * gamma / sqrt(var + eps) + beta`), and "same" padding computed as Keras does
+`b' = (b - mean) * gamma / sqrt(var + eps) + beta`; with `keep_batch_norm=True` the
+BatchNormalization node instead, the same function), and "same" padding computed as Keras does
 (for stride 2 on an even size the extra row and column go at the end). The architectures follow
 the reference Keras models of the MLPerf Tiny benchmark (github.com/mlcommons/tiny,
 benchmark/training); the final softmax is left out: the graphs output logits (an integer
@@ -64,8 +65,9 @@ def same_pads(size: tuple[int, int], kernel: tuple[int, int], stride: int) -> li
 class _Network:
     """Nodes and initializers of one network, weights drawn from one seeded generator."""
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, keep_batch_norm: bool = False):
         self.rng = np.random.default_rng(seed)
+        self.keep_batch_norm = keep_batch_norm
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
 
@@ -80,19 +82,29 @@ class _Network:
     def he_normal(self, shape: tuple[int, ...], fan_in: int) -> np.ndarray:
         return self.rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)
 
-    def folded_batch_norm(self, kernel: np.ndarray, bias: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
-        """The kernel and bias of a layer followed by a BatchNormalization of random (trained-looking)
-        statistics, folded: every output channel (along `axis` of the kernel) scaled by
-        gamma / sqrt(var + eps), the bias moved by the mean and beta."""
-        channels = kernel.shape[axis]
+    def batch_norm_parameters(self, channels: int) -> tuple[np.ndarray, ...]:
+        """gamma, beta, mean, var of a BatchNormalization with random (trained-looking) statistics."""
         gamma = 1.0 + 0.1 * self.rng.standard_normal(channels)
         beta = 0.1 * self.rng.standard_normal(channels)
         mean = 0.1 * self.rng.standard_normal(channels)
         variance = self.rng.uniform(0.5, 1.5, channels)
+        return gamma, beta, mean, variance
+
+    def folded_batch_norm(self, kernel: np.ndarray, bias: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+        """The kernel and bias of a layer followed by a BatchNormalization (`batch_norm_parameters`),
+        folded: every output channel (along `axis` of the kernel) scaled by gamma / sqrt(var + eps),
+        the bias moved by the mean and beta."""
+        gamma, beta, mean, variance = self.batch_norm_parameters(kernel.shape[axis])
         factor = gamma / np.sqrt(variance + BATCH_NORM_EPSILON)
         shape = [1] * kernel.ndim
-        shape[axis] = channels
+        shape[axis] = len(factor)
         return kernel * factor.reshape(shape), (bias - mean) * factor + beta
+
+    def batch_norm(self, x: str, name: str, channels: int) -> str:
+        """The BatchNormalization that `folded_batch_norm` folds, as a node: the same function."""
+        names = (f"{name}.gamma", f"{name}.beta", f"{name}.mean", f"{name}.var")
+        parameters = [self.constant(n, v) for n, v in zip(names, self.batch_norm_parameters(channels), strict=True)]
+        return self.node("BatchNormalization", [x, *parameters], name, epsilon=BATCH_NORM_EPSILON)
 
     def conv(self, x: str, name: str, size: tuple[int, int], c_in: int, c_out: int, kernel: tuple[int, int],
              stride: int = 1, depthwise: bool = False, batch_norm: bool = True, relu: bool = True) -> str:
@@ -101,20 +113,24 @@ class _Network:
         shape = (c_out, c_in // group, *kernel)
         w = self.he_normal(shape, fan_in=(c_in // group) * kernel[0] * kernel[1])
         b = np.zeros(c_out)
-        if batch_norm:
+        if batch_norm and not self.keep_batch_norm:
             w, b = self.folded_batch_norm(w, b, axis=0)
         y = self.node("Conv", [x, self.constant(f"{name}.weight", w), self.constant(f"{name}.bias", b)], name,
                       kernel_shape=list(kernel), strides=[stride, stride], group=group,
                       pads=same_pads(size, kernel, stride))
+        if batch_norm and self.keep_batch_norm:
+            y = self.batch_norm(y, f"{name}.bn", c_out)
         return self.node("Relu", [y], f"{name}.relu") if relu else y
 
     def dense(self, x: str, name: str, n_in: int, n_out: int, batch_norm: bool = True, relu: bool = True) -> str:
         """Gemm (B as [in, out], the form onnxruntime fuses MatMul + Add into) [+ folded BatchNorm] [+ Relu]."""
         w = self.he_normal((n_in, n_out), fan_in=n_in)
         b = np.zeros(n_out)
-        if batch_norm:
+        if batch_norm and not self.keep_batch_norm:
             w, b = self.folded_batch_norm(w, b, axis=1)
         y = self.node("Gemm", [x, self.constant(f"{name}.weight", w), self.constant(f"{name}.bias", b)], name)
+        if batch_norm and self.keep_batch_norm:
+            y = self.batch_norm(y, f"{name}.bn", n_out)
         return self.node("Relu", [y], f"{name}.relu") if relu else y
 
     def model(self, name: str, input_shape: list[int], output: str, output_shape: list[int]) -> onnx.ModelProto:
@@ -139,9 +155,9 @@ def _classifier(net: _Network, x: str, pool: tuple[int, int], channels: int, cla
     return net.dense(x, "fc", channels, classes, batch_norm=False, relu=False)
 
 
-def resnet8() -> onnx.ModelProto:
+def resnet8(keep_batch_norm: bool = False) -> onnx.ModelProto:
     """ResNet-8, MLPerf Tiny image classification (CIFAR-10 1x3x32x32 -> 10 logits)."""
-    net = _Network(seed=8)
+    net = _Network(seed=8, keep_batch_norm=keep_batch_norm)
     x = net.conv("input", "conv1", (32, 32), 3, 16, (3, 3))
     size, channels = 32, 16
     for stack, width in enumerate((16, 32, 64), start=1):
@@ -159,9 +175,9 @@ def resnet8() -> onnx.ModelProto:
     return net.model("resnet8", INPUT_SHAPES["resnet8"], y, [1, 10])
 
 
-def dscnn() -> onnx.ModelProto:
+def dscnn(keep_batch_norm: bool = False) -> onnx.ModelProto:
     """DS-CNN small, MLPerf Tiny keyword spotting (MFCC 1x1x49x10 -> 12 logits)."""
-    net = _Network(seed=12)
+    net = _Network(seed=12, keep_batch_norm=keep_batch_norm)
     x = net.conv("input", "conv1", (49, 10), 1, 64, (10, 4), stride=2)
     size = (25, 5)
     for block in range(1, 5):
@@ -176,9 +192,9 @@ MOBILENET_V1_BLOCKS = ((64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)
 MOBILENET_ALPHA = 0.25
 
 
-def mobilenet_v1() -> onnx.ModelProto:
+def mobilenet_v1(keep_batch_norm: bool = False) -> onnx.ModelProto:
     """MobileNetV1 alpha 0.25, MLPerf Tiny visual wake words (1x3x96x96 -> 2 logits)."""
-    net = _Network(seed=96)
+    net = _Network(seed=96, keep_batch_norm=keep_batch_norm)
     channels = int(32 * MOBILENET_ALPHA)
     x = net.conv("input", "conv1", (96, 96), 3, channels, (3, 3), stride=2)
     size = 48
@@ -196,9 +212,9 @@ AUTOENCODER_WIDTHS = (128, 128, 128, 128, 8, 128, 128, 128, 128)
 AUTOENCODER_FRAME = INPUT_SHAPES["autoencoder"][1]
 
 
-def autoencoder() -> onnx.ModelProto:
+def autoencoder(keep_batch_norm: bool = False) -> onnx.ModelProto:
     """FC autoencoder, MLPerf Tiny anomaly detection (1x640 -> 640 reconstruction)."""
-    net = _Network(seed=640)
+    net = _Network(seed=640, keep_batch_norm=keep_batch_norm)
     x, width = "input", AUTOENCODER_FRAME
     for layer, out in enumerate(AUTOENCODER_WIDTHS, start=1):
         x = net.dense(x, f"dense{layer}", width, out)
