@@ -47,9 +47,20 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 class RecurrentOp(OnnxOp):
-    """What LSTM and GRU share: directions, hidden size, the supported form."""
+    """What LSTM and GRU share: directions, hidden size, the supported form, and the attributes
+    these read (operands and results are each op's own: IRDL orders a subclass's first)."""
 
     GATES: ClassVar[int] = 0
+
+    activation_alpha = opt_attr_def(DenseArrayBase)
+    activation_beta = opt_attr_def(DenseArrayBase)
+    activations = opt_attr_def(ArrayAttr[StringAttr])
+    clip = opt_attr_def(FloatAttr)
+    direction = attr_def(StringAttr)
+    hidden_size = opt_attr_def(IntegerAttr[I64])
+    layout = attr_def(IntegerAttr[I64])
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True))
 
     def directions(self) -> list[bool]:
         """Per direction of W, whether it walks the sequence backwards."""
@@ -122,16 +133,7 @@ class LSTMOp(RecurrentOp):
     y_h = opt_result_def()
     y_c = opt_result_def()
 
-    activation_alpha = opt_attr_def(DenseArrayBase)
-    activation_beta = opt_attr_def(DenseArrayBase)
-    activations = opt_attr_def(ArrayAttr[StringAttr])
-    clip = opt_attr_def(FloatAttr)
-    direction = attr_def(StringAttr)
-    hidden_size = opt_attr_def(IntegerAttr[I64])
     input_forget = attr_def(IntegerAttr[I64])
-    layout = attr_def(IntegerAttr[I64])
-
-    irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True))
 
     def results_by_role(self) -> list:
         return [self.y, self.y_h, self.y_c]
@@ -162,16 +164,7 @@ class GRUOp(RecurrentOp):
     y = opt_result_def()
     y_h = opt_result_def()
 
-    activation_alpha = opt_attr_def(DenseArrayBase)
-    activation_beta = opt_attr_def(DenseArrayBase)
-    activations = opt_attr_def(ArrayAttr[StringAttr])
-    clip = opt_attr_def(FloatAttr)
-    direction = attr_def(StringAttr)
-    hidden_size = opt_attr_def(IntegerAttr[I64])
-    layout = attr_def(IntegerAttr[I64])
     linear_before_reset = attr_def(IntegerAttr[I64])
-
-    irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True))
 
     def results_by_role(self) -> list:
         return [self.y, self.y_h]
