@@ -21,6 +21,23 @@ a soft-float ABI, lp64 on rv64imv with its implied D, fs0..fs11 are caller-saved
 uses them freely)"""
 CLOBBER_NAMES = tuple(f"s{i}" for i in range(12)) + ("sp", "gp", "tp") + tuple(f"fs{i}" for i in range(12))
 
+
+def _checked_call_frame(store_or_load: str, float_store_or_load: str) -> str:
+    """`bitfold_call_checked`'s frame (FRAME bytes at sp), saved or restored with the given
+    instructions: ra, s0..s11, gp, tp in slots 0..14 of SZREG bytes, and where the call checks
+    them (`CHECK_FS`) fs0..fs11 after 16 such slots, FSZ bytes each."""
+    integer_slots = ("ra", *(f"s{i}" for i in range(12)), "gp", "tp")
+    return "\n".join([
+        *(f"    {store_or_load} {register}, {slot}*SZREG(sp)" for slot, register in enumerate(integer_slots)),
+        "#ifdef CHECK_FS",
+        *(f"    {float_store_or_load} fs{i}, 16*SZREG+{i}*FSZ(sp)" for i in range(12)),
+        "#endif",
+    ])
+
+
+_FRAME_SAVE = _checked_call_frame("REG_S", "FREG_S")
+_FRAME_RESTORE = _checked_call_frame("REG_L", "FREG_L")
+
 START_FILE = rf"""/* Start file and checked call of the bitfold harness (qemu user mode, Linux ABI). */
 #if __riscv_xlen == 64
 #define REG_S sd
@@ -82,35 +99,7 @@ _start:
     .type bitfold_call_checked, @function
 bitfold_call_checked:
     addi sp, sp, -FRAME
-    REG_S ra, 0*SZREG(sp)
-    REG_S s0, 1*SZREG(sp)
-    REG_S s1, 2*SZREG(sp)
-    REG_S s2, 3*SZREG(sp)
-    REG_S s3, 4*SZREG(sp)
-    REG_S s4, 5*SZREG(sp)
-    REG_S s5, 6*SZREG(sp)
-    REG_S s6, 7*SZREG(sp)
-    REG_S s7, 8*SZREG(sp)
-    REG_S s8, 9*SZREG(sp)
-    REG_S s9, 10*SZREG(sp)
-    REG_S s10, 11*SZREG(sp)
-    REG_S s11, 12*SZREG(sp)
-    REG_S gp, 13*SZREG(sp)
-    REG_S tp, 14*SZREG(sp)
-#ifdef CHECK_FS
-    FREG_S fs0, 16*SZREG+0*FSZ(sp)
-    FREG_S fs1, 16*SZREG+1*FSZ(sp)
-    FREG_S fs2, 16*SZREG+2*FSZ(sp)
-    FREG_S fs3, 16*SZREG+3*FSZ(sp)
-    FREG_S fs4, 16*SZREG+4*FSZ(sp)
-    FREG_S fs5, 16*SZREG+5*FSZ(sp)
-    FREG_S fs6, 16*SZREG+6*FSZ(sp)
-    FREG_S fs7, 16*SZREG+7*FSZ(sp)
-    FREG_S fs8, 16*SZREG+8*FSZ(sp)
-    FREG_S fs9, 16*SZREG+9*FSZ(sp)
-    FREG_S fs10, 16*SZREG+10*FSZ(sp)
-    FREG_S fs11, 16*SZREG+11*FSZ(sp)
-#endif
+{_FRAME_SAVE}
     lla t3, saved_frame
     REG_S sp, 0(t3)
     mv t0, a0
@@ -240,35 +229,7 @@ bitfold_call_checked:
     expect_equal tp, t4, {CLOBBER_BIT_TP}
     mv a0, t0
     mv sp, t3
-    REG_L ra, 0*SZREG(sp)
-    REG_L s0, 1*SZREG(sp)
-    REG_L s1, 2*SZREG(sp)
-    REG_L s2, 3*SZREG(sp)
-    REG_L s3, 4*SZREG(sp)
-    REG_L s4, 5*SZREG(sp)
-    REG_L s5, 6*SZREG(sp)
-    REG_L s6, 7*SZREG(sp)
-    REG_L s7, 8*SZREG(sp)
-    REG_L s8, 9*SZREG(sp)
-    REG_L s9, 10*SZREG(sp)
-    REG_L s10, 11*SZREG(sp)
-    REG_L s11, 12*SZREG(sp)
-    REG_L gp, 13*SZREG(sp)
-    REG_L tp, 14*SZREG(sp)
-#ifdef CHECK_FS
-    FREG_L fs0, 16*SZREG+0*FSZ(sp)
-    FREG_L fs1, 16*SZREG+1*FSZ(sp)
-    FREG_L fs2, 16*SZREG+2*FSZ(sp)
-    FREG_L fs3, 16*SZREG+3*FSZ(sp)
-    FREG_L fs4, 16*SZREG+4*FSZ(sp)
-    FREG_L fs5, 16*SZREG+5*FSZ(sp)
-    FREG_L fs6, 16*SZREG+6*FSZ(sp)
-    FREG_L fs7, 16*SZREG+7*FSZ(sp)
-    FREG_L fs8, 16*SZREG+8*FSZ(sp)
-    FREG_L fs9, 16*SZREG+9*FSZ(sp)
-    FREG_L fs10, 16*SZREG+10*FSZ(sp)
-    FREG_L fs11, 16*SZREG+11*FSZ(sp)
-#endif
+{_FRAME_RESTORE}
     addi sp, sp, FRAME
     ret
     .size bitfold_call_checked, . - bitfold_call_checked
