@@ -42,10 +42,10 @@ from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.mlas import (
     F32,
-    dequantize,
     float_scalar,
     fused_multiply_add,
     integer_zero_point,
+    mlas_dequantize,
     mlas_quantize,
     x86_round,
 )
@@ -64,7 +64,7 @@ def lookup_table(op: OnnxOp, values: dict[str, np.ndarray | None], transform: Ca
     x = values["x"]
     low, high = saturation_range(op.y.type)
     codes = np.arange(low, high + 1)
-    dequantized = dequantize(codes, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
+    dequantized = mlas_dequantize(codes, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
     table = mlas_quantize(
         transform(dequantized), float_scalar(values["y_scale"]), integer_zero_point(values["y_zero_point"]), low, high
     )
@@ -395,7 +395,7 @@ class QLinearAveragePoolOp(ContribOp):
 
     def float_pool(self, x: np.ndarray, window: SlidingWindow, values: dict[str, np.ndarray | None]) -> np.ndarray:
         """onnxruntime's float path (the formula of the class docstring), in y's type."""
-        dequantized = dequantize(x, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
+        dequantized = mlas_dequantize(x, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
         taps = window.windows(dequantized, 0.0).reshape(*x.shape[:2], *window.output_shape, -1)
         total = np.zeros(taps.shape[:-1], dtype=F32)
         for tap in np.moveaxis(taps, -1, 0):  # float32 sums in window order; padding adds 0.0
@@ -445,7 +445,7 @@ class QLinearConcatOp(ContribOp):
         scale, zero_point = float_scalar(y_scale), integer_zero_point(y_zero_point)
         low, high = saturation_range(self.y.type)
         parts = [
-            mlas_quantize(dequantize(x, float_scalar(s), integer_zero_point(z)), scale, zero_point, low, high)
+            mlas_quantize(mlas_dequantize(x, float_scalar(s), integer_zero_point(z)), scale, zero_point, low, high)
             for x, s, z in zip(inputs[0::3], inputs[1::3], inputs[2::3], strict=True)
         ]
         return (self.result_array(np.concatenate(parts, axis=self.int_attr("axis"))),)

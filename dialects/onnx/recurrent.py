@@ -37,13 +37,10 @@ from xdsl.irdl import (
 
 from bitfold.dialects.evaluation import named_operands
 from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.elementwise import logistic
 
 DEFAULT_ACTIVATIONS = ("Sigmoid", "Tanh", "Tanh")
 """ONNX's default (f, g, h) for LSTM; GRU's (f, g) are its first two."""
-
-
-def sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1 / (1 + np.exp(-x))
 
 
 class RecurrentOp(OnnxOp):
@@ -143,9 +140,9 @@ class LSTMOp(RecurrentOp):
         gates = x @ w.T + h @ r.T + b[: 4 * hidden] + b[4 * hidden :]
         i, o, f, g = (gates[:, k * hidden : (k + 1) * hidden] for k in range(4))
         pi, po, pf = (np.zeros(hidden),) * 3 if p is None else (p[:hidden], p[hidden : 2 * hidden], p[2 * hidden :])
-        i, f = sigmoid(i + pi * c), sigmoid(f + pf * c)
+        i, f = logistic(i + pi * c), logistic(f + pf * c)
         c = f * c + i * np.tanh(g)
-        o = sigmoid(o + po * c)
+        o = logistic(o + po * c)
         return o * np.tanh(c), c
 
 
@@ -174,8 +171,8 @@ class GRUOp(RecurrentOp):
         wb, rb = b[: 3 * hidden], b[3 * hidden :]
         xw = x @ w.T + wb
         part = lambda a, k: a[:, k * hidden : (k + 1) * hidden]
-        z = sigmoid(part(xw, 0) + h @ r[:hidden].T + rb[:hidden])
-        reset = sigmoid(part(xw, 1) + h @ r[hidden : 2 * hidden].T + rb[hidden : 2 * hidden])
+        z = logistic(part(xw, 0) + h @ r[:hidden].T + rb[:hidden])
+        reset = logistic(part(xw, 1) + h @ r[hidden : 2 * hidden].T + rb[hidden : 2 * hidden])
         rh, rbh = r[2 * hidden :], rb[2 * hidden :]
         if self.int_attr("linear_before_reset"):
             n = np.tanh(part(xw, 2) + reset * (h @ rh.T + rbh))
