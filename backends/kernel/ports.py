@@ -15,7 +15,7 @@ from bitfold.backends.kernel.header import C_FLOAT, Buffer, Quantization
 from bitfold.dialects.evaluation import read_unsigned, storage_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, FloatQuantizedType, Granularity, QuantizedType
 from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize, to_storage
-from bitfold.passes.quant_to_integer.integer_io import recorded_quant_type
+from bitfold.dialects.quant_type_attribute import recorded_quant_type
 
 
 def buffer_values(q: np.ndarray, port: "Port") -> np.ndarray:
