@@ -328,8 +328,21 @@ class QLinearGlobalAveragePoolOp(ContribOp):
         return (restore_layout(global_average_pool(self, channels_first(values["x"], last), values), last),)
 
 
+class QLinearOneInputOp(ContribOp):
+    """Operands of the QLinear ops with one input: X, its per-tensor scale and zero point
+    (optional), Y's scale and zero point (optional), and Y."""
+
+    x = operand_def()
+    x_scale = operand_def()
+    x_zero_point = opt_operand_def()
+    y_scale = operand_def()
+    y_zero_point = opt_operand_def()
+    y = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
 @irdl_op_definition
-class QLinearAveragePoolOp(ContribOp):
+class QLinearAveragePoolOp(QLinearOneInputOp):
     """Average pooling of dq(X) (N x C x D1.., or N x D1.. x C with channels_last) over the
     `SlidingWindow` of kernel_shape, strides, pads / auto_pad and ceil_mode (no dilations):
     sum = the float32 sum, in window order (row-major over the kernel, from 0.0), of dq(X) at
@@ -340,12 +353,6 @@ class QLinearAveragePoolOp(ContribOp):
     onnxruntime computes `global_average_pool` instead, and so does this op."""
 
     name = "onnx.QLinearAveragePool"
-    x = operand_def()
-    x_scale = operand_def()
-    x_zero_point = opt_operand_def()
-    y_scale = operand_def()
-    y_zero_point = opt_operand_def()
-    y = result_def()
     auto_pad = attr_def(StringAttr)
     ceil_mode = attr_def(IntegerAttr[I64])
     channels_last = attr_def(IntegerAttr[I64])
@@ -353,7 +360,6 @@ class QLinearAveragePoolOp(ContribOp):
     kernel_shape = attr_def(DenseArrayBase[I64])
     pads = opt_attr_def(DenseArrayBase[I64])
     strides = opt_attr_def(DenseArrayBase[I64])
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {
         "auto_pad": StringAttr("NOTSET"),
@@ -456,16 +462,9 @@ class QLinearConcatOp(ContribOp):
 # ----------------------------------------------------------------------------------------
 
 
-class QLinearUnaryOp(ContribOp):
-    """Operands of the lookup-table activations (per-tensor parameters)."""
-
-    x = operand_def()
-    x_scale = operand_def()
-    x_zero_point = opt_operand_def()
-    y_scale = operand_def()
-    y_zero_point = opt_operand_def()
-    y = result_def()
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+class QLinearUnaryOp(QLinearOneInputOp):
+    """The activations (QLinearSigmoid and QLinearLeakyRelu by lookup table, QLinearSoftmax): Y of X's
+    type."""
 
     @classmethod
     def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:
