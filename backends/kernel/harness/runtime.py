@@ -4,6 +4,8 @@ Kept as source text (not package data files) so that a non-editable install carr
 Both files go through the C preprocessor and serve RV32 and RV64 (`__riscv_xlen`).
 """
 
+from collections.abc import Callable
+
 START_FILE_NAME = "start.S"
 SYSCALLS_FILE_NAME = "syscalls.c"
 
@@ -37,6 +39,26 @@ def _checked_call_frame(store_or_load: str, float_store_or_load: str) -> str:
 
 _FRAME_SAVE = _checked_call_frame("REG_S", "FREG_S")
 _FRAME_RESTORE = _checked_call_frame("REG_L", "FREG_L")
+
+def _canaries(integer_lines: Callable[[int], str], float_lines: Callable[[int], str]) -> str:
+    """The lines `integer_lines(i)` for the callee-saved registers s0..s11, then, where the call
+    checks them (`CHECK_FS`), `float_lines(i)` for fs0..fs11."""
+    return "\n".join([
+        *map(integer_lines, range(12)),
+        "#ifdef CHECK_FS",
+        *map(float_lines, range(12)),
+        "#endif",
+    ])
+
+
+_SET_CANARIES = _canaries(lambda i: f"    li s{i}, {CANARY} + {i}",
+                          lambda i: f"    li t2, {FLOAT_CANARY} + {i}\n    FMV_TO fs{i}, t2")
+"""s<i> = CANARY + i, fs<i> = FLOAT_CANARY + i in all FLEN bits (`fmv` of the integer)."""
+_CHECK_CANARIES = _canaries(
+    lambda i: f"    expect s{i}, {CANARY} + {i}, {i}",
+    lambda i: f"    FMV_FROM t3, fs{i}\n    expect t3, {FLOAT_CANARY} + {i}, {CLOBBER_BIT_FS0 + i}",
+)
+"""Each register still holding its canary, else its clobber bit set (`expect`, in the start file)."""
 
 START_FILE = rf"""/* Start file and checked call of the bitfold harness (qemu user mode, Linux ABI). */
 #if __riscv_xlen == 64
@@ -129,44 +151,7 @@ bitfold_call_checked:
     REG_L a5, 5*SZREG(t1)
     REG_L a6, 6*SZREG(t1)
     REG_L a7, 7*SZREG(t1)
-    li s0, {CANARY} + 0
-    li s1, {CANARY} + 1
-    li s2, {CANARY} + 2
-    li s3, {CANARY} + 3
-    li s4, {CANARY} + 4
-    li s5, {CANARY} + 5
-    li s6, {CANARY} + 6
-    li s7, {CANARY} + 7
-    li s8, {CANARY} + 8
-    li s9, {CANARY} + 9
-    li s10, {CANARY} + 10
-    li s11, {CANARY} + 11
-#ifdef CHECK_FS
-    li t2, {FLOAT_CANARY} + 0
-    FMV_TO fs0, t2
-    li t2, {FLOAT_CANARY} + 1
-    FMV_TO fs1, t2
-    li t2, {FLOAT_CANARY} + 2
-    FMV_TO fs2, t2
-    li t2, {FLOAT_CANARY} + 3
-    FMV_TO fs3, t2
-    li t2, {FLOAT_CANARY} + 4
-    FMV_TO fs4, t2
-    li t2, {FLOAT_CANARY} + 5
-    FMV_TO fs5, t2
-    li t2, {FLOAT_CANARY} + 6
-    FMV_TO fs6, t2
-    li t2, {FLOAT_CANARY} + 7
-    FMV_TO fs7, t2
-    li t2, {FLOAT_CANARY} + 8
-    FMV_TO fs8, t2
-    li t2, {FLOAT_CANARY} + 9
-    FMV_TO fs9, t2
-    li t2, {FLOAT_CANARY} + 10
-    FMV_TO fs10, t2
-    li t2, {FLOAT_CANARY} + 11
-    FMV_TO fs11, t2
-#endif
+{_SET_CANARIES}
     jalr t0
 
 .macro expect_equal register, other, bit
@@ -180,44 +165,7 @@ bitfold_call_checked:
     expect_equal \register, t2, \bit
 .endm
     li t0, 0
-    expect s0, {CANARY} + 0, 0
-    expect s1, {CANARY} + 1, 1
-    expect s2, {CANARY} + 2, 2
-    expect s3, {CANARY} + 3, 3
-    expect s4, {CANARY} + 4, 4
-    expect s5, {CANARY} + 5, 5
-    expect s6, {CANARY} + 6, 6
-    expect s7, {CANARY} + 7, 7
-    expect s8, {CANARY} + 8, 8
-    expect s9, {CANARY} + 9, 9
-    expect s10, {CANARY} + 10, 10
-    expect s11, {CANARY} + 11, 11
-#ifdef CHECK_FS
-    FMV_FROM t3, fs0
-    expect t3, {FLOAT_CANARY} + 0, {CLOBBER_BIT_FS0 + 0}
-    FMV_FROM t3, fs1
-    expect t3, {FLOAT_CANARY} + 1, {CLOBBER_BIT_FS0 + 1}
-    FMV_FROM t3, fs2
-    expect t3, {FLOAT_CANARY} + 2, {CLOBBER_BIT_FS0 + 2}
-    FMV_FROM t3, fs3
-    expect t3, {FLOAT_CANARY} + 3, {CLOBBER_BIT_FS0 + 3}
-    FMV_FROM t3, fs4
-    expect t3, {FLOAT_CANARY} + 4, {CLOBBER_BIT_FS0 + 4}
-    FMV_FROM t3, fs5
-    expect t3, {FLOAT_CANARY} + 5, {CLOBBER_BIT_FS0 + 5}
-    FMV_FROM t3, fs6
-    expect t3, {FLOAT_CANARY} + 6, {CLOBBER_BIT_FS0 + 6}
-    FMV_FROM t3, fs7
-    expect t3, {FLOAT_CANARY} + 7, {CLOBBER_BIT_FS0 + 7}
-    FMV_FROM t3, fs8
-    expect t3, {FLOAT_CANARY} + 8, {CLOBBER_BIT_FS0 + 8}
-    FMV_FROM t3, fs9
-    expect t3, {FLOAT_CANARY} + 9, {CLOBBER_BIT_FS0 + 9}
-    FMV_FROM t3, fs10
-    expect t3, {FLOAT_CANARY} + 10, {CLOBBER_BIT_FS0 + 10}
-    FMV_FROM t3, fs11
-    expect t3, {FLOAT_CANARY} + 11, {CLOBBER_BIT_FS0 + 11}
-#endif
+{_CHECK_CANARIES}
     lla t3, saved_frame
     REG_L t3, 0(t3)
     lla t4, expected_sp
