@@ -35,7 +35,7 @@ from xdsl.dialects.riscv import riscv_code  # noqa: E402
 
 from bitfold.backends.kernel.kernel import kernel_form  # noqa: E402
 from bitfold.backends.llvm.emit import llvm_target  # noqa: E402
-from bitfold.backends.llvm.mlir_input import bufferized_kernel, mlir_text  # noqa: E402
+from bitfold.backends.llvm.mlir_input import bufferized_kernel, upstream_mlir_text  # noqa: E402
 from bitfold.backends.llvm.toolchain import compile_llvm_ir, to_llvm_dialect, to_llvm_ir  # noqa: E402
 from bitfold.backends.riscv.emission.emit import data_sections  # noqa: E402
 from bitfold.backends.riscv.pipeline import check_input, isa_of, lower_to_riscv, riscv_context  # noqa: E402
@@ -103,7 +103,7 @@ def rv64imv(module: ModuleOp, clock: Clock) -> None:
     clock.lap("bufferize")
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch) / "kernel.mlir"
-        source.write_text(mlir_text(kernel))
+        source.write_text(upstream_mlir_text(kernel))
         clock.lap("mlir text")
         dialect = to_llvm_dialect(source, target.index_bits)
         clock.lap("mlir-opt-22")

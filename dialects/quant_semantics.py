@@ -189,11 +189,45 @@ def dequantize(q: np.ndarray, qtype: QuantizedType) -> np.ndarray:
     return (q.astype(np.int64) - zero_point).astype(dtype) * scale.astype(dtype)
 
 
-def _exact_ratio(numerator_scale: np.ndarray, denominator_scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """s_in / s_out of the doubles' exact values, as object arrays (numerator, denominator > 0)."""
-    ratio = np.frompyfunc(lambda a, b: Fraction(a) / Fraction(b), 2, 1)(numerator_scale, denominator_scale)
+def exact_ratios(numerator_scales: np.ndarray, denominator_scales: np.ndarray) -> np.ndarray:
+    """s_in / s_out of the doubles' exact values, elementwise, as an object array of Fractions."""
+    return np.frompyfunc(lambda a, b: Fraction(a) / Fraction(b), 2, 1)(numerator_scales, denominator_scales)
+
+
+def _lowest_terms(in_scale: np.ndarray, out_scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(n, d) with n / d = s_in / s_out exactly, in lowest terms (object arrays, d > 0)."""
+    ratios = exact_ratios(in_scale, out_scale)
     part = np.frompyfunc(lambda f, name: getattr(f, name), 2, 1)
-    return part(ratio, "numerator"), part(ratio, "denominator")
+    return part(ratios, "numerator"), part(ratios, "denominator")
+
+
+ScaleRatio = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""How a requantization takes s_in / s_out: from the two scale arrays, integer arrays (n, d > 0)
+with s_in / s_out = n / d (exact) or ~= n / d (a fixed-point multiplier over 2^shift)."""
+
+
+def requantize_by_ratio(
+    q: np.ndarray,
+    in_type: UniformQuantizedType,
+    out_type: UniformQuantizedType,
+    ratio: ScaleRatio,
+    rounding: RoundingMode = RoundingMode.HALF_TO_EVEN,
+    zero_point_first: bool = False,
+) -> np.ndarray:
+    """q_out = clamp(R((q - zp_in) * n / d) + zp_out, min_out, max_out), or with
+    `zero_point_first` clamp(R((q - zp_in) * n / d + zp_out), min_out, max_out), per element
+    with (n, d) = ratio(s_in, s_out): R is `round_quotient` on Python ints (no overflow)."""
+    in_scale, in_zero_point = in_type.parameter_arrays(q.shape)
+    out_scale, out_zero_point = out_type.parameter_arrays(q.shape)
+    numerator, denominator = ratio(in_scale, out_scale)
+    product = (q.astype(object) - in_zero_point.astype(object)) * numerator
+    out_zero_point = out_zero_point.astype(object)
+    if zero_point_first:
+        grid = round_quotient(product + out_zero_point * denominator, denominator, rounding)
+    else:
+        grid = round_quotient(product, denominator, rounding) + out_zero_point
+    low, high = out_type.value_range()
+    return clamp(grid, low, high).astype(numpy_dtype(out_type))
 
 
 def requantize(
@@ -208,19 +242,8 @@ def requantize(
         q_out = clamp(R((q - zp_in) * s_in / s_out) + zp_out, min_out, max_out)
         q_out = clamp(R((q - zp_in) * s_in / s_out + zp_out), min_out, max_out)   (zero_point_first)
 
-    Per element, with s_in / s_out = n / d in lowest terms: R is `round_quotient` of
-    (q - zp_in) * n (+ zp_out * d when first) by d, on Python ints (no overflow)."""
-    in_scale, in_zero_point = in_type.parameter_arrays(q.shape)
-    out_scale, out_zero_point = out_type.parameter_arrays(q.shape)
-    numerator, denominator = _exact_ratio(in_scale, out_scale)
-    product = (q.astype(object) - in_zero_point.astype(object)) * numerator
-    out_zero_point = out_zero_point.astype(object)
-    if zero_point_first:
-        grid = round_quotient(product + out_zero_point * denominator, denominator, rounding)
-    else:
-        grid = round_quotient(product, denominator, rounding) + out_zero_point
-    low, high = out_type.value_range()
-    return clamp(grid, low, high).astype(numpy_dtype(out_type))
+    Per element, with s_in / s_out = n / d in lowest terms (`requantize_by_ratio`)."""
+    return requantize_by_ratio(q, in_type, out_type, _lowest_terms, rounding, zero_point_first)
 
 
 # ----------------------------------------------------------------------------------------

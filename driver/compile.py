@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 from bitfold.backend_input import lower_to_backend_input
 from bitfold.backends.kernel.harness import Counted, count_assembly, run_assembly
 from bitfold.backends.kernel.header import c_header
-from bitfold.backends.kernel.ports import Port, buffer_bytes, buffer_values, dequantized, ports, quantized
+from bitfold.backends.kernel.ports import Port, buffer_bytes, buffer_values, ports
 from bitfold.backends.llvm import DEFAULT_VLEN, NativeKernel, harness_target
 from bitfold.backends.llvm import compile_kernel as compile_llvm_kernel
 from bitfold.backends.riscv import ARCHITECTURES, compile_kernel
@@ -83,12 +83,12 @@ class CompiledModel:
         quantized by the model's input quantizer, integer inputs as they are."""
         return [
             _stored_input(p, np.asarray(inputs[p.name])) if p.model_integers
-            else buffer_values(quantized(np.asarray(inputs[p.name]), p), p)
+            else buffer_values(p.quantize(np.asarray(inputs[p.name])), p)
             for p in self.inputs
         ]
 
     def dequantize(self, outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return [dequantized(np.asarray(o), p) for o, p in zip(outputs, self.outputs, strict=True)]
+        return [p.dequantize(np.asarray(o)) for o, p in zip(outputs, self.outputs, strict=True)]
 
     def run_reference(self, stored: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The integer IR the assembly was made from, run by bitfold's interpreter."""

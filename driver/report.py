@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from bitfold.backends.kernel.harness.layer_markers import count_layers, mark_layers, ops_by_layer
 from bitfold.backends.llvm import harness_target
-from bitfold.backends.riscv.emission.layer_markers import count_layers, mark_layers, ops_by_layer
 from bitfold.compile import compile_model
 from bitfold.interpreter import entry_function, run_on_samples
 from bitfold.load import full_context

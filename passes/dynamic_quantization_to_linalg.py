@@ -34,7 +34,7 @@ from bitfold.dialects.onnx.constant import dense_to_numpy
 from bitfold.dialects.onnx.elementwise import CastOp
 from bitfold.dialects.onnx.nn import SlidingWindow
 from bitfold.dialects.onnx.quantization import ConvIntegerOp, DynamicQuantizeLinearOp, MatMulIntegerOp
-from bitfold.passes.float_generics import F32, clamp, fail, reduce, tensor_shape
+from bitfold.passes.float_generics import F32, clamp_f32, fail, float_reduction, tensor_shape
 from bitfold.passes.quant_to_integer.contraction import conv_loops
 from bitfold.passes.quant_to_integer.operands import narrowest_signed
 from bitfold.passes.utils.linalg_building import I32, Body, affine_map, build_generic, empty, filled, integer_constant
@@ -75,8 +75,8 @@ class LowerDynamicQuantizeLinear(RewritePattern):
             fail(op, "no float lowering for dynamic shapes (float islands need static ones)")
         every = range(len(shape))  # over every element, from 0.0
         reads = [AffineDimExpr(d) for d in every]
-        high = reduce(rewriter, op.x, len(shape), reads, every, [], 0.0, arith.MaximumfOp)
-        low = reduce(rewriter, op.x, len(shape), reads, every, [], 0.0, arith.MinimumfOp)
+        high = float_reduction(rewriter, op.x, len(shape), reads, every, [], 0.0, arith.MaximumfOp)
+        low = float_reduction(rewriter, op.x, len(shape), reads, every, [], 0.0, arith.MinimumfOp)
 
         def scale_of(body: Body, hi: SSAValue, lo: SSAValue) -> SSAValue:
             same = body.emit(arith.CmpfOp(hi, lo, "oeq"))
@@ -87,7 +87,7 @@ class LowerDynamicQuantizeLinear(RewritePattern):
 
         def zero_point_of(body: Body, lo: SSAValue, s: SSAValue) -> SSAValue:
             shifted = body.emit(arith.SubfOp(body.constant(0.0, F32), body.emit(arith.DivfOp(lo, s))))
-            return body.emit(math.RoundEvenOp(clamp(body, shifted, 0.0, U8_HIGH)))
+            return body.emit(math.RoundEvenOp(clamp_f32(body, shifted, 0.0, U8_HIGH)))
 
         zero_point = _scalar(rewriter, [low, scale], F32, zero_point_of)
         rank = len(shape)
@@ -96,7 +96,7 @@ class LowerDynamicQuantizeLinear(RewritePattern):
         def quantize(body: Body) -> SSAValue:
             x, s, z = body.values["in0"], body.values["in1"], body.values["in2"]
             rounded = body.emit(math.RoundEvenOp(body.emit(arith.DivfOp(x, s))))
-            stored = body.emit(arith.FPToSIOp(clamp(body, body.emit(arith.AddfOp(rounded, z)), 0.0, U8_HIGH), I32))
+            stored = body.emit(arith.FPToSIOp(clamp_f32(body, body.emit(arith.AddfOp(rounded, z)), 0.0, U8_HIGH), I32))
             return body.emit(arith.TruncIOp(stored, I16))
 
         y = build_generic(

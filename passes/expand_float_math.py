@@ -51,10 +51,12 @@ from math import factorial, pi, sqrt
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, ModuleOp, i32
+from xdsl.dialects.builtin import Float32Type, ModuleOp, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from bitfold.dialects.op_sequence import OpSequence
 
 F32 = Float32Type()
 EXP_HIGH = 88.0  # n = floor(x log2(e) + 1/2) <= 127: 2^n stays a normal f32
@@ -77,21 +79,8 @@ ERF_P = 0.3275911
 ERF_POLYNOMIAL = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592, 0.0)  # A5 .. A1, then 0
 
 
-class Emitter:
-    """Ops appended to a list, each returning its result: the expansion of one op."""
-
-    def __init__(self):
-        self.ops: list[Operation] = []
-
-    def __call__(self, op: Operation) -> SSAValue:
-        self.ops.append(op)
-        return op.results[0]
-
-    def f32(self, value: float) -> SSAValue:
-        return self(arith.ConstantOp(FloatAttr(value, F32)))
-
-    def i32(self, value: int) -> SSAValue:
-        return self(arith.ConstantOp(IntegerAttr(value, i32)))
+class Emitter(OpSequence):
+    """The expansion of one op (`OpSequence`), with Horner's scheme for the polynomials."""
 
     def horner(self, coefficients, x: SSAValue) -> SSAValue:
         """((c0 x + c1) x + ...) + c_last, a mulf and an addf per step."""

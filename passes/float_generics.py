@@ -58,7 +58,7 @@ def elementwise(
     rewriter.replace(op, [], [result])
 
 
-def reduce(
+def float_reduction(
     rewriter: PatternRewriter,
     value: SSAValue,
     rank: int,
@@ -81,7 +81,7 @@ def reduce(
     )
 
 
-def clamp(body: Body, x: SSAValue, low: float | None, high: float | None) -> SSAValue:
+def clamp_f32(body: Body, x: SSAValue, low: float | None, high: float | None) -> SSAValue:
     """minimumf(maximumf(x, low), high) on f32, a None bound left out (MLIR: -0.0 < +0.0)."""
     if low is not None:
         x = body.emit(arith.MaximumfOp(x, body.constant(low, F32)))

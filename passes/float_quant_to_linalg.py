@@ -33,7 +33,7 @@ from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
 from bitfold.dialects.onnx.constant import dense_to_numpy
 from bitfold.dialects.qonnx import FloatQuantOp, minifloat_max
 from bitfold.dialects.quant import RoundingMode
-from bitfold.passes.float_generics import F32, clamp, elementwise, fail
+from bitfold.passes.float_generics import F32, clamp_f32, elementwise, fail
 from bitfold.passes.utils.linalg_building import I32, Body, integer_constant
 
 F32_TINY = float(np.finfo(np.float32).tiny)
@@ -92,7 +92,7 @@ def emit_float_quant(body: Body, op: FloatQuantOp, x: SSAValue, scale: SSAValue)
     step_field = emit(arith.ShLIOp, emit(arith.AddiOp, step_exponent, c(F32_BIAS)), c(F32_MANTISSA_BITS))
     step = emit(arith.BitcastOp, step_field, F32)
     q = emit(arith.MulfOp, step, emit(math.RoundEvenOp, emit(arith.DivfOp, v, step)))
-    y = clamp(body, q, -largest, largest)
+    y = clamp_f32(body, q, -largest, largest)
     nan = from_bits(F32_NAN_BITS)
     if not saturation:
         above, below = emit(arith.CmpfOp, q, f(largest), "ogt"), emit(arith.CmpfOp, q, f(-largest), "olt")

@@ -241,8 +241,7 @@ class LowerReshapes(RewritePattern):
         source, result = op.operands[0], op.results[0]
         if (source_type := data_tensor(source)) is None:
             return
-        result_type = checked_result(op, source_type)
-        source_shape = checked_shape(op, source_type, "input")
+        result_type, source_shape = checked_result_and_input(op, source_type)
         roles = {ReshapeOp: "shape", SqueezeOp: "axes", UnsqueezeOp: "axes"}
         constants = [required_constant(op, operand, roles[type(op)]) for operand in op.operands[1:]]
         try:
@@ -264,6 +263,12 @@ def checked_result(op: OnnxOp, source_type: TensorType) -> TensorType:
     return result_type
 
 
+def checked_result_and_input(op: OnnxOp, source_type: TensorType) -> tuple[TensorType, tuple[int, ...]]:
+    """(`checked_result`, the input's `checked_shape`): the static result type of the input's
+    element type and the input's static, non-empty shape; anything else fails the pass."""
+    return checked_result(op, source_type), checked_shape(op, source_type, "input")
+
+
 class LowerTranspose(RewritePattern):
     """Transpose on integers: a generic reading the input through the inverse permutation."""
 
@@ -271,8 +276,7 @@ class LowerTranspose(RewritePattern):
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter):
         if (source_type := data_tensor(op.data)) is None:
             return
-        result_type = checked_result(op, source_type)
-        shape = checked_shape(op, source_type, "input")
+        result_type, shape = checked_result_and_input(op, source_type)
         rank = len(shape)
         perm = list(op.ints_attr("perm")) if "perm" in op.attributes else list(reversed(range(rank)))
         if sorted(perm) != list(range(rank)):
@@ -341,8 +345,7 @@ class LowerPad(RewritePattern):
     def match_and_rewrite(self, op: PadOp, rewriter: PatternRewriter):
         if (source_type := data_tensor(op.data)) is None:
             return
-        result_type = checked_result(op, source_type)
-        shape = checked_shape(op, source_type, "input")
+        result_type, shape = checked_result_and_input(op, source_type)
         mode = op.string_attr("mode")
         if mode not in ("constant", "edge"):
             fail(op, f"mode '{mode}' is not supported (constant and edge only)")
@@ -445,8 +448,7 @@ class LowerConcat(RewritePattern):
 
 def _checked_replication(op: ExpandOp | TileOp, source_type: TensorType, operand: SSAValue, role: str) -> TensorType:
     """The result type, checked against the shape op's reference computes."""
-    result_type = checked_result(op, source_type)
-    source_shape = checked_shape(op, source_type, "input")
+    result_type, source_shape = checked_result_and_input(op, source_type)
     try:
         (expected,) = op.evaluate([np.zeros(source_shape, np.bool_), required_constant(op, operand, role)])
     except ValueError as error:
@@ -533,8 +535,7 @@ class LowerBlockPermutation(RewritePattern):
     def match_and_rewrite(self, op: DepthToSpaceOp | SpaceToDepthOp, rewriter: PatternRewriter):
         if (source_type := data_tensor(op.input)) is None:
             return
-        result_type = checked_result(op, source_type)
-        shape = checked_shape(op, source_type, "input")
+        result_type, shape = checked_result_and_input(op, source_type)
         blocks, perm, result_shape = op.block_permutation(shape)
         if len(shape) != 4 or math.prod(blocks) != math.prod(shape) or tuple(result_type.get_shape()) != result_shape:
             fail(op, f"blocksize {op.int_attr('blocksize')} does not divide {source_type} into {result_type}")
@@ -612,8 +613,7 @@ class LowerSelection(RewritePattern):
         source = op.operands[0]
         if (source_type := data_tensor(source)) is None or (isinstance(op, ResizeOp) and not op.selects_elements()):
             return  # an interpolating Resize is arithmetic (onnx-float-to-linalg)
-        result_type = checked_result(op, source_type)
-        source_shape = checked_shape(op, source_type, "input")
+        result_type, source_shape = checked_result_and_input(op, source_type)
         constants = [required_constant(op, value, "operand") for value in op.operands[1:]]
         shape = list(result_type.get_shape())
         if isinstance(op, GatherOp):

@@ -84,7 +84,16 @@ from bitfold.passes.dynamic_quantization_to_linalg import (
     LowerIntegerCast,
     LowerMatMulInteger,
 )
-from bitfold.passes.float_generics import F32, PASS_NAME, clamp, elementwise, fail, float_operand, reduce, tensor_shape
+from bitfold.passes.float_generics import (
+    F32,
+    PASS_NAME,
+    clamp_f32,
+    elementwise,
+    fail,
+    float_operand,
+    float_reduction,
+    tensor_shape,
+)
 from bitfold.passes.float_quant_to_linalg import LowerFloatQuant
 from bitfold.passes.onnx_data_movement_to_linalg import build_reshape
 from bitfold.passes.quant_to_integer.contraction import conv_loops
@@ -130,7 +139,7 @@ def sigmoid(body: Body, x: SSAValue) -> SSAValue:
 def hard_sigmoid(body: Body, x: SSAValue, alpha: float, beta: float) -> SSAValue:
     """min(max(x * alpha + beta, 0), 1)."""
     affine = body.emit(arith.AddfOp(body.emit(arith.MulfOp(x, body.constant(alpha, F32))), body.constant(beta, F32)))
-    return clamp(body, affine, 0.0, 1.0)
+    return clamp_f32(body, affine, 0.0, 1.0)
 
 
 def leaky_relu(body: Body, x: SSAValue, alpha: float) -> SSAValue:
@@ -167,7 +176,7 @@ class LowerElementwise(RewritePattern):
         elif isinstance(op, ClipOp):
             low = None if op.min is None else float(constant_floats(op, op.min, "min").reshape(()))
             high = None if op.max is None else float(constant_floats(op, op.max, "max").reshape(()))
-            elementwise(rewriter, op, [op.input], lambda body, x: clamp(body, x, low, high))
+            elementwise(rewriter, op, [op.input], lambda body, x: clamp_f32(body, x, low, high))
 
 
 def _is_f32(value: SSAValue | None) -> bool:
@@ -312,7 +321,7 @@ class LowerPools(RewritePattern):
             shape = tensor_shape(op.x)
             rank = len(shape)
             reads = [AffineDimExpr(d) for d in range(rank)]
-            total = reduce(rewriter, op.x, rank, reads, range(2, rank), shape[:2], 0.0, arith.AddfOp)
+            total = float_reduction(rewriter, op.x, rank, reads, range(2, rank), shape[:2], 0.0, arith.AddfOp)
             ops, total = build_reshape(total, op.y.type)
             for reshape in ops:
                 rewriter.insert(reshape)
@@ -355,7 +364,7 @@ class LowerReduceMinMax(RewritePattern):
             axes = list(range(rank))
         start, combine = (F32_LOWEST, arith.MaximumfOp) if isinstance(op, ReduceMaxOp) else (F32_HIGHEST, arith.MinimumfOp)
         reads = [AffineDimExpr(d) for d in range(rank)]
-        result = reduce(rewriter, op.data, rank, reads, axes, _reduced_shape(shape, axes), start, combine)
+        result = float_reduction(rewriter, op.data, rank, reads, axes, _reduced_shape(shape, axes), start, combine)
         _replace_reshaped(rewriter, op, result)
 
 
@@ -378,14 +387,14 @@ class LowerSoftmax(RewritePattern):
         reduced = _reduced_shape(shape, [axis])
         kept = affine_map(rank, [AffineDimExpr(d) for d in range(rank) if d != axis])
         identity = AffineMap.identity(rank)
-        high = reduce(rewriter, op.input, rank, reads, [axis], reduced, F32_LOWEST, arith.MaximumfOp)
+        high = float_reduction(rewriter, op.input, rank, reads, [axis], reduced, F32_LOWEST, arith.MaximumfOp)
 
         def exp_shifted(body: Body) -> SSAValue:
             return body.emit(math.ExpOp(body.emit(arith.SubfOp(body.values["in0"], body.values["in1"]))))
 
         exps = build_generic(rewriter, [(op.input, identity), (high, kept)], (empty(rewriter, shape, F32), identity), [],
                              exp_shifted)  # fmt: skip
-        total = reduce(rewriter, exps, rank, reads, [axis], reduced, 0.0, arith.AddfOp)
+        total = float_reduction(rewriter, exps, rank, reads, [axis], reduced, 0.0, arith.AddfOp)
         result = build_generic(rewriter, [(exps, identity), (total, kept)], (empty(rewriter, shape, F32), identity), [],
                                lambda body: body.emit(arith.DivfOp(body.values["in0"], body.values["in1"])))  # fmt: skip
         rewriter.replace(op, [], [result])
@@ -425,7 +434,7 @@ class LowerLayerNorm(RewritePattern):
             return body.emit(arith.AddfOp(body.values["output"], square))
 
         reads = [AffineDimExpr(d) for d in range(rank)]
-        mean = mean_of(reduce(rewriter, op.x, rank, reads, axes, reduced, 0.0, arith.AddfOp))
+        mean = mean_of(float_reduction(rewriter, op.x, rank, reads, axes, reduced, 0.0, arith.AddfOp))
         centered = build_generic(rewriter, [(op.x, identity), (mean, kept)], (empty(rewriter, shape, F32), identity), [],
                                  lambda body: body.emit(arith.SubfOp(body.values["in0"], body.values["in1"])))  # fmt: skip
         zeros = filled(rewriter, np.array(0.0), [], reduced, F32)

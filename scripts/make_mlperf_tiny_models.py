@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 import tempfile
@@ -26,9 +25,9 @@ import onnx
 REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY / "tests"))  # the test-model package: models.mlperf_tiny
 
-from calibration_inputs import SeededCalibrationInputs  # noqa: E402
 from models import mlperf_tiny  # noqa: E402
 from models.mlperf_tiny.architectures import BUILDERS, IR_VERSION, multiply_accumulates, random_input  # noqa: E402
+from static_quantization import SeededCalibrationInputs, quantize_static  # noqa: E402
 
 FORM_OPTIONS = {
     "qdq-u8s8": {"quant_format": "QDQ", "per_channel": False},
@@ -42,22 +41,8 @@ CALIBRATION_SEEDS = range(mlperf_tiny.CALIBRATION_SEED, mlperf_tiny.CALIBRATION_
 def quantize(float_path: Path, network: str, form: str, path: Path) -> onnx.ModelProto:
     """`quantize_static` of the float model at `float_path` in `form`, saved to `path` (IR version
     lowered to what onnxruntime reads, checked)."""
-    from onnxruntime.quantization import QuantFormat, quantize_static
-
-    options = FORM_OPTIONS[form]
-    previous = logging.root.manager.disable
-    logging.disable(logging.WARNING)  # the quantizer's advice about pre-processing
     calibration = SeededCalibrationInputs(lambda seed: random_input(network, seed), CALIBRATION_SEEDS)
-    try:
-        quantize_static(os.fspath(float_path), os.fspath(path), calibration,
-                        quant_format=QuantFormat[options["quant_format"]], per_channel=options["per_channel"])
-    finally:
-        logging.disable(previous)
-    model = onnx.load(os.fspath(path))
-    model.ir_version = IR_VERSION
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, os.fspath(path))
-    return model
+    return quantize_static(float_path, path, calibration, **FORM_OPTIONS[form], ir_version=IR_VERSION)
 
 
 def build(output: Path, keep_float: bool) -> dict:

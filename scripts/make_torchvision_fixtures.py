@@ -26,14 +26,14 @@ besides onnx and onnxruntime.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from make_torchvision_models import IR_VERSION, OPSET, pre_process
+from static_quantization import SeededCalibrationInputs, pre_process, quantize_static
+from torch_export import export_onnx, random_normal
 
 SIZE = 32
 CLASSES = 10
@@ -47,7 +47,7 @@ OUTPUT = Path(__file__).resolve().parent.parent / "tests" / "models" / "torchvis
 
 
 def random_input(seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal((1, 3, SIZE, SIZE)).astype(np.float32)
+    return random_normal(seed, (1, 3, SIZE, SIZE))
 
 
 def network(name: str):
@@ -75,23 +75,8 @@ def network(name: str):
     return model
 
 
-class CalibrationInputs:
-    """An onnxruntime `CalibrationDataReader` over `CALIBRATION_SAMPLES` seeded inputs."""
-
-    def __init__(self):
-        seeds = range(CALIBRATION_SEED, CALIBRATION_SEED + CALIBRATION_SAMPLES)
-        self._samples = iter([{"input": random_input(seed)} for seed in seeds])
-
-    def get_next(self):
-        return next(self._samples, None)
-
-
 def export_float(name: str, path: Path) -> None:
-    import torch
-
-    example = torch.from_numpy(random_input(INPUT_SEED))
-    torch.onnx.export(network(name).eval(), (example,), os.fspath(path), opset_version=OPSET, input_names=["input"],
-                      output_names=["output"], dynamo=False)  # fmt: skip
+    export_onnx(network(name).eval(), random_input(INPUT_SEED), path)
 
 
 def shorten_names(path: Path) -> None:
@@ -118,21 +103,9 @@ def shorten_names(path: Path) -> None:
 
 
 def quantize(float_path: Path, path: Path, form: str) -> None:
-    import onnx
-    from onnxruntime.quantization import QuantFormat, quantize_static
-
-    previous = logging.root.manager.disable
-    logging.disable(logging.WARNING)  # the quantizer's advice about pre-processing
-    try:
-        quantize_static(os.fspath(float_path), os.fspath(path), CalibrationInputs(),
-                        quant_format=QuantFormat.QDQ if form.startswith("qdq") else QuantFormat.QOperator,
-                        per_channel=form.endswith("perchannel"))  # fmt: skip
-    finally:
-        logging.disable(previous)
-    model = onnx.load(os.fspath(path))
-    model.ir_version = IR_VERSION
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, os.fspath(path))
+    calibration = SeededCalibrationInputs(random_input, range(CALIBRATION_SEED, CALIBRATION_SEED + CALIBRATION_SAMPLES))
+    quantize_static(float_path, path, calibration, "QDQ" if form.startswith("qdq") else "QOperator",
+                    per_channel=form.endswith("perchannel"))
 
 
 def build(output: Path, networks: tuple[str, ...] = NETWORKS) -> None:

@@ -14,21 +14,17 @@ bitfold) besides onnx and onnxruntime. Writes `<network>-qdq-u8s8-perchannel.onn
 from __future__ import annotations
 
 import argparse
-import logging
-import os
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from calibration_inputs import SeededCalibrationInputs
+from static_quantization import SeededCalibrationInputs, pre_process, quantize_static
+from torch_export import export_onnx, random_normal
 
 NETWORKS = ("efficientnet_b0", "resnet18")
 SIZE = 64
 """input height and width"""
-OPSET = 17
-IR_VERSION = 10
-"""what onnxruntime reads (onnx 1.23 writes 14 by default)"""
 WEIGHT_SEED = 0
 INPUT_SEED = 0
 CALIBRATION_SEEDS = range(1000, 1004)
@@ -37,7 +33,7 @@ FORM = "qdq-u8s8-perchannel"
 
 
 def random_input(seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal((1, 3, SIZE, SIZE)).astype(np.float32)
+    return random_normal(seed, (1, 3, SIZE, SIZE))
 
 
 def export_float(network: str, path: Path) -> None:
@@ -45,36 +41,12 @@ def export_float(network: str, path: Path) -> None:
     import torchvision
 
     torch.manual_seed(WEIGHT_SEED)
-    model = getattr(torchvision.models, network)(weights=None).eval()
-    example = torch.from_numpy(random_input(INPUT_SEED))
-    torch.onnx.export(model, (example,), os.fspath(path), opset_version=OPSET, input_names=["input"],
-                      output_names=["output"], dynamo=False)
-
-
-def pre_process(float_path: Path, path: Path) -> None:
-    """onnxruntime's recommended step before `quantize_static` (shape inference, graph optimization):
-    torch's export shares equal biases through Identity nodes, which the quantizer would leave float."""
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
-    quant_pre_process(os.fspath(float_path), os.fspath(path))
+    export_onnx(getattr(torchvision.models, network)(weights=None).eval(), random_input(INPUT_SEED), path)
 
 
 def quantize(float_path: Path, path: Path) -> None:
-    import onnx
-    from onnxruntime.quantization import QuantFormat, quantize_static
-
     calibration = SeededCalibrationInputs(random_input, CALIBRATION_SEEDS)
-    previous = logging.root.manager.disable
-    logging.disable(logging.WARNING)  # the quantizer's advice about pre-processing
-    try:
-        quantize_static(os.fspath(float_path), os.fspath(path), calibration,
-                        quant_format=QuantFormat.QDQ, per_channel=True)
-    finally:
-        logging.disable(previous)
-    model = onnx.load(os.fspath(path))
-    model.ir_version = IR_VERSION
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, os.fspath(path))
+    quantize_static(float_path, path, calibration, "QDQ", per_channel=True)
 
 
 def model_path(output: Path, network: str) -> Path:

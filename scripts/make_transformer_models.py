@@ -33,16 +33,14 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from calibration_inputs import SeededCalibrationInputs
+from static_quantization import SeededCalibrationInputs, finish, pre_process
+from torch_export import export_onnx, random_normal
 
 D_MODEL = 64
 HEADS = 4
 FEED_FORWARD = 128
 LAYERS = 2
 SEQUENCE = 8
-OPSET = 17
-IR_VERSION = 10
-"""what onnxruntime reads (onnx 1.23 writes 14 by default)"""
 BLOCK_SIZE = 32
 """MatMulNBits' block along K (a power of two >= 16, as onnxruntime requires)"""
 WEIGHT_SEED = 0
@@ -52,7 +50,7 @@ CALIBRATION_SEEDS = range(1000, 1008)
 
 
 def random_input(seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal((1, SEQUENCE, D_MODEL)).astype(np.float32)
+    return random_normal(seed, (1, SEQUENCE, D_MODEL))
 
 
 def export_float(path: Path) -> None:
@@ -71,35 +69,7 @@ def export_float(path: Path) -> None:
                 parameter.copy_(
                     0.1 * torch.randn_like(parameter) + (1.0 if "norm" in name and "weight" in name else 0.0)
                 )
-    example = torch.from_numpy(random_input(INPUT_SEED))
-    torch.onnx.export(
-        model,
-        (example,),
-        os.fspath(path),
-        opset_version=OPSET,
-        input_names=["input"],
-        output_names=["output"],
-        dynamo=False,
-    )
-
-
-def finish(path: Path) -> None:
-    """Set the IR version onnxruntime reads and check the model."""
-    import onnx
-
-    model = onnx.load(os.fspath(path))
-    model.ir_version = IR_VERSION
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, os.fspath(path))
-
-
-def pre_process(float_path: Path, path: Path) -> None:
-    """onnxruntime's recommended step before quantizing (shape inference, constant folding of the shape
-    computations, MatMul + Add into Gemm); its symbolic shape inference fails on torch's attention
-    Reshape, so it is skipped (onnx's runs)."""
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
-    quant_pre_process(os.fspath(float_path), os.fspath(path), skip_symbolic_shape=True)
+    export_onnx(model, random_input(INPUT_SEED), path)
 
 
 def quantize_qdq(float_path: Path, path: Path) -> None:
@@ -137,7 +107,7 @@ def build(output: Path) -> None:
             exported = Path(scratch) / "encoder-exported.onnx"
             export_float(exported)
             float_path = Path(scratch) / "encoder-float.onnx"
-            pre_process(exported, float_path)
+            pre_process(exported, float_path, skip_symbolic_shape=True)  # it fails on torch's attention Reshape
             made = {
                 "encoder-qdq.onnx": lambda p: quantize_qdq(float_path, p),
                 "encoder-dynamic.onnx": lambda p: quantize_dynamic(float_path, p),

@@ -69,6 +69,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
 
 PARALLEL = IteratorTypeAttr.parallel()
@@ -250,6 +251,16 @@ def peak_live_bytes(buffers: Sequence[WorkspaceBuffer]) -> int:
     """The most bytes of buffers alive at one top-level op: no workspace can be smaller."""
     positions = {b.first for b in buffers}
     return max((sum(b.size for b in buffers if b.first <= p <= b.last) for p in positions), default=0)
+
+
+def constant_global(value: SSAValue) -> memref.GlobalOp | None:
+    """The constant `memref.global` that `value` reads through `memref.get_global` (what a dense
+    constant tensor becomes), looked up in the closest symbol table; None for any other value."""
+    get = value.owner
+    if not isinstance(get, memref.GetGlobalOp):
+        return None
+    found = SymbolTable.lookup_symbol(get, get.name_)
+    return found if isinstance(found, memref.GlobalOp) and found.constant is not None else None
 
 
 def workspace_argument(function: func.FuncOp) -> BlockArgument | None:

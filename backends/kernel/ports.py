@@ -15,7 +15,7 @@ from bitfold.backends.kernel.header import C_FLOAT, Buffer, Quantization
 from bitfold.dialects.evaluation import read_unsigned, storage_dtype
 from bitfold.dialects.quant import BipolarQuantizedType, FloatQuantizedType, Granularity, QuantizedType
 from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize, to_storage
-from bitfold.passes.quant_to_integer.integer_io import recorded_quant_type
+from bitfold.dialects.quant_type_attribute import recorded_quant_type
 
 
 def buffer_values(q: np.ndarray, port: "Port") -> np.ndarray:
@@ -45,16 +45,6 @@ def _quantized_values(buffer: np.ndarray, port: "Port") -> np.ndarray:
     return from_storage(buffer, port.qtype) if isinstance(port.qtype, BipolarQuantizedType) else buffer
 
 
-def quantized(values: np.ndarray, port: "Port") -> np.ndarray:
-    """A model input quantized by the port's type (a float port's values as they are)."""
-    return values if port.qtype is None else quantize(values, port.qtype)
-
-
-def dequantized(values: np.ndarray, port: "Port") -> np.ndarray:
-    """A function output as the model's real values (a float port's as they are)."""
-    return values if port.qtype is None else dequantize(_quantized_values(values, port), port.qtype)
-
-
 @dataclass(frozen=True)
 class Port:
     """One argument or result of the compiled function: its name, shape and quantized type
@@ -81,6 +71,16 @@ class Port:
     @property
     def c_type(self) -> str:
         return element_c_type(self.dtype)
+
+    def quantize(self, values: np.ndarray) -> np.ndarray:
+        """A model input quantized by the port's type (`quant.qcast`; a float port's values as
+        they are)."""
+        return values if self.qtype is None else quantize(values, self.qtype)
+
+    def dequantize(self, values: np.ndarray) -> np.ndarray:
+        """A function output as the model's real values (`quant.dcast`; a float port's as they
+        are)."""
+        return values if self.qtype is None else dequantize(_quantized_values(values, self), self.qtype)
 
     def buffer(self) -> Buffer:
         qtype = self.qtype

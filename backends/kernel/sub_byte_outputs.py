@@ -22,7 +22,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from bitfold.dialects.quant import UniformQuantizedType
-from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE, recorded_quant_type
+from bitfold.dialects.quant_type_attribute import QUANT_TYPE, recorded_quant_type
 
 
 def signed(function: func.FuncOp, index: int) -> bool:

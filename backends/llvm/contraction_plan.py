@@ -19,12 +19,12 @@ dim (contiguous stores).
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import arith
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr
+
+from bitfold.backends.kernel.bufferize import constant_global
 
 LANES = 16
 """lanes of one vector per vscale (vscale = VLEN / 64 on RVV): 16 x i32 is a group of 8 registers"""
@@ -171,17 +171,6 @@ def mergeable_row(op: GenericOp, dim: int, vector_input: int) -> int | None:
             and not any(uses(e, row) for e in others)):
         return row
     return None
-
-
-def constant_global(value: SSAValue) -> memref.GlobalOp | None:
-    owner = value.owner
-    if not isinstance(owner, memref.GetGlobalOp):
-        return None
-    module = owner.parent_op()
-    while module is not None and not isinstance(module, ModuleOp):
-        module = module.parent_op()
-    found = next((g for g in module.ops if isinstance(g, memref.GlobalOp) and g.sym_name.data == owner.name_.root_reference.data), None)
-    return found if found is not None and found.constant is not None else None
 
 
 def blocked_dim(op: GenericOp, plan_: Plan) -> int | None:

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.backends.kernel.kernel import Kernel
 from bitfold.backends.llvm.input_error import LlvmInputError
-from bitfold.backends.llvm.mlir_input import bufferized_kernel, mlir_text
+from bitfold.backends.llvm.mlir_input import bufferized_kernel, upstream_mlir_text
 from bitfold.backends.llvm.targets import LLVM_TARGETS, LlvmTarget
 from bitfold.backends.llvm.toolchain import compile_llvm_ir, to_llvm_dialect, to_llvm_ir
 
@@ -36,7 +36,7 @@ def llvm_ir(ctx: Context, module: ModuleOp, target: LlvmTarget, symbol: str, wor
     its workspace."""
     kernel, workspace = bufferized_kernel(ctx, module, symbol, target.vector, target.narrow_index)
     source = workdir / f"{symbol}.mlir"
-    source.write_text(mlir_text(kernel))
+    source.write_text(upstream_mlir_text(kernel))
     return to_llvm_ir(to_llvm_dialect(source, target.index_bits)), workspace
 
 

@@ -6,7 +6,8 @@ width): its memref descriptors hold 64-bit indices, so the whole lowering of a v
 (an add with carry and a two-word compare per iteration) and LLVM does not narrow induction
 variables. This pass, run on the bufferized IR before it goes to `mlir-opt-22`:
 
-1. lowers the remaining `linalg.generic`s to `scf.for` nests (`bitfold-riscv-linalg-to-loops`),
+1. lowers the remaining `linalg.generic`s to `scf.for` nests (`backends/kernel/linalg_to_loops.py`,
+   as `bitfold-riscv-linalg-to-loops` does),
 2. rewrites every `scf.for` on `index` to one on `i32`:
 
        scf.for %i = %lb to %ub step %s : index       ->   scf.for %j = lb32 to ub32 step s32 : i32
@@ -35,9 +36,9 @@ from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from bitfold.backends.kernel.linalg_to_loops import lower_generics_to_loops
 from bitfold.backends.llvm.input_error import LlvmInputError
 from bitfold.backends.llvm.upstream_vector_ops import GatherOp, LlvmStepVectorOp, ScatterOp, StepOp
-from bitfold.backends.riscv.lowering.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
 
 BOUND_LIMIT = 1 << 30
 """the largest static upper bound an i32 loop counter takes (module docstring: with a step below 2^30,
@@ -99,7 +100,7 @@ class BitfoldLlvmIndexToI32Pass(ModulePass):
     name = "bitfold-llvm-index-to-i32"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        BitfoldRiscvLinalgToLoopsPass().apply(ctx, op)
+        lower_generics_to_loops(op)
         rewriter = Rewriter()
         for loop in [o for o in op.walk() if isinstance(o, scf.ForOp) and isinstance(o.lb.type, IndexType)]:
             narrowed(loop, rewriter)

@@ -12,7 +12,7 @@ from xdsl.dialects import llvm, riscv
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.rewriter import Rewriter
 
-from bitfold.backends.riscv.emission.layer_markers import LABEL_PREFIX
+from bitfold.backends.kernel.harness.layer_markers import LABEL_PREFIX
 
 MEMORY_CLOBBER = "~{memory}"
 

@@ -72,7 +72,7 @@ def bit_packed(match: re.Match) -> str:
     return f'dense<"0x{packed}"> : tensor<{match.group(2)}xi1>'
 
 
-def mlir_text(module: ModuleOp) -> str:
+def upstream_mlir_text(module: ModuleOp) -> str:
     """`module` as text mlir-opt-22 reads (i1 constants bit-packed)."""
     text = StringIO()
     Printer(text).print_op(module)

@@ -20,7 +20,7 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 
-from bitfold.passes.expand_float_math import Emitter
+from bitfold.dialects.op_sequence import OpSequence
 
 F32_MANTISSA_BITS = 23
 F32_EXPONENT_MASK = 0xFF
@@ -30,7 +30,7 @@ INTEGER_EXPONENT = 127 + F32_MANTISSA_BITS  # e = 150: |x| = m exactly
 MAX_SHIFT = 31
 
 
-def emit_truncation(e: Emitter, x: SSAValue) -> SSAValue:
+def emit_truncation(e: OpSequence, x: SSAValue) -> SSAValue:
     """fptosi(x) for f32 x, i32 result (module docstring)."""
     bits = e(arith.BitcastOp(x, i32))
     exponent = e(arith.AndIOp(e(arith.ShRUIOp(bits, e.i32(F32_MANTISSA_BITS))), e.i32(F32_EXPONENT_MASK)))
@@ -51,7 +51,7 @@ class TruncateByBits(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.FPToSIOp, rewriter: PatternRewriter) -> None:
         if op.input.type == Float32Type() and op.result.type == i32:
-            e = Emitter()
+            e = OpSequence()
             result = emit_truncation(e, op.input)
             rewriter.replace(op, e.ops, [result])
 

@@ -57,13 +57,13 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from bitfold.backends.kernel.bufferize import constant_global
 from bitfold.backends.llvm.contraction_plan import (
     LANES,
     ROWS,
     Plan,
     blocked_dim,
     coefficient,
-    constant_global,
     plan,
     uses,
 )
@@ -246,8 +246,8 @@ def open_strip(op: GenericOp, plan_: Plan, b: Builder) -> tuple[Strip, Builder]:
     return Strip(op, plan_, dims, start, mask, blocked, rows), b
 
 
-def reduce(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int, AffineMap], accumulators: list[SSAValue],
-           b: Builder) -> list[SSAValue]:
+def reduction_loops(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int, AffineMap],
+                    accumulators: list[SSAValue], b: Builder) -> list[SSAValue]:
     """The reduction loops carrying the accumulators (and the last vector loads, the next ones'
     pass-through: masked-off lanes are never stored); their results."""
     plan_, dims, op = strip.plan, list(strip.dims), strip.op
@@ -318,7 +318,7 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
         out_lanes = strided_indices(b, plan_.out_stride)
         loads = [GatherOp(output, indices, out_lanes, strip.mask, unread) for indices in out_indices]
     accumulators = [b.add(load).results[0] for load in loads]
-    results = reduce(strip, inputs, vector_maps, accumulators, b)
+    results = reduction_loops(strip, inputs, vector_maps, accumulators, b)
     for indices, result in zip(out_indices, results[: strip.rows], strict=True):
         if plan_.out_stride == 1:
             b.add(vector.MaskedStoreOp(output, indices, strip.mask, result))

@@ -79,7 +79,8 @@ def onnx_order_equivalent(op: RoundingCastOpBase, qtype: UniformQuantizedType) -
     return op.rounding_mode == RoundingMode.HALF_TO_EVEN and (not op.adds_zero_point_first or qtype.is_symmetric)
 
 
-def shape_of(value: SSAValue) -> tuple[int, ...]:
+def tensor_shape(value: SSAValue) -> tuple[int, ...]:
+    """The shape of a value of ranked tensor type (the exporters see no other)."""
     assert isinstance(value.type, TensorType)
     return tuple(value.type.get_shape())
 
@@ -208,7 +209,7 @@ class QdqForm(QuantForm):
         qtype = element_type(value.type)
         q = emitter.name(value)
         name = emitter.node_name(op, "_DequantizeLinear")
-        inputs, attributes = self.parameters(emitter, qtype, shape_of(value), op, name, self.tensor_container(emitter, q))
+        inputs, attributes = self.parameters(emitter, qtype, tensor_shape(value), op, name, self.tensor_container(emitter, q))
         code = tensor_code(qtype.expressed_type, op_label(op))
         return emitter.builder.node("DequantizeLinear", [q, *inputs], [code], name, attributes=attributes,
                                     output_hints=[f"{q}_dequantized"])[0]
@@ -223,7 +224,7 @@ class QdqForm(QuantForm):
                               f"and in float QuantizeLinear(DequantizeLinear(q)) does not return every stored value of "
                               f"{qtype}")
         name = emitter.node_name(op, "_QuantizeLinear")
-        inputs, attributes = self.parameters(emitter, qtype, shape_of(result), op, name, (bits, signed))
+        inputs, attributes = self.parameters(emitter, qtype, tensor_shape(result), op, name, (bits, signed))
         (q,) = emitter.builder.node("QuantizeLinear", [emitter.names[result], *inputs], [integer_code(bits, signed)],
                                     name, attributes=attributes, output_hints=[result.name_hint or name])
         return self.narrow(emitter, q, qtype, op)
@@ -270,7 +271,7 @@ class QdqForm(QuantForm):
             raise ExportError(f"no ONNX form quantizes to 32 bits ({qtype} at {op_label(op)})")
         self.check_rounding(op, qtype)
         name = emitter.node_name(op)
-        inputs, attributes = self.parameters(emitter, qtype, shape_of(value), op, name, (bits, signed))
+        inputs, attributes = self.parameters(emitter, qtype, tensor_shape(value), op, name, (bits, signed))
         (q,) = emitter.builder.node("QuantizeLinear", [x, *inputs], [integer_code(bits, signed)], name,
                                     attributes=attributes, output_hints=[op.result.name_hint or name])
         return self.narrow(emitter, q, qtype, op)
@@ -284,7 +285,7 @@ class QdqForm(QuantForm):
         if isinstance(qtype, FloatQuantizedType):
             inputs, attributes = self.float_parameters(emitter, qtype, op, name)
         else:
-            inputs, attributes = self.parameters(emitter, qtype, shape_of(result), op, name, self.tensor_container(emitter, q))
+            inputs, attributes = self.parameters(emitter, qtype, tensor_shape(result), op, name, self.tensor_container(emitter, q))
         (x,) = emitter.builder.node("DequantizeLinear", [q, *inputs], [tensor_code(qtype.expressed_type, op_label(op))],
                                     name, attributes=attributes, output_hints=[(result.name_hint or name) + suffix])
         return x

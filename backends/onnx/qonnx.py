@@ -54,7 +54,7 @@ from xdsl.ir import Operation
 
 from bitfold.backends.onnx.errors import ExportError
 from bitfold.backends.onnx.graph import QONNX_DOMAIN, GraphEmitter, QuantForm, op_label
-from bitfold.backends.onnx.qdq import shape_of
+from bitfold.backends.onnx.qdq import tensor_shape
 from bitfold.backends.onnx.types import tensor_code
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
@@ -147,7 +147,7 @@ class QonnxForm(QuantForm):
         (an integer constant) x holds grid values exactly, so either order agrees."""
         constant = isinstance(op, StorageCastOp)
         name = emitter.node_name(op)
-        rank = len(shape_of(op.results[0]))
+        rank = len(tensor_shape(op.results[0]))
         emitter.require_domain(QONNX_DOMAIN, 1)
         code = tensor_code(qtype.expressed_type, op_label(op))
         hint = op.results[0].name_hint or name
@@ -180,7 +180,7 @@ class QonnxForm(QuantForm):
         output = emitter.builder.node("Quant", inputs, [code], name, QONNX_DOMAIN, attributes, output_hints=[quant_hint])[0]
         if quant_hint == hint:
             return output
-        emitter.builder.shapes[output] = shape_of(op.results[0])
+        emitter.builder.shapes[output] = tensor_shape(op.results[0])
         return self._clamp_to_grid(emitter, op, output, qtype, zero_points, (low, high), rank, hint)
 
     def _clamp_to_grid(self, emitter: GraphEmitter, op: Operation, x: str, qtype: UniformQuantizedType,
@@ -351,7 +351,7 @@ class QonnxForm(QuantForm):
         attributes = [helper.make_attribute("rounding_mode", QONNX_ROUNDING[requant.rounding_mode])]
         (truncated,) = builder.node("Trunc", inputs, [float_code], name, QONNX_DOMAIN, attributes,
                                     output_hints=[(op.result.name_hint or name) + "_unclipped"])
-        builder.shapes[truncated] = shape_of(op.result)
+        builder.shapes[truncated] = tensor_shape(op.result)
         # (g - zp) * s is monotone in g: clipping at the float values of the range ends is
         # the requant's clamp of g.
         bounds = [builder.initializer(f"{name}_Clip_{which}", np.array(value - in_type.zero_point, dtype=dtype) * np.array(in_type.scale, dtype=dtype), float_code)

@@ -19,7 +19,7 @@ first); no `.data`, no `.bss`: the function keeps no state and is reentrant.
 """
 
 from bitfold.backends.riscv.emission.emit import compile_kernel, compile_to_assembly
-from bitfold.backends.riscv.isa import ARCHITECTURES
+from bitfold.backends.kernel.isa import ARCHITECTURES
 from bitfold.backends.riscv.pipeline import CodegenError
 
 __all__ = ["ARCHITECTURES", "CodegenError", "compile_kernel", "compile_to_assembly"]

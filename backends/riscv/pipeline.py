@@ -61,7 +61,7 @@ from xdsl.transforms.riscv_scf_for_infer_constant_step import RiscvScfForInferCo
 from xdsl.utils.exceptions import DiagnosticException
 
 from bitfold.backends.riscv.emission.prologue import BitfoldRiscvPrologueEpiloguePass
-from bitfold.backends.riscv.isa import Isa, IsaError
+from bitfold.backends.kernel.isa import Isa, IsaError
 from bitfold.backends.riscv.lowering.float_rounding import BitfoldRiscvExpandFloatRoundingPass
 from bitfold.backends.riscv.lowering.immediates import BitfoldRiscvImmediatesPass
 from bitfold.backends.riscv.lowering.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass

@@ -42,10 +42,10 @@ from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.mlas import (
     F32,
-    dequantize,
     float_scalar,
     fused_multiply_add,
     integer_zero_point,
+    mlas_dequantize,
     mlas_quantize,
     x86_round,
 )
@@ -64,7 +64,7 @@ def lookup_table(op: OnnxOp, values: dict[str, np.ndarray | None], transform: Ca
     x = values["x"]
     low, high = saturation_range(op.y.type)
     codes = np.arange(low, high + 1)
-    dequantized = dequantize(codes, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
+    dequantized = mlas_dequantize(codes, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
     table = mlas_quantize(
         transform(dequantized), float_scalar(values["y_scale"]), integer_zero_point(values["y_zero_point"]), low, high
     )
@@ -328,8 +328,21 @@ class QLinearGlobalAveragePoolOp(ContribOp):
         return (restore_layout(global_average_pool(self, channels_first(values["x"], last), values), last),)
 
 
+class QLinearOneInputOp(ContribOp):
+    """Operands of the QLinear ops with one input: X, its per-tensor scale and zero point
+    (optional), Y's scale and zero point (optional), and Y."""
+
+    x = operand_def()
+    x_scale = operand_def()
+    x_zero_point = opt_operand_def()
+    y_scale = operand_def()
+    y_zero_point = opt_operand_def()
+    y = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
 @irdl_op_definition
-class QLinearAveragePoolOp(ContribOp):
+class QLinearAveragePoolOp(QLinearOneInputOp):
     """Average pooling of dq(X) (N x C x D1.., or N x D1.. x C with channels_last) over the
     `SlidingWindow` of kernel_shape, strides, pads / auto_pad and ceil_mode (no dilations):
     sum = the float32 sum, in window order (row-major over the kernel, from 0.0), of dq(X) at
@@ -340,12 +353,6 @@ class QLinearAveragePoolOp(ContribOp):
     onnxruntime computes `global_average_pool` instead, and so does this op."""
 
     name = "onnx.QLinearAveragePool"
-    x = operand_def()
-    x_scale = operand_def()
-    x_zero_point = opt_operand_def()
-    y_scale = operand_def()
-    y_zero_point = opt_operand_def()
-    y = result_def()
     auto_pad = attr_def(StringAttr)
     ceil_mode = attr_def(IntegerAttr[I64])
     channels_last = attr_def(IntegerAttr[I64])
@@ -353,7 +360,6 @@ class QLinearAveragePoolOp(ContribOp):
     kernel_shape = attr_def(DenseArrayBase[I64])
     pads = opt_attr_def(DenseArrayBase[I64])
     strides = opt_attr_def(DenseArrayBase[I64])
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     ATTRIBUTE_DEFAULTS: ClassVar[dict[str, Attribute]] = {
         "auto_pad": StringAttr("NOTSET"),
@@ -395,7 +401,7 @@ class QLinearAveragePoolOp(ContribOp):
 
     def float_pool(self, x: np.ndarray, window: SlidingWindow, values: dict[str, np.ndarray | None]) -> np.ndarray:
         """onnxruntime's float path (the formula of the class docstring), in y's type."""
-        dequantized = dequantize(x, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
+        dequantized = mlas_dequantize(x, float_scalar(values["x_scale"]), integer_zero_point(values["x_zero_point"]))
         taps = window.windows(dequantized, 0.0).reshape(*x.shape[:2], *window.output_shape, -1)
         total = np.zeros(taps.shape[:-1], dtype=F32)
         for tap in np.moveaxis(taps, -1, 0):  # float32 sums in window order; padding adds 0.0
@@ -445,7 +451,7 @@ class QLinearConcatOp(ContribOp):
         scale, zero_point = float_scalar(y_scale), integer_zero_point(y_zero_point)
         low, high = saturation_range(self.y.type)
         parts = [
-            mlas_quantize(dequantize(x, float_scalar(s), integer_zero_point(z)), scale, zero_point, low, high)
+            mlas_quantize(mlas_dequantize(x, float_scalar(s), integer_zero_point(z)), scale, zero_point, low, high)
             for x, s, z in zip(inputs[0::3], inputs[1::3], inputs[2::3], strict=True)
         ]
         return (self.result_array(np.concatenate(parts, axis=self.int_attr("axis"))),)
@@ -456,16 +462,9 @@ class QLinearConcatOp(ContribOp):
 # ----------------------------------------------------------------------------------------
 
 
-class QLinearUnaryOp(ContribOp):
-    """Operands of the lookup-table activations (per-tensor parameters)."""
-
-    x = operand_def()
-    x_scale = operand_def()
-    x_zero_point = opt_operand_def()
-    y_scale = operand_def()
-    y_zero_point = opt_operand_def()
-    y = result_def()
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+class QLinearUnaryOp(QLinearOneInputOp):
+    """The activations (QLinearSigmoid and QLinearLeakyRelu by lookup table, QLinearSoftmax): Y of X's
+    type."""
 
     @classmethod
     def infer_result_types(cls, operand_types: OperandTypes, attributes: Mapping[str, Attribute]) -> list[Attribute]:

@@ -181,6 +181,11 @@ class ClipOp(OnnxOp):
         return (np.asarray(output, dtype=values["input"].dtype),)
 
 
+def logistic(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-x)), the function ONNX calls Sigmoid, in x's own precision."""
+    return 1 / (1 + np.exp(-x))
+
+
 def _in_float64(function, x: np.ndarray) -> np.ndarray:
     """`function` of `x` computed in float64, rounded once to x's type."""
     with np.errstate(over="ignore"):
@@ -196,7 +201,7 @@ class SigmoidOp(OnnxOp):
     y = result_def()
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
-        return (_in_float64(lambda x: 1 / (1 + np.exp(-x)), operands[0]),)
+        return (_in_float64(logistic, operands[0]),)
 
 
 @irdl_op_definition

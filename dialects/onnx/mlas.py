@@ -43,7 +43,7 @@ def float_scalar(value: np.ndarray) -> np.float32:
     return F32(value.reshape(-1)[0])
 
 
-def dequantize(x: np.ndarray, scale: np.float32, zero_point: int) -> np.ndarray:
+def mlas_dequantize(x: np.ndarray, scale: np.float32, zero_point: int) -> np.ndarray:
     """`dq(x) = fl(scale * float(x - zero_point))`, float32."""
     return (x.astype(np.int64) - zero_point).astype(F32) * scale
 

@@ -37,19 +37,27 @@ from xdsl.irdl import (
 
 from bitfold.dialects.evaluation import named_operands
 from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.elementwise import logistic
 
 DEFAULT_ACTIVATIONS = ("Sigmoid", "Tanh", "Tanh")
 """ONNX's default (f, g, h) for LSTM; GRU's (f, g) are its first two."""
 
 
-def sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1 / (1 + np.exp(-x))
-
-
 class RecurrentOp(OnnxOp):
-    """What LSTM and GRU share: directions, hidden size, the supported form."""
+    """What LSTM and GRU share: directions, hidden size, the supported form, and the attributes
+    these read (operands and results are each op's own: IRDL orders a subclass's first)."""
 
     GATES: ClassVar[int] = 0
+
+    activation_alpha = opt_attr_def(DenseArrayBase)
+    activation_beta = opt_attr_def(DenseArrayBase)
+    activations = opt_attr_def(ArrayAttr[StringAttr])
+    clip = opt_attr_def(FloatAttr)
+    direction = attr_def(StringAttr)
+    hidden_size = opt_attr_def(IntegerAttr[I64])
+    layout = attr_def(IntegerAttr[I64])
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True))
 
     def directions(self) -> list[bool]:
         """Per direction of W, whether it walks the sequence backwards."""
@@ -122,16 +130,7 @@ class LSTMOp(RecurrentOp):
     y_h = opt_result_def()
     y_c = opt_result_def()
 
-    activation_alpha = opt_attr_def(DenseArrayBase)
-    activation_beta = opt_attr_def(DenseArrayBase)
-    activations = opt_attr_def(ArrayAttr[StringAttr])
-    clip = opt_attr_def(FloatAttr)
-    direction = attr_def(StringAttr)
-    hidden_size = opt_attr_def(IntegerAttr[I64])
     input_forget = attr_def(IntegerAttr[I64])
-    layout = attr_def(IntegerAttr[I64])
-
-    irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True))
 
     def results_by_role(self) -> list:
         return [self.y, self.y_h, self.y_c]
@@ -141,9 +140,9 @@ class LSTMOp(RecurrentOp):
         gates = x @ w.T + h @ r.T + b[: 4 * hidden] + b[4 * hidden :]
         i, o, f, g = (gates[:, k * hidden : (k + 1) * hidden] for k in range(4))
         pi, po, pf = (np.zeros(hidden),) * 3 if p is None else (p[:hidden], p[hidden : 2 * hidden], p[2 * hidden :])
-        i, f = sigmoid(i + pi * c), sigmoid(f + pf * c)
+        i, f = logistic(i + pi * c), logistic(f + pf * c)
         c = f * c + i * np.tanh(g)
-        o = sigmoid(o + po * c)
+        o = logistic(o + po * c)
         return o * np.tanh(c), c
 
 
@@ -162,16 +161,7 @@ class GRUOp(RecurrentOp):
     y = opt_result_def()
     y_h = opt_result_def()
 
-    activation_alpha = opt_attr_def(DenseArrayBase)
-    activation_beta = opt_attr_def(DenseArrayBase)
-    activations = opt_attr_def(ArrayAttr[StringAttr])
-    clip = opt_attr_def(FloatAttr)
-    direction = attr_def(StringAttr)
-    hidden_size = opt_attr_def(IntegerAttr[I64])
-    layout = attr_def(IntegerAttr[I64])
     linear_before_reset = attr_def(IntegerAttr[I64])
-
-    irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True))
 
     def results_by_role(self) -> list:
         return [self.y, self.y_h]
@@ -181,8 +171,8 @@ class GRUOp(RecurrentOp):
         wb, rb = b[: 3 * hidden], b[3 * hidden :]
         xw = x @ w.T + wb
         part = lambda a, k: a[:, k * hidden : (k + 1) * hidden]
-        z = sigmoid(part(xw, 0) + h @ r[:hidden].T + rb[:hidden])
-        reset = sigmoid(part(xw, 1) + h @ r[hidden : 2 * hidden].T + rb[hidden : 2 * hidden])
+        z = logistic(part(xw, 0) + h @ r[:hidden].T + rb[:hidden])
+        reset = logistic(part(xw, 1) + h @ r[hidden : 2 * hidden].T + rb[hidden : 2 * hidden])
         rh, rbh = r[2 * hidden :], rb[2 * hidden :]
         if self.int_attr("linear_before_reset"):
             n = np.tanh(part(xw, 2) + reset * (h @ rh.T + rbh))

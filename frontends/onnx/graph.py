@@ -41,7 +41,7 @@ from bitfold.frontends.onnx.domains import (
     node_label,
     resolve_op,
 )
-from bitfold.frontends.onnx.types import element_type, tensor_attr, value_type
+from bitfold.frontends.onnx.types import onnx_element_type, tensor_attr, value_type
 from bitfold.frontends.onnx.upgrades import upgrade
 
 FLOAT_STORAGE_OPS = (QuantizeLinearOp, DequantizeLinearOp)
@@ -125,7 +125,7 @@ class GraphImporter:
     def _add_node(self, original: onnx.NodeProto) -> None:
         upgraded = upgrade(original, self.opsets.onnx, self._numpy_dtype_of)
         for name, array in upgraded.constants.items():
-            self._add_constant(name, dense_attr(array, element_type(helper.np_dtype_to_tensor_dtype(array.dtype), name)))
+            self._add_constant(name, dense_attr(array, onnx_element_type(helper.np_dtype_to_tensor_dtype(array.dtype), name)))
         node = upgraded.node
         op_class, defaults = resolve_op(node, self.opsets, upgraded.opset)
         definition = op_class.get_irdl_definition()

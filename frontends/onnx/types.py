@@ -16,7 +16,7 @@ from bitfold.dialects.tensor_limits import check_tensor
 from bitfold.frontends import FrontendError
 
 
-def element_type(code: int, what: str) -> Attribute:
+def onnx_element_type(code: int, what: str) -> Attribute:
     """The xDSL element type of an ONNX data type code; `what` names the value for the error."""
     if code not in ELEMENT_TYPES:
         name = TensorProto.DataType.Name(code) if code in TensorProto.DataType.values() else str(code)
@@ -31,7 +31,7 @@ def value_type(type_proto: onnx.TypeProto, what: str) -> Attribute:
     if type_proto.WhichOneof("value") != "tensor_type":
         raise FrontendError(f"{what} is not a tensor (type {type_proto.WhichOneof('value')})")
     tensor = type_proto.tensor_type
-    element = element_type(tensor.elem_type, what)
+    element = onnx_element_type(tensor.elem_type, what)
     if not tensor.HasField("shape"):
         return UnrankedTensorType(element)
     shape = [d.dim_value if d.HasField("dim_value") else DYNAMIC_INDEX for d in tensor.shape.dim]
@@ -45,7 +45,7 @@ def tensor_attr(tensor: TensorProto, what: str) -> DenseIntOrFPElementsAttr:
     """An ONNX tensor (initializer or TENSOR attribute, external data already loaded) as a
     dense attribute. int4/int2 values are unpacked to one per byte. Its declared shape is
     checked against the tensor cap before its data is read, and its data against its shape."""
-    element = element_type(tensor.data_type, what)
+    element = onnx_element_type(tensor.data_type, what)
     check_tensor(tensor.dims, numpy_dtype(element).itemsize, what)
     try:
         array = numpy_helper.to_array(tensor)

@@ -62,9 +62,10 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.utils.exceptions import PassFailedException
 
 from bitfold.dialects.quant import Granularity, QuantizedType, RequantizeOp, RoundingMode, UniformQuantizedType
+from bitfold.dialects.quant_semantics import exact_ratios
 from bitfold.passes.lower_quant.casts import checked_tensor
 from bitfold.passes.utils.parameter_tables import Body, Parameter, build_elementwise, parameter_table
-from bitfold.passes.utils.requantization import check_i64_range, exact_ratios, multiplier_arrays
+from bitfold.passes.utils.requantization import check_i64_range, multiplier_arrays
 
 _SLT, _SGE, _EQ, _NE, _SGT, _UGT = "slt", "sge", "eq", "ne", "sgt", "ugt"
 

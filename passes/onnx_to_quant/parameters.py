@@ -47,7 +47,7 @@ def integer_array(op: OnnxOp, values: np.ndarray, role: str) -> np.ndarray:
     return values.astype(np.int64)
 
 
-def bit_width(op: OnnxOp, operand: SSAValue, role: str) -> int:
+def bit_width_operand(op: OnnxOp, operand: SSAValue, role: str) -> int:
     """A QONNX bit width operand: one integer in 1..32."""
     values = integer_array(op, constant_parameter(op, operand, role), role)
     if values.size != 1 or not 1 <= values.flat[0] <= MAX_STORAGE_BITS:

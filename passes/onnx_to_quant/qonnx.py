@@ -19,7 +19,7 @@ from bitfold.dialects.quant_semantics import round_quotient, round_with
 from bitfold.passes.onnx_to_quant.parameters import (
     Parameters,
     bipolar_type,
-    bit_width,
+    bit_width_operand,
     broadcast_parameters,
     constant_parameter,
     float_element,
@@ -66,7 +66,7 @@ class QuantToCasts(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: QuantOp, rewriter: PatternRewriter) -> None:
         parameters = float_parameters(op, op.x, op.scale, op.zeropt)
-        bits, signed = bit_width(op, op.bitwidth, "bitwidth"), op.flag("signed")
+        bits, signed = bit_width_operand(op, op.bitwidth, "bitwidth"), op.flag("signed")
         expressed = float_element(op, op.x)
         if bits == 1 and signed:
             qtype, attributes = bipolar_type(op, expressed, parameters), {}
@@ -130,8 +130,8 @@ class TruncToRequant(RewritePattern):
         scale = constant_parameter(op, op.scale, "scale")
         out_scale = constant_parameter(op, op.output_scale, "output scale")
         t = 2 ** round_with(np.log2(out_scale / scale), RoundingMode.HALF_TO_EVEN)
-        in_bits = bit_width(op, op.input_bit_width, "input_bit_width")
-        out_range = qonnx_int_range(bit_width(op, op.output_bit_width, "output_bit_width"),
+        in_bits = bit_width_operand(op, op.input_bit_width, "input_bit_width")
+        out_range = qonnx_int_range(bit_width_operand(op, op.output_bit_width, "output_bit_width"),
                                     op.flag("signed"), op.flag("narrow"))
         rewriter.replace(op, truncation(op, in_bits, t, out_range, out_scale, None))
 
@@ -144,8 +144,8 @@ class TruncV1ToRequant(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TruncV1Op, rewriter: PatternRewriter) -> None:
-        in_bits = bit_width(op, op.input_bit_width, "input_bit_width")
-        t = 2 ** (in_bits - bit_width(op, op.output_bit_width, "output_bit_width"))
+        in_bits = bit_width_operand(op, op.input_bit_width, "input_bit_width")
+        t = 2 ** (in_bits - bit_width_operand(op, op.output_bit_width, "output_bit_width"))
         low, high = (int(v) for v in round_quotient(np.array(any_sign_range(in_bits), dtype=object), t, op.rounding()))
         scale, zeropt = constant_parameter(op, op.scale, "scale"), constant_parameter(op, op.zeropt, "zero point")
         rewriter.replace(op, truncation(op, in_bits, t, (low, high), scale, integer_array(op, zeropt, "zero point")))

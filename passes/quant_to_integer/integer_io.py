@@ -9,11 +9,9 @@ QCDQ's integer Clips, which narrow T's range) become T's signless
 storage integers, the same bits. An f32 argument read by no qcast, and an f32 result no
 dcast produces, belong to a float island (docs/float-islands.md) and stay f32, without
 `quant.type`. Each other argument and result carries
-`quant.type = "T"` (the type's text, which later passes leave alone) in its attribute
-dictionary, for whoever feeds and reads the function (a C header documents scale and zero
-point from it)."""
+`quant.type = "T"` (`bitfold.dialects.quant_type_attribute`) in its attribute dictionary, for
+whoever feeds and reads the function (a C header documents scale and zero point from it)."""
 
-from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -26,35 +24,19 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
-from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from bitfold.dialects.onnx.elementwise import ClipOp
 from bitfold.dialects.quant import (
     DequantizeCastOp,
-    Quant,
     QuantizeCastOp,
     QuantizedType,
     StorageCastOp,
     element_type,
 )
+from bitfold.dialects.quant_type_attribute import QUANT_TYPE
 from bitfold.passes.quant_to_integer.elementwise import narrowed_by_clip
-
-QUANT_TYPE = "quant.type"
-
-
-def recorded_quant_type(entry: DictionaryAttr) -> QuantizedType | None:
-    """The quantized type an argument or result attribute dictionary records under `quant.type`."""
-    text = entry.data.get(QUANT_TYPE)
-    if not isinstance(text, StringAttr):
-        return None
-    ctx = Context()
-    ctx.load_dialect(Quant)
-    qtype = Parser(ctx, text.data).parse_attribute()
-    assert isinstance(qtype, QuantizedType)
-    return qtype
-
 
 def _with_entry(attrs, index: int, count: int, value: Attribute) -> ArrayAttr[DictionaryAttr]:
     entries = [dict(d.data) for d in attrs] if attrs is not None else [{} for _ in range(count)]

@@ -46,9 +46,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.quant import RoundingMode, UniformQuantizedType
-from bitfold.dialects.quant_semantics import clamp, round_quotient
+from bitfold.dialects.quant_semantics import exact_ratios, requantize_by_ratio
 
 MULTIPLIER_BITS = 31
 """M in [2^30, 2^31): a positive int32 with its top bit set (TOSA's scale32)."""
@@ -82,11 +81,6 @@ def normalized(multiplier: int, shift: int) -> tuple[int, int]:
     return multiplier, shift
 
 
-def exact_ratios(in_scales: np.ndarray, out_scales: np.ndarray) -> np.ndarray:
-    """s_in / s_out of the doubles' exact values, elementwise, as an object array of Fractions."""
-    return np.frompyfunc(lambda a, b: Fraction(a) / Fraction(b), 2, 1)(in_scales, out_scales)
-
-
 def multiplier_arrays(ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Normalized (M, n) of each ratio, as int64 arrays of the ratios' shape."""
     pairs = [normalized(*fixed_point_scale(r)) for r in np.asarray(ratios, dtype=object).flat]
@@ -115,16 +109,11 @@ def requantize_fixed_point(
     zero_point_first: bool = False,
 ) -> np.ndarray:
     """`quant.requant` as the emitted integer code computes it (module docstring), in
-    Python integers: the reference the lowered IR must equal bit for bit."""
-    in_scale, in_zero_point = in_type.parameter_arrays(q.shape)
-    out_scale, out_zero_point = out_type.parameter_arrays(q.shape)
-    multipliers, shifts = multiplier_arrays(exact_ratios(in_scale, out_scale))
-    product = (q.astype(object) - in_zero_point.astype(object)) * multipliers.astype(object)
-    divisor = np.left_shift(1, shifts.astype(object))
-    out_zero_point = out_zero_point.astype(object)
-    if zero_point_first:
-        grid = round_quotient(product + out_zero_point * divisor, divisor, rounding)
-    else:
-        grid = round_quotient(product, divisor, rounding) + out_zero_point
-    low, high = out_type.value_range()
-    return clamp(grid, low, high).astype(numpy_dtype(out_type))
+    Python integers: `requantize_by_ratio` with s_in / s_out taken as M / 2^n, the reference
+    the lowered IR must equal bit for bit."""
+
+    def fixed_point_ratio(in_scale: np.ndarray, out_scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        multipliers, shifts = multiplier_arrays(exact_ratios(in_scale, out_scale))
+        return multipliers.astype(object), np.left_shift(1, shifts.astype(object))
+
+    return requantize_by_ratio(q, in_type, out_type, fixed_point_ratio, rounding, zero_point_first)

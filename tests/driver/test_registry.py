@@ -1,7 +1,8 @@
 """The registry is the truth: every `ModulePass` subclass and every `Dialect` defined in bitfold's
 modules is registered in `bitfold.registry` under its own name, a pass's class name is its
-name in CamelCase plus `Pass` (`Pipeline` for a named pipeline of passes), a backend's pass is
-named `bitfold-<backend>-<job>` and no other is (docs/design.md "Pass names"), and every pass has
+name in CamelCase plus `Pass` (`Pipeline` for a named pipeline of passes), a code generator's pass
+is named `bitfold-<backend>-<job>` and its named pipeline `bitfold-lower-to-<backend>`, no other
+is (docs/design.md "Pass names"), and every pass has
 a FileCheck test of its own (a `RUN:` line under tests/filecheck/ running it with `-p`)."""
 
 import importlib
@@ -91,21 +92,28 @@ def test_every_dialect_is_registered(modules):
         assert factory().name == name
 
 
+KERNEL_ABI = "kernel"
+"""`bitfold.backends.kernel`: the kernel ABI both code generators start from; its passes
+(`bufferize`, `widen-sub-byte-outputs`) are named for what they do, as the passes of `passes/`."""
+
+
 @pytest.mark.parametrize("name", sorted(get_all_passes()))
 def test_backend_passes_and_only_they_carry_the_backend_prefix(name):
-    """`bitfold-<backend>-<job>` for a pass of `bitfold.backends.<backend>`, no `bitfold-` prefix
-    for the passes of `bitfold.passes` (xDSL names its own without one)."""
-    module = get_all_passes()[name]().__module__.split(".")
-    if module[1] == "backends":
-        assert name.startswith(f"bitfold-{module[2]}-")
+    """`bitfold-<backend>-<job>` for a pass of `bitfold.backends.<backend>` (`bitfold-lower-to-<backend>`
+    for its named pipeline), no `bitfold-` prefix for the passes of `bitfold.passes` and of the
+    kernel ABI (xDSL names its own without one)."""
+    pass_class = get_all_passes()[name]()
+    module = pass_class.__module__.split(".")
+    if module[1] == "backends" and module[2] != KERNEL_ABI:
+        if pass_class.__name__.endswith("Pipeline"):
+            assert name == f"bitfold-lower-to-{module[2]}"
+        else:
+            assert name.startswith(f"bitfold-{module[2]}-")
     else:
-        assert module[1] == "passes" and not name.startswith("bitfold-")
+        assert module[1] in ("passes", "backends") and not name.startswith("bitfold-")
 
 
 FILECHECK = Path(__file__).parents[1] / "filecheck"
-
-MISSING_FILECHECK = {"bitfold-llvm-vector-contraction": "no FileCheck test of its own yet (issue 23)"}
-"""Registered passes known to lack a FileCheck test: strict xfails, so adding the test removes the entry."""
 
 
 def filecheck_runs() -> str:
@@ -118,8 +126,7 @@ def filecheck_runs() -> str:
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=MISSING_FILECHECK[name]))
-        if name in MISSING_FILECHECK else name
+        name
         for name in sorted(get_all_passes())
         if not get_all_passes()[name]().__name__.endswith("Pipeline")  # ONNX in: tests/driver/test_backend_input.py
     ],

@@ -21,7 +21,7 @@ from bitfold.dialects.quant_semantics import dequantize, from_storage, quantize
 from bitfold.interpreter import entry_function
 from bitfold.load import full_context, load_module
 from bitfold.passes.pipelines import backend_input_stages, integer_stages
-from bitfold.passes.quant_to_integer.integer_io import QUANT_TYPE
+from bitfold.dialects.quant_type_attribute import QUANT_TYPE
 
 SHAPE = (2, 16)
 WIDTH = 12

@@ -4,6 +4,8 @@ Kept as source text (not package data files) so that a non-editable install carr
 Both files go through the C preprocessor and serve RV32 and RV64 (`__riscv_xlen`).
 """
 
+from collections.abc import Callable
+
 START_FILE_NAME = "start.S"
 SYSCALLS_FILE_NAME = "syscalls.c"
 
@@ -20,6 +22,43 @@ CLOBBER_BIT_FS0 = 15
 a soft-float ABI, lp64 on rv64imv with its implied D, fs0..fs11 are caller-saved and the LLVM backend
 uses them freely)"""
 CLOBBER_NAMES = tuple(f"s{i}" for i in range(12)) + ("sp", "gp", "tp") + tuple(f"fs{i}" for i in range(12))
+
+
+def _checked_call_frame(store_or_load: str, float_store_or_load: str) -> str:
+    """`bitfold_call_checked`'s frame (FRAME bytes at sp), saved or restored with the given
+    instructions: ra, s0..s11, gp, tp in slots 0..14 of SZREG bytes, and where the call checks
+    them (`CHECK_FS`) fs0..fs11 after 16 such slots, FSZ bytes each."""
+    integer_slots = ("ra", *(f"s{i}" for i in range(12)), "gp", "tp")
+    return "\n".join([
+        *(f"    {store_or_load} {register}, {slot}*SZREG(sp)" for slot, register in enumerate(integer_slots)),
+        "#ifdef CHECK_FS",
+        *(f"    {float_store_or_load} fs{i}, 16*SZREG+{i}*FSZ(sp)" for i in range(12)),
+        "#endif",
+    ])
+
+
+_FRAME_SAVE = _checked_call_frame("REG_S", "FREG_S")
+_FRAME_RESTORE = _checked_call_frame("REG_L", "FREG_L")
+
+def _canaries(integer_lines: Callable[[int], str], float_lines: Callable[[int], str]) -> str:
+    """The lines `integer_lines(i)` for the callee-saved registers s0..s11, then, where the call
+    checks them (`CHECK_FS`), `float_lines(i)` for fs0..fs11."""
+    return "\n".join([
+        *map(integer_lines, range(12)),
+        "#ifdef CHECK_FS",
+        *map(float_lines, range(12)),
+        "#endif",
+    ])
+
+
+_SET_CANARIES = _canaries(lambda i: f"    li s{i}, {CANARY} + {i}",
+                          lambda i: f"    li t2, {FLOAT_CANARY} + {i}\n    FMV_TO fs{i}, t2")
+"""s<i> = CANARY + i, fs<i> = FLOAT_CANARY + i in all FLEN bits (`fmv` of the integer)."""
+_CHECK_CANARIES = _canaries(
+    lambda i: f"    expect s{i}, {CANARY} + {i}, {i}",
+    lambda i: f"    FMV_FROM t3, fs{i}\n    expect t3, {FLOAT_CANARY} + {i}, {CLOBBER_BIT_FS0 + i}",
+)
+"""Each register still holding its canary, else its clobber bit set (`expect`, in the start file)."""
 
 START_FILE = rf"""/* Start file and checked call of the bitfold harness (qemu user mode, Linux ABI). */
 #if __riscv_xlen == 64
@@ -82,35 +121,7 @@ _start:
     .type bitfold_call_checked, @function
 bitfold_call_checked:
     addi sp, sp, -FRAME
-    REG_S ra, 0*SZREG(sp)
-    REG_S s0, 1*SZREG(sp)
-    REG_S s1, 2*SZREG(sp)
-    REG_S s2, 3*SZREG(sp)
-    REG_S s3, 4*SZREG(sp)
-    REG_S s4, 5*SZREG(sp)
-    REG_S s5, 6*SZREG(sp)
-    REG_S s6, 7*SZREG(sp)
-    REG_S s7, 8*SZREG(sp)
-    REG_S s8, 9*SZREG(sp)
-    REG_S s9, 10*SZREG(sp)
-    REG_S s10, 11*SZREG(sp)
-    REG_S s11, 12*SZREG(sp)
-    REG_S gp, 13*SZREG(sp)
-    REG_S tp, 14*SZREG(sp)
-#ifdef CHECK_FS
-    FREG_S fs0, 16*SZREG+0*FSZ(sp)
-    FREG_S fs1, 16*SZREG+1*FSZ(sp)
-    FREG_S fs2, 16*SZREG+2*FSZ(sp)
-    FREG_S fs3, 16*SZREG+3*FSZ(sp)
-    FREG_S fs4, 16*SZREG+4*FSZ(sp)
-    FREG_S fs5, 16*SZREG+5*FSZ(sp)
-    FREG_S fs6, 16*SZREG+6*FSZ(sp)
-    FREG_S fs7, 16*SZREG+7*FSZ(sp)
-    FREG_S fs8, 16*SZREG+8*FSZ(sp)
-    FREG_S fs9, 16*SZREG+9*FSZ(sp)
-    FREG_S fs10, 16*SZREG+10*FSZ(sp)
-    FREG_S fs11, 16*SZREG+11*FSZ(sp)
-#endif
+{_FRAME_SAVE}
     lla t3, saved_frame
     REG_S sp, 0(t3)
     mv t0, a0
@@ -140,44 +151,7 @@ bitfold_call_checked:
     REG_L a5, 5*SZREG(t1)
     REG_L a6, 6*SZREG(t1)
     REG_L a7, 7*SZREG(t1)
-    li s0, {CANARY} + 0
-    li s1, {CANARY} + 1
-    li s2, {CANARY} + 2
-    li s3, {CANARY} + 3
-    li s4, {CANARY} + 4
-    li s5, {CANARY} + 5
-    li s6, {CANARY} + 6
-    li s7, {CANARY} + 7
-    li s8, {CANARY} + 8
-    li s9, {CANARY} + 9
-    li s10, {CANARY} + 10
-    li s11, {CANARY} + 11
-#ifdef CHECK_FS
-    li t2, {FLOAT_CANARY} + 0
-    FMV_TO fs0, t2
-    li t2, {FLOAT_CANARY} + 1
-    FMV_TO fs1, t2
-    li t2, {FLOAT_CANARY} + 2
-    FMV_TO fs2, t2
-    li t2, {FLOAT_CANARY} + 3
-    FMV_TO fs3, t2
-    li t2, {FLOAT_CANARY} + 4
-    FMV_TO fs4, t2
-    li t2, {FLOAT_CANARY} + 5
-    FMV_TO fs5, t2
-    li t2, {FLOAT_CANARY} + 6
-    FMV_TO fs6, t2
-    li t2, {FLOAT_CANARY} + 7
-    FMV_TO fs7, t2
-    li t2, {FLOAT_CANARY} + 8
-    FMV_TO fs8, t2
-    li t2, {FLOAT_CANARY} + 9
-    FMV_TO fs9, t2
-    li t2, {FLOAT_CANARY} + 10
-    FMV_TO fs10, t2
-    li t2, {FLOAT_CANARY} + 11
-    FMV_TO fs11, t2
-#endif
+{_SET_CANARIES}
     jalr t0
 
 .macro expect_equal register, other, bit
@@ -191,44 +165,7 @@ bitfold_call_checked:
     expect_equal \register, t2, \bit
 .endm
     li t0, 0
-    expect s0, {CANARY} + 0, 0
-    expect s1, {CANARY} + 1, 1
-    expect s2, {CANARY} + 2, 2
-    expect s3, {CANARY} + 3, 3
-    expect s4, {CANARY} + 4, 4
-    expect s5, {CANARY} + 5, 5
-    expect s6, {CANARY} + 6, 6
-    expect s7, {CANARY} + 7, 7
-    expect s8, {CANARY} + 8, 8
-    expect s9, {CANARY} + 9, 9
-    expect s10, {CANARY} + 10, 10
-    expect s11, {CANARY} + 11, 11
-#ifdef CHECK_FS
-    FMV_FROM t3, fs0
-    expect t3, {FLOAT_CANARY} + 0, {CLOBBER_BIT_FS0 + 0}
-    FMV_FROM t3, fs1
-    expect t3, {FLOAT_CANARY} + 1, {CLOBBER_BIT_FS0 + 1}
-    FMV_FROM t3, fs2
-    expect t3, {FLOAT_CANARY} + 2, {CLOBBER_BIT_FS0 + 2}
-    FMV_FROM t3, fs3
-    expect t3, {FLOAT_CANARY} + 3, {CLOBBER_BIT_FS0 + 3}
-    FMV_FROM t3, fs4
-    expect t3, {FLOAT_CANARY} + 4, {CLOBBER_BIT_FS0 + 4}
-    FMV_FROM t3, fs5
-    expect t3, {FLOAT_CANARY} + 5, {CLOBBER_BIT_FS0 + 5}
-    FMV_FROM t3, fs6
-    expect t3, {FLOAT_CANARY} + 6, {CLOBBER_BIT_FS0 + 6}
-    FMV_FROM t3, fs7
-    expect t3, {FLOAT_CANARY} + 7, {CLOBBER_BIT_FS0 + 7}
-    FMV_FROM t3, fs8
-    expect t3, {FLOAT_CANARY} + 8, {CLOBBER_BIT_FS0 + 8}
-    FMV_FROM t3, fs9
-    expect t3, {FLOAT_CANARY} + 9, {CLOBBER_BIT_FS0 + 9}
-    FMV_FROM t3, fs10
-    expect t3, {FLOAT_CANARY} + 10, {CLOBBER_BIT_FS0 + 10}
-    FMV_FROM t3, fs11
-    expect t3, {FLOAT_CANARY} + 11, {CLOBBER_BIT_FS0 + 11}
-#endif
+{_CHECK_CANARIES}
     lla t3, saved_frame
     REG_L t3, 0(t3)
     lla t4, expected_sp
@@ -240,35 +177,7 @@ bitfold_call_checked:
     expect_equal tp, t4, {CLOBBER_BIT_TP}
     mv a0, t0
     mv sp, t3
-    REG_L ra, 0*SZREG(sp)
-    REG_L s0, 1*SZREG(sp)
-    REG_L s1, 2*SZREG(sp)
-    REG_L s2, 3*SZREG(sp)
-    REG_L s3, 4*SZREG(sp)
-    REG_L s4, 5*SZREG(sp)
-    REG_L s5, 6*SZREG(sp)
-    REG_L s6, 7*SZREG(sp)
-    REG_L s7, 8*SZREG(sp)
-    REG_L s8, 9*SZREG(sp)
-    REG_L s9, 10*SZREG(sp)
-    REG_L s10, 11*SZREG(sp)
-    REG_L s11, 12*SZREG(sp)
-    REG_L gp, 13*SZREG(sp)
-    REG_L tp, 14*SZREG(sp)
-#ifdef CHECK_FS
-    FREG_L fs0, 16*SZREG+0*FSZ(sp)
-    FREG_L fs1, 16*SZREG+1*FSZ(sp)
-    FREG_L fs2, 16*SZREG+2*FSZ(sp)
-    FREG_L fs3, 16*SZREG+3*FSZ(sp)
-    FREG_L fs4, 16*SZREG+4*FSZ(sp)
-    FREG_L fs5, 16*SZREG+5*FSZ(sp)
-    FREG_L fs6, 16*SZREG+6*FSZ(sp)
-    FREG_L fs7, 16*SZREG+7*FSZ(sp)
-    FREG_L fs8, 16*SZREG+8*FSZ(sp)
-    FREG_L fs9, 16*SZREG+9*FSZ(sp)
-    FREG_L fs10, 16*SZREG+10*FSZ(sp)
-    FREG_L fs11, 16*SZREG+11*FSZ(sp)
-#endif
+{_FRAME_RESTORE}
     addi sp, sp, FRAME
     ret
     .size bitfold_call_checked, . - bitfold_call_checked

@@ -1,7 +1,7 @@
 """The RISC-V targets a harness program is built for and run on: RV32IM and RV64IM, the same
 with the compressed-instruction extension C (rv32imc, rv64imc: code size), with hardware float
 (rv32imf on ilp32f, rv64imfd on lp64d), and each of those with Zbb (rv32im_zbb, ...: `cpop`), one
-per ISA string of `backends.riscv.isa`.
+per ISA string of `backends.kernel.isa`.
 
 Every one is built freestanding (no C library start-up code, no glibc): Debian ships glibc for
 riscv64 only as rv64gc/lp64d, whose static start-up code executes compressed and
@@ -13,7 +13,7 @@ of the bare-metal toolchain supply `memcpy`, `memset` and the like if a kernel c
 
 from dataclasses import dataclass
 
-from bitfold.backends.riscv.isa import ARCHITECTURES, Isa
+from bitfold.backends.kernel.isa import ARCHITECTURES, Isa
 
 PICOLIBC_LIB = "/usr/lib/picolibc/riscv64-unknown-elf/lib"
 BARE_METAL_GCC = "riscv64-unknown-elf-gcc"

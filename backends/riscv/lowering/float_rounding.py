@@ -16,12 +16,12 @@ t - 1 and t + 1 are exact below 2^23. `lower-quant` emits these ops for a qcast'
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import Float32Type, FloatAttr, ModuleOp, f32, i32
+from xdsl.dialects.builtin import Float32Type, ModuleOp, f32, i32
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 
-from bitfold.backends.riscv.lowering.op_sequence import OpSequence
+from bitfold.dialects.op_sequence import OpSequence
 
 EXACT_INTEGERS = 2.0**23
 """From 2^23 on, the f32 spacing is at least 1: every such value is an integer."""
@@ -30,14 +30,7 @@ OLT, OGT = 4, 2
 """`arith.cmpf` predicates: ordered less than, ordered greater than"""
 
 
-class _Emitter(OpSequence):
-    """The pass's ops in emission order, with helpers for f32 constants."""
-
-    def constant(self, value: float) -> SSAValue:
-        return self(arith.ConstantOp(FloatAttr(value, f32)))
-
-
-def _truncated(emit: _Emitter, x: SSAValue, small: SSAValue) -> SSAValue:
+def _truncated(emit: OpSequence, x: SSAValue, small: SSAValue) -> SSAValue:
     integer = emit(arith.FPToSIOp(x, i32))
     return emit(arith.SelectOp(small, emit(math.CopySignOp(emit(arith.SIToFPOp(integer, f32)), x)), x))
 
@@ -50,8 +43,8 @@ class ExpandFloatRounding(RewritePattern):
         x = op.operand
         if not isinstance(x.type, Float32Type):
             return
-        emit = _Emitter()
-        bound = emit.constant(EXACT_INTEGERS)
+        emit = OpSequence()
+        bound = emit.f32(EXACT_INTEGERS)
         small = emit(arith.CmpfOp(emit(math.AbsFOp(x)), bound, OLT))
         if isinstance(op, math.RoundEvenOp):
             shifted = emit(arith.SubfOp(emit(arith.AddfOp(emit(math.AbsFOp(x)), bound)), bound))
@@ -60,7 +53,7 @@ class ExpandFloatRounding(RewritePattern):
             result = _truncated(emit, x, small)
         else:
             t = _truncated(emit, x, small)
-            one = emit.constant(1.0)
+            one = emit.f32(1.0)
             if isinstance(op, math.FloorOp):
                 result = emit(arith.SelectOp(emit(arith.CmpfOp(t, x, OGT)), emit(arith.SubfOp(t, one)), t))
             else:

@@ -53,10 +53,10 @@ from bitfold.backends.riscv.lowering.float_instructions import (
 )
 from bitfold.backends.riscv.lowering.lower_integers import select_ops
 from bitfold.backends.riscv.lowering.registers import (
-    bit_width,
     canonical_constant,
     load_immediate,
     sign_extend,
+    target_bit_width,
     zero_extend,
 )
 from bitfold.dialects.xdsl_compat.dead_casts import erase_unused_casts
@@ -188,7 +188,7 @@ class LowerFloatArith(RewritePattern):
                 new = riscv.FMvXWOp(x[0])
                 return [new], new.rd
             case arith.SIToFPOp() | arith.UIToFPOp() if isinstance(op.result.type, Float32Type):
-                width = bit_width(op.operands[0].type, xlen)
+                width = target_bit_width(op.operands[0].type, xlen)
                 if width > 32:
                     return None
                 ops, value = [], x[0]
@@ -199,7 +199,7 @@ class LowerFloatArith(RewritePattern):
                 new = convert(value)
                 return [*ops, new], new.rd
             case arith.FPToSIOp() | arith.FPToUIOp() if isinstance(op.operands[0].type, Float32Type):
-                width = bit_width(op.result.type, xlen)
+                width = target_bit_width(op.result.type, xlen)
                 if width > 32:
                     return None
                 new = (FCvtWSOp if isinstance(op, arith.FPToSIOp) else FCvtWuSOp)(x[0], "rtz")

@@ -42,11 +42,11 @@ from xdsl.pattern_rewriter import (
 from bitfold.backends.riscv.lowering.instructions import SbOp, SdOp, ShOp, SwOp
 from bitfold.backends.riscv.lowering.population_count import population_count
 from bitfold.backends.riscv.lowering.registers import (
-    bit_width,
     canonical_constant,
     load_immediate,
     shift_right_arithmetic,
     sign_extend,
+    target_bit_width,
     zero_extend,
 )
 
@@ -135,7 +135,7 @@ class LowerIntegerArith(RewritePattern):
         xlen = self.xlen
         match op:
             case math.CtPopOp():
-                if not self.zbb or bit_width(op.operand.type, xlen) != 32:
+                if not self.zbb or target_bit_width(op.operand.type, xlen) != 32:
                     raise NotImplementedError(
                         f"math.ctpop on {op.operand.type} without Zbb (bitfold-riscv-expand-ctpop expands i32)"
                     )
@@ -143,7 +143,7 @@ class LowerIntegerArith(RewritePattern):
                 count = population_count(x, xlen)
                 _replace(rewriter, op, [count], [count.results[0]])
             case arith.ConstantOp(value=IntegerAttr() as value) if isinstance(op.result.type, _INTEGER_LIKE):
-                width = bit_width(op.result.type, xlen)
+                width = target_bit_width(op.result.type, xlen)
                 li = load_immediate(canonical_constant(value.value.data, width), xlen)
                 _replace(rewriter, op, [li], [li.results[0]])
             case arith.ExtSIOp() | arith.ExtUIOp() | arith.TruncIOp() | arith.IndexCastOp():
@@ -162,7 +162,7 @@ class LowerIntegerArith(RewritePattern):
                     ops, result = select_ops(less.rd, lhs, rhs)
                 _replace(rewriter, op, [less, *ops], [result])
             case arith.CmpiOp():
-                width = bit_width(op.lhs.type, xlen)
+                width = target_bit_width(op.lhs.type, xlen)
                 lhs, rhs = cast_operands_to_regs(rewriter, op)
                 ops, result = compare_ops(op.predicate.value.data, lhs, rhs, width)
                 _replace(rewriter, op, ops, [result])
@@ -171,7 +171,7 @@ class LowerIntegerArith(RewritePattern):
             case arith.MulSIExtendedOp() | arith.MulUIExtendedOp():
                 self._extended_multiply(op, rewriter)
             case arith.AddiOp() | arith.SubiOp() | arith.MuliOp() | arith.ShLIOp() | arith.ShRUIOp():
-                width = bit_width(op.result.type, xlen)
+                width = target_bit_width(op.result.type, xlen)
                 if width < xlen:
                     self._narrow_binary(op, width, rewriter)
             case _:
@@ -180,8 +180,8 @@ class LowerIntegerArith(RewritePattern):
     def _cast(self, op: Operation, rewriter: PatternRewriter) -> None:
         xlen = self.xlen
         (x,) = cast_operands_to_regs(rewriter, op)
-        source = bit_width(op.operands[0].type, xlen)
-        target = bit_width(op.results[0].type, xlen)
+        source = target_bit_width(op.operands[0].type, xlen)
+        target = target_bit_width(op.results[0].type, xlen)
         ops: list[Operation] = []
         result = x
         match op:
@@ -204,7 +204,7 @@ class LowerIntegerArith(RewritePattern):
         xlen = self.xlen
         divisor = _constant(op.rhs)
         lhs, rhs = cast_operands_to_regs(rewriter, op)
-        if bit_width(op.result.type, xlen) != xlen:
+        if target_bit_width(op.result.type, xlen) != xlen:
             raise NotImplementedError(f"arith.floordivsi on {op.result.type}")
         if divisor is not None and divisor > 0 and divisor & (divisor - 1) == 0:
             shift = shift_right_arithmetic(lhs, divisor.bit_length() - 1, xlen)
@@ -249,7 +249,7 @@ class LowerIntegerArith(RewritePattern):
 
     def _extended_multiply(self, op: arith.MulSIExtendedOp | arith.MulUIExtendedOp, rewriter: PatternRewriter) -> None:
         xlen = self.xlen
-        width = bit_width(op.lhs.type, xlen)
+        width = target_bit_width(op.lhs.type, xlen)
         lhs, rhs = cast_operands_to_regs(rewriter, op)
         signed = isinstance(op, arith.MulSIExtendedOp)
         if width == xlen:

@@ -63,7 +63,7 @@ from xdsl.transforms.convert_ptr_to_riscv import ConvertLoadOp, ConvertMemRefToP
 from xdsl.utils.exceptions import DiagnosticException
 
 from bitfold.backends.riscv.lowering.instructions import LOADS, STORES, LaOp, LdOp
-from bitfold.backends.riscv.lowering.registers import add_constant, bit_width, sign_extend, zero_extend
+from bitfold.backends.riscv.lowering.registers import add_constant, sign_extend, target_bit_width, zero_extend
 
 BITS_PER_BYTE = 8
 """`lui rd, hi` sets rd = hi << 12"""
@@ -277,7 +277,7 @@ class LoadByWidth(RewritePattern):
             load = riscv.FLwOp(address, 0) if self.hard_float else LOADS[(32, True)](address, 0)
             rewriter.replace(op, [load, UnrealizedConversionCastOp.get((load.rd,), (op.res.type,))])
             return
-        width = bit_width(op.res.type, self.xlen)
+        width = target_bit_width(op.res.type, self.xlen)
         users = [use.operation for use in op.res.uses]
         zero_extended = bool(users) and all(isinstance(u, arith.ExtUIOp) for u in users) and width < self.xlen
         ops: list[Operation] = []
@@ -317,7 +317,7 @@ class StoreByWidth(RewritePattern):
         if isinstance(op.value.type, Float32Type):
             rewriter.replace(op, riscv.FSwOp(address, value, 0))
             return
-        width = bit_width(op.value.type, self.xlen)
+        width = target_bit_width(op.value.type, self.xlen)
         store = STORES[max(BITS_PER_BYTE, width)] if width <= BITS_PER_BYTE or width in STORES else None
         if store is None:
             raise DiagnosticException(f"riscv: stores of i{width} are not supported")

@@ -30,7 +30,7 @@ class UnsupportedWidth(DiagnosticException):
     """An integer type the target cannot hold in one register."""
 
 
-def bit_width(type_: Attribute, xlen: int) -> int:
+def target_bit_width(type_: Attribute, xlen: int) -> int:
     """Bits of an integer or index type on a target with XLEN-bit registers."""
     if isinstance(type_, IndexType):
         return xlen

@@ -54,7 +54,7 @@ from bitfold.backends.riscv.lowering.lower_floats import (
     is_number_constant,
     refuse_floats,
 )
-from bitfold.backends.riscv.lowering.op_sequence import OpSequence
+from bitfold.dialects.op_sequence import OpSequence
 from bitfold.backends.riscv.lowering.registers import canonical_constant
 
 SIGN = -(2**31)

@@ -41,8 +41,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import SymbolTable
 
+from bitfold.backends.kernel.bufferize import constant_global
 from bitfold.backends.riscv.lowering.instructions import LOADS, STORES, LdOp
 from bitfold.backends.riscv.lowering.registers import (
     ALLOCATABLE_INTEGER_REGISTERS,
@@ -101,11 +101,7 @@ def supported_body(op: linalg.GenericOp) -> bool:
 
 def reads_constant(op: Operation) -> bool:
     """`memref.load` from a `memref.get_global` of a constant global (nothing writes it)."""
-    if not isinstance(op, memref.LoadOp) or not isinstance(get := op.memref.owner, memref.GetGlobalOp):
-        return False
-    module = get.get_toplevel_object()
-    table = SymbolTable.lookup_symbol(module, get.name_) if isinstance(module, ModuleOp) else None
-    return isinstance(table, memref.GlobalOp) and table.constant is not None
+    return isinstance(op, memref.LoadOp) and constant_global(op.memref) is not None
 
 
 def folded_extension(argument: SSAValue) -> type | None:

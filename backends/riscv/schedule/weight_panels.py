@@ -29,6 +29,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
+from bitfold.backends.kernel.bufferize import constant_global
 from bitfold.dialects.evaluation import numpy_dtype_of
 from bitfold.dialects.onnx.encoding import dense_attr
 
@@ -45,20 +46,6 @@ class Panel:
     immediates: dict[int, int]
     slots: dict[int, int]
     bits: int
-
-
-def constant_global(value, module: ModuleOp) -> tuple[memref.GetGlobalOp, memref.GlobalOp] | None:
-    """The `memref.get_global` producing `value` and its constant global, if it is one."""
-    get = value.owner
-    if not isinstance(get, memref.GetGlobalOp):
-        return None
-    name = get.name_.root_reference.data
-    for op in module.ops:
-        if isinstance(op, memref.GlobalOp) and op.sym_name.data == name:
-            if op.constant is not None and isinstance(op.initial_value, DenseIntOrFPElementsAttr):
-                return get, op
-            return None
-    return None
 
 
 def element_values(global_op: memref.GlobalOp) -> np.ndarray:
@@ -123,10 +110,10 @@ def relayout_constant_operands(op: linalg.GenericOp, emitter_view, rewriter: Pat
 
 def _candidate(op: linalg.GenericOp, operand: int, view, module: ModuleOp) -> _Candidate | None:
     value = op.inputs[operand]
-    found = constant_global(value, module)
-    if found is None:
+    global_op = constant_global(value)
+    if global_op is None or not isinstance(global_op.initial_value, DenseIntOrFPElementsAttr):
         return None
-    get, global_op = found
+    get = value.owner
     element = global_op.type.get_element_type()
     assert isinstance(element, IntegerType)
     bits = element.width.data

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from test_codegen_execution import needs_qemu, parse, riscv_toolchain, run_kernel  # noqa: F401 (the fixture)
 
+from bitfold.backends.kernel.isa import ARCHITECTURES, Isa, IsaError
 from bitfold.backends.riscv import CodegenError, compile_to_assembly
-from bitfold.backends.riscv.isa import ARCHITECTURES, Isa, IsaError
 
 WORDS = np.array(
     [0, -1, 1, -(2**31), 2**31 - 1, 0x55555555, -0x55555556, 0x0F0F0F0F, 0x7F7F7F7F, -0x80808081, 0x12345678],

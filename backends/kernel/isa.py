@@ -1,4 +1,4 @@
-"""RISC-V ISA strings the scalar code generator accepts, parsed:
+"""RISC-V ISA strings the scalar code generator accepts and the harness builds and runs for, parsed:
 
     rv32im[f][c][_zbb]     e.g. rv32im, rv32imc, rv32imf, rv32imfc, rv32im_zbb
     rv64im[fd][c][_zbb]    e.g. rv64im, rv64imc, rv64imfd, rv64imfdc_zbb
@@ -6,7 +6,7 @@
 `rv32`/`rv64` give XLEN; `i` and `m` are required; `f` (RV32) or `fd` (RV64) give hardware
 floating point (single precision on RV32; RV64 takes D too because that is what Debian's
 riscv64-linux-gnu toolchain and its lp64d ABI are built for); without them float code becomes
-calls into libgcc's soft-float routines (`soft_float.py`). `c` turns on compressed
+calls into libgcc's soft-float routines (`backends/riscv/lowering/soft_float.py`). `c` turns on compressed
 instructions; the multi-letter extensions follow, each after `_` (lower case, as GNU as writes
 them), and the only one used is Zbb (basic bit manipulation: `cpop`/`cpopw` for `math.ctpop`).
 
