@@ -10,7 +10,7 @@ layer's output scale) and the SQNR `10 log10(sum f^2 / sum (f - q)^2)` in dB ove
 (b) the integer IR (quant-to-integer, lower-quant) run by bitfold's interpreter: the largest
 difference in output steps (0, or 1 where requantization rounds a wide accumulator differently,
 README). With a target, the model is compiled with layer labels and run once under the
-instruction counter (`backends/riscv/emission/layer_markers.py`) on the first sample (or zeros). A layer is
+instruction counter (`backends/kernel/harness/layer_markers.py`) on the first sample (or zeros). A layer is
 a float island where its code after quant-to-integer computes on f32 (`computes_in_float`, the
 layer's ops found by the same labels); `total["float_instructions"]` sums those layers' instructions.
 

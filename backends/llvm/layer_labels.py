@@ -1,4 +1,4 @@
-"""The layer labels of `backends.riscv.emission.layer_markers.mark_layers` (`riscv.label` ops, which upstream
+"""The layer labels of `backends.kernel.harness.layer_markers.mark_layers` (`riscv.label` ops, which upstream
 MLIR does not know) for the LLVM backend: each becomes an `llvm.inline_asm` with side effects whose
 text is the label (`bitfold_layer_<i>:`), so it reaches the assembly as the same local symbol and
 bitfold-report splits the executed instructions by layer as on the scalar targets.
