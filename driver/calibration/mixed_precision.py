@@ -16,20 +16,24 @@ or 1 (bipolar {-s, +s}).
 4. The choice minimizes sum_l (N(l, b_l) - N0) within the budget: quantization errors of different
    layers are close to independent, so their noise powers add (an additive proxy of the output
    noise N0 + sum_l (N(l, b_l) - N0)), and the exact multiple-choice knapsack over that proxy is
-   solved by `width_selection.cheapest_loss` (docs/calibration.md says why not greedy).
-5. The model is calibrated again with the chosen widths (so `--method mse`'s bias correction
+   solved by `width_selection.least_loss_choices` (docs/calibration.md says why not greedy).
+5. The proxy is not the output noise (errors of several layers do interact): the
+   `MEASURED_CHOICES` best choices of the knapsack and every uniform width within the budget are
+   run on the same samples, and the one with the least measured noise is taken (so the result is
+   never worse on them than the best uniform width the budget allows).
+6. The model is calibrated again with the chosen widths (so `--method mse`'s bias correction
    sees each layer's own weight error) and quantized.
 A budget below the cost of every layer at its smallest width is one `CalibrationError` line naming
 the least reachable total."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.calibration.observe import observe_values
-from bitfold.calibration.width_selection import cheapest_loss, minimum_cost
+from bitfold.calibration.width_selection import least_loss_choices, minimum_cost
 from bitfold.interpreter import entry_function
 from bitfold.load import full_context
 from bitfold.passes.calibration.calibrated_to_uniform import CalibrationError, weighted_contractions
@@ -38,6 +42,8 @@ from bitfold.quantize import QuantizeOptions, calibrate_model
 
 SENSITIVITY_SAMPLES = 64
 """Samples the sensitivity runs use: each of the L x (widths - 1) runs goes over all of them."""
+MEASURED_CHOICES = 3
+"""How many of the knapsack's best choices are measured before one is taken (step 5)."""
 BUDGET_KINDS = {"bytes": "weight bytes", "bops": "bit operations"}
 """what each `Budget.kind` counts, as an error line names it"""
 
@@ -87,6 +93,15 @@ def _costs(calibrated: ModuleOp, options: QuantizeOptions, widths: Sequence[int]
     return costs, sum(row.bops for row in rows) - sum(layer[-1] for layer in costs)
 
 
+def _sensitivity(noise_of: Callable[[tuple[int, ...]], float], widths: Sequence[int], count: int) -> list[list[float]]:
+    """N(l, b) - N0 for each of `count` layers and each of the ascending `widths` (step 3), from
+    `noise_of(widths of every layer)`."""
+    top = widths[-1]
+    base = noise_of((top,) * count)
+    return [[noise_of(tuple(bits if i == layer else top for i in range(count))) - base for bits in widths[:-1]] + [0.0]
+            for layer in range(count)]
+
+
 def quantize_mixed(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions,
                    budget: Budget, widths: Sequence[int] = (2, 4, 8)) -> list[LayerWidth]:
     """Quantize the float `module` in place with per-layer weight widths from `widths` chosen for
@@ -104,18 +119,16 @@ def quantize_mixed(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]]
                                f"layer at {min(widths)} bits the model needs {least:,}")
     probe = samples[:SENSITIVITY_SAMPLES]
     reference = output_values(module, probe)
-    base = _noise(reference, _quantized(calibrated, options, (top,) * len(layers)), probe)
-    noise = []
-    for index in range(len(layers)):
-        row: list[float] = []
-        for bits in widths[:-1]:
-            quantized = _quantized(calibrated, options, tuple(bits if i == index else top for i in range(len(layers))))
-            row.append(_noise(reference, quantized, probe) - base)
-        row.append(0.0)  # the highest width: the baseline itself
-        noise.append(row)
-    picks = cheapest_loss([list(zip(c, n, strict=True)) for c, n in zip(costs, noise, strict=True)],
-                          budget.limit - fixed)
-    assert picks is not None  # the least cost fits (checked above)
+
+    def noise_of(chosen: tuple[int, ...]) -> float:
+        return _noise(reference, _quantized(calibrated, options, chosen), probe)
+
+    noise = _sensitivity(noise_of, widths, len(layers))
+    candidates = least_loss_choices([list(zip(c, n, strict=True)) for c, n in zip(costs, noise, strict=True)],
+                                    budget.limit - fixed, MEASURED_CHOICES)
+    candidates += [(k,) * len(layers) for k in range(len(widths))
+                   if sum(layer[k] for layer in costs) + fixed <= budget.limit and (k,) * len(layers) not in candidates]
+    picks = min(candidates, key=lambda picks: noise_of(tuple(widths[k] for k in picks)))
     chosen = tuple(widths[pick] for pick in picks)
     final = replace(options, layer_weight_bits=chosen)
     calibrate_model(module, samples, final)

@@ -1,14 +1,15 @@
 """Choosing one option per layer under a budget: the multiple-choice knapsack.
 
-    picks = cheapest_loss(options, budget)   # options[l] = [(cost, loss), ...] of layer l
+    choices = least_loss_choices(options, budget, count=3)   # options[l] = [(cost, loss), ...] of layer l
 
 Minimizes sum_l loss[l][picks[l]] subject to sum_l cost[l][picks[l]] <= budget, exactly, by
 dynamic programming over Pareto frontiers: after layer l the frontier holds, for every reachable
 total cost, the partial choice of least total loss, with every state dropped that costs more and
 loses at least as much as another, or cannot stay within the budget even at the remaining layers'
-cheapest options. The answer is the least-loss state of the last frontier (ties: the cheaper, then
-the earlier options). Costs are integers (bytes, bit operations); losses any reals.
-None when no choice fits the budget (`minimum_cost` tells what the least is)."""
+cheapest options. The answer is the `count` least-loss states of the last frontier, least first
+(ties: the cheaper, then the earlier options): the first is the optimum. Costs are integers
+(bytes, bit operations); losses any reals. Empty when no choice fits the budget (`minimum_cost`
+tells what the least is)."""
 
 from collections.abc import Sequence
 
@@ -31,17 +32,18 @@ def _pareto(states: list[tuple[int, float, tuple[int, ...]]]) -> list[tuple[int,
     return kept
 
 
-def cheapest_loss(options: Sequence[Sequence[Option]], budget: int) -> tuple[int, ...] | None:
-    """The option index of each layer minimizing the total loss within `budget` (module docstring)."""
+def least_loss_choices(options: Sequence[Sequence[Option]], budget: int, count: int = 1) -> list[tuple[int, ...]]:
+    """The option index of each layer for the `count` choices of least total loss within `budget`
+    (module docstring)."""
     remaining = [0] * (len(options) + 1)
     for layer in range(len(options) - 1, -1, -1):
         remaining[layer] = remaining[layer + 1] + min(cost for cost, _ in options[layer])
     if remaining[0] > budget:
-        return None
+        return []
     frontier: list[tuple[int, float, tuple[int, ...]]] = [(0, 0.0, ())]
     for layer, choices in enumerate(options):
         frontier = _pareto([(cost + option_cost, loss + option_loss, picks + (index,))
                             for cost, loss, picks in frontier
                             for index, (option_cost, option_loss) in enumerate(choices)
                             if cost + option_cost + remaining[layer + 1] <= budget])
-    return min(frontier, key=lambda state: (state[1], state[0], state[2]))[2]
+    return [state[2] for state in sorted(frontier, key=lambda state: (state[1], state[0], state[2]))[:count]]
