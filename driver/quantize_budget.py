@@ -53,8 +53,9 @@ def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
                              "choose each layer's weight width for the best output SQNR")
     budget.add_argument("--bops", type=_positive, metavar="N",
                         help="bit operations (MACs x weight bits x activation bits, as bitfold-report counts them)")
+    defaults = ",".join(map(str, DEFAULT_WIDTHS))
     group.add_argument("--bits", type=_widths, metavar="N,N,...",
-                       help=f"candidate weight widths (default {','.join(map(str, DEFAULT_WIDTHS))}; 2 is ternary)")
+                       help=f"candidate weight widths, in place of --weights (default {defaults}; 2 is ternary)")
     group.add_argument("--binary", action="store_true", help="also 1-bit bipolar weights {-s, +s}")
     group.add_argument("--ternary", action="store_true", help="also ternary weights {-s, 0, +s} (2 bits)")
 
