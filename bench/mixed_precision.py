@@ -1,7 +1,7 @@
 """Mixed precision (`bitfold-quantize --budget`) on the MLPerf Tiny networks: at a budget of half the
 8-bit weight bytes, the output SQNR of the chosen widths beside uniform 4 and 8 bits.
 
-    python bench/mixed_precision.py [--samples 32] [--tests 64] [--method minmax] [--bits 2,4,8]
+    python bench/mixed_precision.py [--samples 32] [--tests 64] [--method minmax] [--bits 2,4,8] [--networks a,b]
 
 For each network (tests/models/mlperf_tiny/architectures.py, seeded weights) the same seeded
 calibration samples quantize it (activations u8, weights per channel, `--method`) uniformly at w8
@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--tests", type=int, default=64)
     parser.add_argument("--method", default="minmax")
     parser.add_argument("--bits", default="2,4,8", help="candidate weight widths")
+    parser.add_argument("--networks", default=",".join(sorted(BUILDERS)), help="which MLPerf Tiny networks")
     options = parser.parse_args()
     widths = tuple(int(bits) for bits in options.bits.split(","))
     scheme = QuantizeOptions(per_channel=True, method=options.method)
@@ -59,7 +60,7 @@ def main() -> None:
           "| choice (s) | rv32im under qemu |")
     print("| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |")
     with tempfile.TemporaryDirectory() as workdir:
-        for network in sorted(BUILDERS):
+        for network in options.networks.split(","):
             float_path = Path(workdir) / f"{network}.onnx"
             onnx.save(BUILDERS[network](), float_path)
             calibration = [{"input": random_input(network, seed)} for seed in range(options.samples)]

@@ -1,4 +1,5 @@
 """bitfold-quantize's calibration (docs/calibration.md): the model run on chunks of samples
 (`batched`, `observe`), the progress line (`progress`), cross-layer equalization
 (`equalization`) and bias correction (`bias_correction`) of the float model's constants
-(`constants`)."""
+(`constants`), and mixed precision: per-layer weight widths for a budget (`mixed_precision`,
+its knapsack `width_selection`)."""
