@@ -17,12 +17,12 @@ or 1 (bipolar {-s, +s}).
    layers are close to independent, so their noise powers add (an additive proxy of the output
    noise N0 + sum_l (N(l, b_l) - N0)), and the exact multiple-choice knapsack over that proxy is
    solved by `width_selection.least_loss_choices` (docs/calibration.md says why not greedy).
-5. The proxy is not the output noise (errors of several layers do interact): the
-   `MEASURED_CHOICES` best choices of the knapsack and every uniform width within the budget are
-   run on the same samples, and the one with the least measured noise is taken (so the result is
-   never worse on them than the best uniform width the budget allows).
-6. The model is calibrated again with the chosen widths (so `--method mse`'s bias correction
-   sees each layer's own weight error) and quantized.
+5. The proxy is not the output noise (layers' errors interact, and the sensitivity runs keep the
+   biases `--method mse` corrected for width H): the `MEASURED_CHOICES` best choices of the
+   knapsack and every uniform width within the budget are quantized as they will be written
+   (calibrated with their widths, so each bias is corrected for its own layer's width) and run
+   on the same samples; the one with the least noise is taken, so the result is never worse on
+   them than the best uniform width the budget allows. The model is quantized with it.
 A budget below the cost of every layer at its smallest width is one `CalibrationError` line naming
 the least reachable total."""
 
@@ -93,6 +93,15 @@ def _costs(calibrated: ModuleOp, options: QuantizeOptions, widths: Sequence[int]
     return costs, sum(row.bops for row in rows) - sum(layer[-1] for layer in costs)
 
 
+def _quantize_with(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions,
+                   widths: tuple[int, ...]) -> None:
+    """Quantize the float `module` in place with the weight `widths` (step 5): calibrated with
+    them, so `--method mse` corrects each bias for its own layer's width."""
+    chosen = replace(options, layer_weight_bits=widths)
+    calibrate_model(module, samples, chosen)
+    chosen.uniform_pass().apply(full_context(), module)
+
+
 def _sensitivity(noise_of: Callable[[tuple[int, ...]], float], widths: Sequence[int], count: int) -> list[list[float]]:
     """N(l, b) - N0 for each of `count` layers and each of the ascending `widths` (step 3), from
     `noise_of(widths of every layer)`."""
@@ -128,10 +137,13 @@ def quantize_mixed(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]]
                                     budget.limit - fixed, MEASURED_CHOICES)
     candidates += [(k,) * len(layers) for k in range(len(widths))
                    if sum(layer[k] for layer in costs) + fixed <= budget.limit and (k,) * len(layers) not in candidates]
-    picks = min(candidates, key=lambda picks: noise_of(tuple(widths[k] for k in picks)))
-    chosen = tuple(widths[pick] for pick in picks)
-    final = replace(options, layer_weight_bits=chosen)
-    calibrate_model(module, samples, final)
-    final.uniform_pass().apply(full_context(), module)
+
+    def written_noise(picks: tuple[int, ...]) -> float:
+        copy = module.clone()
+        _quantize_with(copy, samples, options, tuple(widths[k] for k in picks))
+        return _noise(reference, copy, probe)
+
+    picks = min(candidates, key=written_noise)
+    _quantize_with(module, samples, options, tuple(widths[pick] for pick in picks))
     return [LayerWidth(op.node_name, widths[pick], costs[i][pick], noise[i][pick])
             for i, (op, pick) in enumerate(zip(layers, picks, strict=True))]
