@@ -22,13 +22,13 @@ from bitfold.backends.onnx.errors import ExportError
 from bitfold.calibration.mixed_precision import Budget
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import entry_function
+from bitfold.passes.calibration.schemes import TERNARY_BITS
 from bitfold.passes.layer_report import layer_costs
 from bitfold.quantize import QuantizeOptions, quantize_model
 from bitfold.report import quant_form
 
 DEFAULT_WIDTHS = (2, 4, 8)
 BINARY_BITS = 1
-TERNARY_BITS = 2
 
 
 def _positive(text: str) -> int:

@@ -6,9 +6,9 @@ becomes the canonical quant form (docs/canonical-quant-form.md).
   scheme (`schemes.py`: `activation-bits`, `symmetric`, `power-of-two`).
 - Conv, Gemm and MatMul with a constant float weight: the weight becomes a constant of
   `weight_type` (`weight-bits`, or per layer `layer-weight-bits`: one width for each of
-  `weighted_contractions` in program order; per output channel with `per-channel`: Conv axis 0, Gemm axis 0
-  if transB else 1, MatMul the last axis; peaks clipped for the least squared error with
-  `clip-weights`), `scast` + `dcast`; a constant float bias (Conv, Gemm
+  `weighted_contractions` in program order; per output channel with `per-channel`: Conv axis 0,
+  Gemm axis 0 if transB else 1, MatMul the last axis; peaks clipped for the least squared error
+  with `clip-weights`), `scast` + `dcast`; a constant float bias (Conv, Gemm
   with alpha = beta = 1) becomes int32 on the accumulator grid s_x s_w. The input scale s_x is
   that of the per-tensor quantization point the input comes from (through pass-through ops)."""
 
