@@ -37,7 +37,11 @@ from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.quant_semantics import dequantize, quantize
 from bitfold.interpreter import entry_function
 from bitfold.load import full_context
-from bitfold.passes.calibration.calibrated_to_uniform import CalibratedToUniformPass, contraction_weight_type
+from bitfold.passes.calibration.calibrated_to_uniform import (
+    CalibratedToUniformPass,
+    contraction_weight_type,
+    weighted_contractions,
+)
 from bitfold.passes.calibration.points import annotate_calibration, quantization_points, range_source
 from bitfold.passes.calibration.schemes import Scheme, activation_type
 from bitfold.passes.calibration.statistics import calibrated_range
@@ -52,14 +56,23 @@ class QuantizeOptions:
     power_of_two: bool = False
     method: str = "minmax"
     equalize: bool = False
+    layer_weight_bits: tuple[int, ...] = ()
+    """per-layer weight widths (mixed precision): one for each of `weighted_contractions` in program order"""
 
     def uniform_pass(self) -> CalibratedToUniformPass:
         return CalibratedToUniformPass(self.activation_bits, self.weight_bits, self.per_channel, self.symmetric,
-                                       self.power_of_two, clip_weights=self.method == "mse")
+                                       self.power_of_two, clip_weights=self.method == "mse",
+                                       layer_weight_bits=self.layer_weight_bits)
+
+    def layer_bits(self, op: OnnxOp) -> int:
+        """The weight width of the contraction `op`."""
+        if not self.layer_weight_bits:
+            return self.weight_bits
+        return self.layer_weight_bits[weighted_contractions(op.parent_op()).index(op)]
 
     def quantized_weights(self, op: OnnxOp, weights: np.ndarray) -> np.ndarray:
         """The dequantized weights `calibrated-to-uniform` will store for `op`'s `weights`."""
-        wtype = contraction_weight_type(op, weights, Scheme(self.weight_bits, True, self.power_of_two),
+        wtype = contraction_weight_type(op, weights, Scheme(self.layer_bits(op), True, self.power_of_two),
                                         self.per_channel, clip=self.method == "mse")
         return dequantize(quantize(weights, wtype), wtype)
 

@@ -2,7 +2,8 @@
 -o OUT [--form qdq|qcdq|qonnx|qop]
 [--runtime reference|onnxruntime] [--weights N]
 [--activations N] [--per-channel] [--symmetric] [--power-of-two] [--method minmax|percentile|mse]
-[--equalize] [--calibrated]`: quantize a float model from calibration data. Statistics are collected by running
+[--equalize] [--calibrated] [--budget BYTES | --bops N] [--bits 2,4,8] [--binary] [--ternary]`: quantize a
+float model from calibration data. Statistics are collected by running
 bitfold's interpreter on the samples (`DATA.npz`: one array per model input, samples concatenated
 along the first axis), recorded as `!quant.calibrated` types and turned into uniform types by the
 scheme: activations asymmetric unsigned (or `--symmetric`: zero point 0), weights symmetric, per
@@ -11,14 +12,17 @@ tensor (or `--per-channel`), any bit width 1..16 (default 8), power-of-two scale
 `--form` (default qdq; qdq, qcdq and qop with `--runtime onnxruntime` rewritten exactly for
 onnxruntime's integer kernels, `backends/onnx/onnxruntime_form.py`); `-o OUT.mlir` the canonical quant form (for bitfold-compile, bitfold-opt),
 or with `--calibrated` the float model with its statistics. `--data-free` takes the ranges from the
-BatchNormalization statistics the model carries instead of samples (docs/calibration.md). Errors are
-one line and exit 1."""
+BatchNormalization statistics the model carries instead of samples; `--budget`/`--bops` choose each
+layer's weight width for the budget (`bitfold.quantize_budget`); docs/calibration.md. Errors are one
+line and exit 1."""
 
 import argparse
 import io
 from collections.abc import Sequence
 from pathlib import Path
 
+import onnx
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from bitfold import __version__
@@ -30,7 +34,8 @@ from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.qonnx import QonnxForm
 from bitfold.backends.onnx.qop import QopForm
 from bitfold.calibration.activation_statistics import DEFAULT_SIGMAS
-from bitfold.diagnostics import add_tensor_cap_argument, fail, one_line_errors
+from bitfold.calibration.mixed_precision import quantize_mixed
+from bitfold.diagnostics import add_tensor_cap_argument, exit_with_error, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names
 from bitfold.load import load_module
@@ -45,6 +50,7 @@ from bitfold.quantize import (
     quantize_data_free,
     quantize_model,
 )
+from bitfold.quantize_budget import add_budget_arguments, budget_choice, writable_widths
 from bitfold.samples import calibration_samples
 
 FORMS = {"qdq": QdqForm, "qcdq": QcdqForm, "qonnx": QonnxForm, "qop": QopForm}
@@ -78,6 +84,7 @@ def _arguments() -> argparse.ArgumentParser:
                         help="write the float model with its !quant.calibrated statistics (OUT.mlir)")
     parser.add_argument("--version", action="version", version=f"bitfold-quantize {__version__}")
     _add_data_free_arguments(parser)
+    add_budget_arguments(parser)
     add_tensor_cap_argument(parser)
     return parser
 
@@ -113,27 +120,45 @@ def _add_data_free_arguments(parser: argparse.ArgumentParser) -> None:
 def _data_free_options(options: argparse.Namespace) -> DataFreeOptions | None:
     """The data-free settings, None to calibrate on `--calibration`; one error line for a bad mix."""
     if options.calibration is not None and options.data_free:
-        fail("error: --calibration and --data-free are mutually exclusive: give one")
+        exit_with_error("error: --calibration and --data-free are mutually exclusive: give one")
     if options.calibration is None and not options.data_free:
-        fail("error: give --calibration DATA.npz, or --data-free to use the model's BatchNormalization statistics")
+        exit_with_error("error: give --calibration DATA.npz, or --data-free to use the model's BatchNormalization "
+                        "statistics")
     if not options.data_free:
         if options.input_range is not None or options.sigmas is not None:
-            fail("error: --input-range and --sigmas go with --data-free")
+            exit_with_error("error: --input-range and --sigmas go with --data-free")
         return None
+    if options.budget is not None or options.bops is not None:
+        exit_with_error("error: --budget and --bops measure each layer on --calibration samples: not with --data-free")
     if options.method == "percentile":
-        fail("error: --data-free ranges come from BatchNormalization statistics: --method minmax or mse (weights only)")
+        exit_with_error("error: --data-free ranges come from BatchNormalization statistics: --method minmax or mse "
+                        "(weights only)")
     return DataFreeOptions(options.input_range, DEFAULT_SIGMAS if options.sigmas is None else options.sigmas)
 
 
-def _calibrate(module, options: argparse.Namespace, scheme: QuantizeOptions, data_free: DataFreeOptions | None) -> None:
-    """Calibrate (`--calibrated`) or quantize `module` from samples or without (`--data-free`)."""
+def _calibrate(module, options: argparse.Namespace, scheme: QuantizeOptions, data_free: DataFreeOptions | None,
+               budget) -> None:
+    """Calibrate (`--calibrated`) or quantize `module` from samples, without (`--data-free`), or with
+    each layer's weight width chosen for `budget` (`--budget`/`--bops`)."""
     if data_free is not None:
         (calibrate_data_free if options.calibrated else quantize_data_free)(module, scheme, data_free)
         return
     function = entry_function(module)
     shapes = [arg.type.get_shape() for arg in function.args]
     samples = calibration_samples(options.calibration, input_names(function), shapes)
+    if budget is not None:
+        widths = budget[1]
+        if Path(options.output).suffix == ".onnx":
+            widths = writable_widths(module, samples[0], scheme, widths, lambda m: _written(m, options))
+        quantize_mixed(module, samples, scheme, budget[0], widths)
+        return
     (calibrate_model if options.calibrated else quantize_model)(module, samples, scheme)
+
+
+def _written(module: ModuleOp, options: argparse.Namespace) -> onnx.ModelProto:
+    """The quant-form `module` as the ONNX model `--form` and `--runtime` ask for."""
+    model = export_model(module, FORMS[options.form]())
+    return for_onnxruntime(model) if options.runtime == "onnxruntime" else model
 
 
 def main(args: Sequence[str] | None = None) -> None:
@@ -146,18 +171,16 @@ def main(args: Sequence[str] | None = None) -> None:
         parser.error("--calibrated writes IR: -o OUT.mlir")
     if options.runtime == "onnxruntime" and (output.suffix != ".onnx" or options.form == "qonnx"):
         parser.error("--runtime onnxruntime rewrites a QDQ, QCDQ or QOp model: -o OUT.onnx with --form qdq, qcdq or qop")
+    budget = budget_choice(options, parser)
     scheme = QuantizeOptions(options.activations, options.weights, options.per_channel, options.symmetric,
                              options.power_of_two, options.method, options.equalize)
     data_free = _data_free_options(options)
     with one_line_errors(InterpretationInputError, CalibrationError, ExportError), \
             tensor_limits(max_bytes=options.max_tensor_bytes):
         module = load_module(options.model)
-        _calibrate(module, options, scheme, data_free)
+        _calibrate(module, options, scheme, data_free, budget)
         if output.suffix == ".onnx":
-            model = export_model(module, FORMS[options.form]())
-            if options.runtime == "onnxruntime":
-                model = for_onnxruntime(model)
-            write_file(output, model.SerializeToString())
+            write_file(output, _written(module, options).SerializeToString())
         else:
             text = io.StringIO()
             Printer(text).print_op(module)

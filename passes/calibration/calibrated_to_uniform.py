@@ -5,9 +5,10 @@ becomes the canonical quant form (docs/canonical-quant-form.md).
 - Every `quant.qcast` to `!quant.calibrated<f32<lo:hi>>` gets `activation_type(lo, hi)` of the
   scheme (`schemes.py`: `activation-bits`, `symmetric`, `power-of-two`).
 - Conv, Gemm and MatMul with a constant float weight: the weight becomes a constant of
-  `weight_type` (`weight-bits`, per output channel with `per-channel`: Conv axis 0, Gemm axis 0
-  if transB else 1, MatMul the last axis; peaks clipped for the least squared error with
-  `clip-weights`), `scast` + `dcast`; a constant float bias (Conv, Gemm
+  `weight_type` (`weight-bits`, or per layer `layer-weight-bits`: one width for each of
+  `weighted_contractions` in program order; per output channel with `per-channel`: Conv axis 0,
+  Gemm axis 0 if transB else 1, MatMul the last axis; peaks clipped for the least squared error
+  with `clip-weights`), `scast` + `dcast`; a constant float bias (Conv, Gemm
   with alpha = beta = 1) becomes int32 on the accumulator grid s_x s_w. The input scale s_x is
   that of the per-tensor quantization point the input comes from (through pass-through ops)."""
 
@@ -82,10 +83,15 @@ def contraction_weight_type(op: OnnxOp, weights: np.ndarray, scheme: Scheme, per
     return weight_type(weights, scheme, axis, op.operands[1].type.element_type, clip)
 
 
+def weighted_contractions(scope: Operation) -> list[OnnxOp]:
+    """The Conv, Gemm and MatMul ops in `scope` whose weight (second operand) is a float constant,
+    in program order: the layers whose weights `calibrated-to-uniform` quantizes."""
+    return [op for op in scope.walk()
+            if isinstance(op, ConvOp | GemmOp | MatMulOp) and _constant(op.operands[1]) is not None]
+
+
 def _quantize_contraction(op: OnnxOp, scheme: Scheme, per_channel: bool, clip: bool) -> None:
     weights = _constant(op.operands[1])
-    if weights is None:
-        return
     expressed = op.operands[1].type.element_type
     wtype = contraction_weight_type(op, weights, scheme, per_channel, clip)
     axis = weight_axis(op, weights.ndim) if per_channel else None
@@ -112,15 +118,22 @@ class CalibratedToUniformPass(ModulePass):
     symmetric: bool = False
     power_of_two: bool = False
     clip_weights: bool = False
+    layer_weight_bits: tuple[int, ...] = ()
+    """one weight width for each of `weighted_contractions` in program order (empty: `weight_bits` for all)"""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         activations = Scheme(self.activation_bits, self.symmetric, self.power_of_two)
-        weights = Scheme(self.weight_bits, True, self.power_of_two)
+        contractions = weighted_contractions(op)
+        widths = self.layer_weight_bits or (self.weight_bits,) * len(contractions)
+        if len(widths) != len(contractions):
+            raise CalibrationError(f"layer-weight-bits lists {len(widths)} widths for {len(contractions)} layers "
+                                   "with constant weights")
         for quantize_op in [o for o in op.walk() if isinstance(o, QuantizeCastOp)]:
             calibrated = element_type(quantize_op.result.type)
             if isinstance(calibrated, CalibratedQuantizedType):
                 qtype = activation_type(calibrated.min, calibrated.max, activations, calibrated.expressed_type)
                 Rewriter.replace_value_with_new_type(
                     quantize_op.result, TensorType(qtype, quantize_op.result.type.get_shape()))
-        for contraction in [o for o in op.walk() if isinstance(o, ConvOp | GemmOp | MatMulOp)]:
-            _quantize_contraction(contraction, weights, self.per_channel, self.clip_weights)
+        for contraction, bits in zip(contractions, widths, strict=True):
+            _quantize_contraction(contraction, Scheme(bits, True, self.power_of_two), self.per_channel,
+                                  self.clip_weights)

@@ -9,7 +9,9 @@ A `Scheme` is a bit width (1..16), symmetric or not, and whether scales are powe
   `s = max(|lo|, |hi|) / (2^(N-1) - 1)`; N = 1 signed is bipolar with `s = max(|lo|, |hi|)`.
 - Weights: always symmetric, narrow signed per output channel (`axis`) or per tensor,
   `s = max|w| / (2^(N-1) - 1)`; N = 1 is bipolar with `s = mean|w|` (the scale that minimizes
-  the squared error of sign(w) s). A channel of zeros gets s = 1. With `clip_weights` (the `mse`
+  the squared error of sign(w) s). A channel of zeros gets s = 1. N = 2 is ternary
+  {-s, 0, +s}: with s = max|w| every weight below max|w| / 2 would become 0, so its peak is always
+  clipped as below (the least-squares scale ternary networks use). With `clip_weights` (the `mse`
   method) the peak max|w| of each channel is replaced by `a max|w|`, a among
   `WEIGHT_CLIP_FRACTIONS`, minimizing the channel's squared quantization error
   sum (w - s clamp(round(w / s), -L, L))^2 with s = a max|w| / L, L = 2^(N-1) - 1.
@@ -32,6 +34,8 @@ from bitfold.passes.utils.canonical_storage import canonical_storage
 
 WEIGHT_CLIP_FRACTIONS = np.linspace(0.3, 1.0, 71)
 """Candidate clipping fractions of a channel's peak |w| (steps of 0.01)."""
+TERNARY_BITS = 2
+"""Narrow symmetric 2-bit weights are ternary: stored values -1, 0, 1."""
 SMALLEST_RANGE = 1e-8
 """A range narrower than this (a constant activation) is widened to it, so the scale is positive."""
 
@@ -102,7 +106,7 @@ def weight_type(weights: np.ndarray, scheme: Scheme, axis: int | None, expressed
         return BipolarQuantizedType.get(expressed, scales.tolist() if axis is not None else float(scales), axis)
     limit = 2 ** (scheme.bits - 1) - 1
     peaks = magnitudes.max(axis=reduced)
-    if clip:
+    if clip or scheme.bits == TERNARY_BITS:
         peaks = _clipped_peaks(magnitudes, peaks, limit, axis)
     scales = scheme.scale(np.where(peaks > 0, peaks / real(limit), real(1)))
     return _uniform((-limit, limit), expressed, scales.tolist() if axis is not None else float(scales), 0, axis)

@@ -33,3 +33,17 @@ def test_clipping_per_tensor_and_zero_channels():
     per_tensor = weight_type(weights, Scheme(4, True), None, f32, clip=True)
     plain = weight_type(weights, Scheme(4, True), None, f32)
     assert per_tensor.scale_values()[0] < plain.scale_values()[0]
+
+
+def test_ternary_weights_take_the_least_squares_scale():
+    """2-bit weights are ternary {-s, 0, s}: with s = max|w| a Gaussian channel keeps only its tails
+    (|w| > max|w| / 2); the clipped scale keeps a larger share nonzero and has less squared error
+    than s = max|w| computed here by hand."""
+    weights = np.random.default_rng(3).standard_normal((8, 64)).astype(np.float32)
+    ternary = weight_type(weights, Scheme(2, True), 0, f32)
+    stored = quantize(weights, ternary)
+    assert set(np.unique(stored)) <= {-1, 0, 1}
+    peaks = np.abs(weights).max(axis=1, keepdims=True)
+    by_peak = np.clip(np.round(weights / peaks), -1, 1) * peaks
+    assert np.all(_channel_errors(weights, ternary) < ((by_peak - weights) ** 2).sum(axis=1))
+    assert np.count_nonzero(stored) > np.count_nonzero(by_peak)
