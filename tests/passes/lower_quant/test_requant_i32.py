@@ -105,7 +105,8 @@ def _check(in_type: str, out_type: str, mode: str, first: bool, rng) -> str:
     expected = requantize_fixed_point(q, source, target, mode, first)
     np.testing.assert_array_equal(actual, to_storage(expected, target))
     text = str(lowered)
-    return text[text.index("^bb0") :]
+    body = text.find("^bb0")
+    return text[body:] if body >= 0 else ""  # an identity requant (same storage and parameters) folds away
 
 
 def _form(body: str) -> str:
