@@ -40,6 +40,7 @@ from bitfold.backends.llvm.mlir_input import bufferized_kernel, mlir_text  # noq
 from bitfold.backends.llvm.toolchain import compile_llvm_ir, to_llvm_dialect, to_llvm_ir  # noqa: E402
 from bitfold.backends.riscv.emission.emit import data_sections  # noqa: E402
 from bitfold.backends.riscv.pipeline import check_input, isa_of, lower_to_riscv, riscv_context  # noqa: E402
+from bitfold.garbage_collection import collect_rarely  # noqa: E402
 from bitfold.interpreter import entry_function  # noqa: E402
 from bitfold.load import full_context, load_module  # noqa: E402
 from bitfold.passes.pipelines import backend_input_stages  # noqa: E402
@@ -147,6 +148,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", default=[], help="model names (network names)")
     parser.add_argument("--passes", action="store_true", help="one row per rv32im pass")
     arguments = parser.parse_args()
+    collect_rarely()  # as bitfold-compile does
     for name, path in models(arguments.models, arguments.only).items():
         for target in arguments.targets:
             clock = Clock()

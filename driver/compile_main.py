@@ -28,6 +28,7 @@ from bitfold.backends.llvm import DEFAULT_VLEN, HOST, LLVM_TARGETS, VLENS, LlvmI
 from bitfold.backends.riscv import ARCHITECTURES, CodegenError
 from bitfold.compile import CompiledModel, compile_model
 from bitfold.diagnostics import add_tensor_cap_argument, exit_with_error, one_line_errors
+from bitfold.garbage_collection import collect_rarely
 from bitfold.dialects.tensor_limits import tensor_limits
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
@@ -104,6 +105,7 @@ def _print_counts(compiled: CompiledModel, instructions: int, kernel: Path, work
 
 
 def main(args: Sequence[str] | None = None) -> None:
+    collect_rarely()
     parser = _arguments()
     options = parser.parse_args(args)
     if options.count and not options.run:
