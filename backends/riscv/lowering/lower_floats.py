@@ -211,8 +211,9 @@ class LowerFloatArith(RewritePattern):
 def refuse_floats(module: ModuleOp, allowed: tuple[type, ...] = ()) -> None:
     """One line naming the first arith / math op on a float (other than the `allowed` types)."""
     for op in module.walk():
-        types = [v.type for v in (*op.operands, *op.results)]
-        if op.dialect_name() in FLOAT_DIALECTS and any(is_float(t) and not isinstance(t, allowed) for t in types):
+        if op.dialect_name() not in FLOAT_DIALECTS:
+            continue
+        if any(is_float(v.type) and not isinstance(v.type, allowed) for v in (*op.operands, *op.results)):
             types = ", ".join(str(v.type) for v in (*op.operands, *op.results))
             raise DiagnosticException(f"riscv: no lowering for {op.name} ({types}) on this target")
 
