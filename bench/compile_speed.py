@@ -51,7 +51,7 @@ DEFAULT_MODELS = Path(tempfile.gettempdir()) / "bitfold-compile-speed"
 RISCV_GROUPS = {
     "bitfold-riscv-register-tiled-loops": "loops", "bitfold-riscv-linalg-to-loops": "loops", "lower-affine": "loops",
     "bitfold-riscv-allocate-registers": "registers", "riscv-lower-parallel-mov": "registers",
-    "convert-riscv-scf-to-riscv-cf": "registers", "bitfold-riscv-prologue-epilogue": "registers",
+    "bitfold-riscv-loops-to-branches": "registers", "bitfold-riscv-prologue-epilogue": "registers",
 }
 """rv32im's passes grouped for the table; every other pass is 'to riscv'"""
 
