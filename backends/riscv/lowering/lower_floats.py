@@ -23,6 +23,7 @@ instruction does; -0.0 < +0.0 for both (RISC-V's fmax.s, and IEEE 754-2019 maxim
 
 Any other op on a float (f64, f16, math.exp, ...) is refused in one line naming it."""
 
+import functools
 from dataclasses import dataclass
 from math import isnan
 
@@ -72,7 +73,14 @@ ROUNDED = {arith.AddfOp: FAddSOp, arith.SubfOp: FSubSOp, arith.MulfOp: FMulSOp, 
 
 
 def is_float(type_) -> bool:
-    return isinstance(type_, AnyFloat)
+    return _is_float_class(type(type_))
+
+
+@functools.cache
+def _is_float_class(cls: type) -> bool:
+    """`isinstance(x, AnyFloat)` by x's class, once per class: the isinstance test itself runs
+    ABCMeta's check for each of AnyFloat's 18 types on every integer value."""
+    return issubclass(cls, AnyFloat)
 
 
 def to_register(value: SSAValue) -> tuple[list[Operation], SSAValue]:
