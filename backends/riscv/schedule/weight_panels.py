@@ -192,7 +192,9 @@ def _candidate(op: linalg.GenericOp, operand: int, view, globals_: ModuleGlobals
     return _Candidate(operand, get, global_op, bits, moving, trips, offsets, values.reshape(-1, len(offsets)))
 
 
-def _write_panel(op: linalg.GenericOp, members: list[_Candidate], globals_: ModuleGlobals, rewriter) -> dict[int, Panel]:
+def _write_panel(
+    op: linalg.GenericOp, members: list[_Candidate], globals_: ModuleGlobals, rewriter
+) -> dict[int, Panel]:
     """One global for `members` (rows interleaved), read by all of them through one value."""
     first = members[0]
     sub_byte = first.bits < BITS_PER_BYTE
