@@ -8,15 +8,16 @@ The torchvision models are read from DIR (default: a `bitfold-compile-speed` fol
 directory); when absent they are made there by the script, which needs torch and torchvision (the
 benchmark then runs without them if torch is not installed). Stages, in the order `compile_model`
 runs them: import (with the program check), each pass of `onnx-to-backend-input` and the module
-verification after it, then for rv32im the kernel ABI form (bufferize) and each pass of `riscv_passes`
-(grouped: tiling and loops, lowering to riscv, register allocation and what follows; `--passes` prints
-every pass) and the
-assembly text; for rv64imv bufferize (with the vector contraction), the MLIR text, mlir-opt-22,
-mlir-translate-22 and clang-22. Prints seconds per stage and the total per model and target. Prints
-figures, asserts nothing.
+verification before and after them (as `lower_to_backend_input` verifies), then for rv32im the
+kernel ABI form (bufferize) and each pass of `riscv_passes` (grouped: tiling and loops, lowering to
+riscv, register allocation and what follows; `--passes` prints every pass) and the assembly text;
+for rv64imv bufferize (with the vector contraction), the MLIR text, mlir-opt-22,
+mlir-translate-22 and clang-22. Prints seconds per stage (elapsed, and CPU seconds of this process
+and the tools it ran) and the total per model and target. Prints figures, asserts nothing.
 """
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,7 @@ from bitfold.backends.llvm.mlir_input import bufferized_kernel, upstream_mlir_te
 from bitfold.backends.llvm.toolchain import compile_llvm_ir, to_llvm_dialect, to_llvm_ir  # noqa: E402
 from bitfold.backends.riscv.emission.emit import data_sections  # noqa: E402
 from bitfold.backends.riscv.pipeline import check_input, isa_of, lower_to_riscv, riscv_context  # noqa: E402
+from bitfold.garbage_collection import collect_rarely  # noqa: E402
 from bitfold.interpreter import entry_function  # noqa: E402
 from bitfold.load import full_context, load_module  # noqa: E402
 from bitfold.passes.pipelines import backend_input_stages  # noqa: E402
@@ -49,33 +51,45 @@ DEFAULT_MODELS = Path(tempfile.gettempdir()) / "bitfold-compile-speed"
 RISCV_GROUPS = {
     "bitfold-riscv-register-tiled-loops": "loops", "bitfold-riscv-linalg-to-loops": "loops", "lower-affine": "loops",
     "bitfold-riscv-allocate-registers": "registers", "riscv-lower-parallel-mov": "registers",
-    "convert-riscv-scf-to-riscv-cf": "registers", "bitfold-riscv-prologue-epilogue": "registers",
+    "bitfold-riscv-loops-to-branches": "registers", "bitfold-riscv-prologue-epilogue": "registers",
 }
 """rv32im's passes grouped for the table; every other pass is 'to riscv'"""
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of the tools it ran (clang-22, mlir-opt-22) so far."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 class Clock:
-    """Seconds per stage, in the order the stages first ran."""
+    """Seconds per stage, in the order the stages first ran: elapsed and CPU (on a shared
+    machine the CPU seconds are the figure that does not depend on the other processes)."""
 
     def __init__(self):
         self.seconds: dict[str, float] = defaultdict(float)
+        self.cpu: dict[str, float] = defaultdict(float)
         self._last = time.perf_counter()
+        self._last_cpu = cpu_seconds()
 
     def lap(self, stage: str) -> None:
-        now = time.perf_counter()
+        now, now_cpu = time.perf_counter(), cpu_seconds()
         self.seconds[stage] += now - self._last
-        self._last = now
+        self.cpu[stage] += now_cpu - self._last_cpu
+        self._last, self._last_cpu = now, now_cpu
 
 
 def backend_input(path: Path, clock: Clock) -> ModuleOp:
     module = load_module(str(path))
     clock.lap("import")
     ctx = full_context()
+    module.verify()
+    clock.lap("verify")
     for stage in backend_input_stages(integer_io=True):
         stage.apply(ctx, module)
         clock.lap(stage.name)
-        module.verify()
-        clock.lap("verify")
+    module.verify()
+    clock.lap("verify")
     return module
 
 
@@ -134,6 +148,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", default=[], help="model names (network names)")
     parser.add_argument("--passes", action="store_true", help="one row per rv32im pass")
     arguments = parser.parse_args()
+    collect_rarely()  # as bitfold-compile does
     for name, path in models(arguments.models, arguments.only).items():
         for target in arguments.targets:
             clock = Clock()
@@ -142,10 +157,10 @@ def main() -> None:
                 rv32im(module, clock, arguments.passes)
             else:
                 rv64imv(module, clock)
-            print(f"\n{name} {target}")
+            print(f"\n{name + ' ' + target:38} {'elapsed':>8}   {'cpu':>8}")
             for stage, seconds in clock.seconds.items():
-                print(f"  {stage:36} {seconds:8.2f} s")
-            print(f"  {'total':36} {sum(clock.seconds.values()):8.2f} s", flush=True)
+                print(f"  {stage:36} {seconds:8.2f} s {clock.cpu[stage]:8.2f} s")
+            print(f"  {'total':36} {sum(clock.seconds.values()):8.2f} s {sum(clock.cpu.values()):8.2f} s", flush=True)
 
 
 if __name__ == "__main__":

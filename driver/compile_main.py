@@ -29,6 +29,7 @@ from bitfold.backends.riscv import ARCHITECTURES, CodegenError
 from bitfold.compile import CompiledModel, compile_model
 from bitfold.diagnostics import add_tensor_cap_argument, exit_with_error, one_line_errors
 from bitfold.dialects.tensor_limits import tensor_limits
+from bitfold.garbage_collection import collect_rarely
 from bitfold.interpreter import InterpretationInputError, run
 from bitfold.load import load_module
 from bitfold.output_files import MAX_NAME_BYTES, write_file, write_files
@@ -104,6 +105,7 @@ def _print_counts(compiled: CompiledModel, instructions: int, kernel: Path, work
 
 
 def main(args: Sequence[str] | None = None) -> None:
+    collect_rarely()
     parser = _arguments()
     options = parser.parse_args(args)
     if options.count and not options.run:

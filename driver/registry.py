@@ -107,6 +107,9 @@ generators'; the RISC-V backend's are listed in `riscv_passes` order, then their
         "bitfold-riscv-allocate-registers": _lazy(
             "backends.riscv.regalloc.register_allocation", "BitfoldRiscvAllocateRegistersPass"
         ),
+        "bitfold-riscv-loops-to-branches": _lazy(
+            "backends.riscv.lowering.loops_to_branches", "BitfoldRiscvLoopsToBranchesPass"
+        ),
         "bitfold-riscv-prologue-epilogue": _lazy("backends.riscv.emission.prologue", "BitfoldRiscvPrologueEpiloguePass"),
         "bitfold-lower-to-riscv": _lazy("backends.riscv.pipeline", "BitfoldLowerToRiscvPipeline"),
     }

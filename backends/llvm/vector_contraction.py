@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -49,7 +50,6 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     VectorType,
     i1,
-    i32,
 )
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -68,6 +68,8 @@ from bitfold.backends.llvm.contraction_plan import (
     uses,
 )
 from bitfold.backends.llvm.upstream_vector_ops import GatherOp, PoisonOp, ScatterOp, StepOp, VectorScaleOp
+from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.onnx.encoding import dense_attr
 
 
 def scalable(element) -> VectorType:
@@ -80,20 +82,38 @@ def relaid_out(op: GenericOp, index: int, axis: int, rewriter: Rewriter) -> tupl
     memref_type = source.type
     shape = list(memref_type.get_shape())
     order = [a for a in range(len(shape)) if a != axis] + [axis]
-    values = np.array([int(v) for v in source.initial_value.get_values()], dtype=np.int64)
-    values = np.broadcast_to(values, (int(np.prod(shape)),)) if values.size == 1 else values
-    transposed = values.reshape(shape).transpose(order).reshape(-1)
     new_shape = [shape[a] for a in order]
     element = memref_type.element_type
     name = f"{source.sym_name.data}_{''.join(map(str, order))}"
     new_type = MemRefType(element, new_shape)
-    initial = DenseIntOrFPElementsAttr.from_list(TensorType(element, new_shape), [int(v) for v in transposed])
+    initial = transposed_elements(source.initial_value, element, shape, order)
     new_global = memref.GlobalOp.get(StringAttr(name), new_type, initial, StringAttr("private"), UnitAttr())
     rewriter.insert_op(new_global, InsertPoint.after(source))
     get = memref.GetGlobalOp(name, new_type)
     rewriter.insert_op(get, InsertPoint.before(op))
     old = op.indexing_maps.data[index].data
     return get.memref, AffineMap(old.num_dims, 0, tuple(old.results[a] for a in order))
+
+
+WHOLE_BYTE_WIDTHS = (8, 16, 32, 64)
+
+
+def transposed_elements(
+    value: DenseIntOrFPElementsAttr, element, shape: list[int], order: list[int]
+) -> DenseIntOrFPElementsAttr:
+    """`value`'s elements (of `shape`) with their axes in `order`: the stored bytes moved as numpy
+    elements where each element is whole bytes of its own (weights of millions of elements in
+    milliseconds), else through Python ints (packed or splat storage)."""
+    storage = value.data.data
+    if isinstance(element, IntegerType) and element.width.data in WHOLE_BYTE_WIDTHS:
+        dtype = numpy_dtype(element).newbyteorder("<")
+        if len(storage) == dtype.itemsize * int(np.prod(shape)):
+            return dense_attr(np.frombuffer(storage, dtype=dtype).reshape(shape).transpose(order), element)
+    values = np.array([int(v) for v in value.get_values()], dtype=np.int64)
+    values = np.broadcast_to(values, (int(np.prod(shape)),)) if values.size == 1 else values
+    transposed = values.reshape(shape).transpose(order).reshape(-1)
+    new_type = TensorType(element, [shape[a] for a in order])
+    return DenseIntOrFPElementsAttr.from_list(new_type, [int(v) for v in transposed])
 
 
 class Builder:

@@ -30,7 +30,8 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
                                             (regalloc/loop_allocation.py), s0..s11, spilling
     riscv-lower-parallel-mov                xDSL
     bitfold-riscv-expand-calls              libcalls: caller-saved registers saved, a0/a1, call
-    convert-riscv-scf-to-riscv-cf           xDSL: loops to labels and branches
+    bitfold-riscv-loops-to-branches         loops to labels and branches: xDSL's
+                                            convert-riscv-scf-to-riscv-cf in linear time
     bitfold-riscv-prologue-epilogue         frame: spill slots, saved s registers, 16-byte
                                             aligned; no useless li/mv
 
@@ -43,7 +44,6 @@ from dataclasses import dataclass
 
 from xdsl.backend.riscv.lowering.convert_arith_to_riscv import ConvertArithToRiscvPass
 from xdsl.backend.riscv.lowering.convert_func_to_riscv_func import ConvertFuncToRiscvFuncPass
-from xdsl.backend.riscv.lowering.convert_riscv_scf_to_riscv_cf import ConvertRiscvScfToRiscvCfPass
 from xdsl.backend.riscv.lowering.convert_scf_to_riscv_scf import ConvertScfToRiscvPass
 from xdsl.context import Context
 from xdsl.dialects import func, get_all_dialects
@@ -60,11 +60,12 @@ from xdsl.transforms.riscv_lower_parallel_mov import RISCVLowerParallelMovPass
 from xdsl.transforms.riscv_scf_for_infer_constant_step import RiscvScfForInferConstantStepPass
 from xdsl.utils.exceptions import DiagnosticException
 
-from bitfold.backends.riscv.emission.prologue import BitfoldRiscvPrologueEpiloguePass
 from bitfold.backends.kernel.isa import Isa, IsaError
+from bitfold.backends.riscv.emission.prologue import BitfoldRiscvPrologueEpiloguePass
 from bitfold.backends.riscv.lowering.float_rounding import BitfoldRiscvExpandFloatRoundingPass
 from bitfold.backends.riscv.lowering.immediates import BitfoldRiscvImmediatesPass
 from bitfold.backends.riscv.lowering.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
+from bitfold.backends.riscv.lowering.loops_to_branches import BitfoldRiscvLoopsToBranchesPass
 from bitfold.backends.riscv.lowering.lower_floats import BitfoldRiscvLowerFloatPass
 from bitfold.backends.riscv.lowering.lower_integers import BitfoldRiscvLowerArithPass
 from bitfold.backends.riscv.lowering.lower_memory import BitfoldRiscvLowerPtrPass, BitfoldRiscvMemrefToAddressesPass
@@ -169,7 +170,7 @@ def riscv_passes(
         BitfoldRiscvAllocateRegistersPass(xlen=xlen, registers=registers, spill=spill),
         RISCVLowerParallelMovPass(),
         BitfoldRiscvExpandCallsPass(xlen=xlen),
-        ConvertRiscvScfToRiscvCfPass(),
+        BitfoldRiscvLoopsToBranchesPass(),
         BitfoldRiscvPrologueEpiloguePass(xlen=xlen),
     ]
 

@@ -57,15 +57,26 @@ I64_LIMIT = 1 << 63
 
 
 def fixed_point_scale(ratio: Fraction) -> tuple[int, int]:
-    """(M, n) with M = R_even(ratio * 2^n) in [2^30, 2^31), ratio > 0 exact."""
+    """(M, n) with M = R_even(ratio * 2^n) in [2^30, 2^31), ratio > 0 exact (integer arithmetic
+    on ratio = p / q: p 2^n / q as the quotient of two integers)."""
     if ratio <= 0:
         raise ValueError(f"requantization ratio must be positive, got {ratio}")
-    shift = MULTIPLIER_BITS - 1 - (ratio.numerator.bit_length() - ratio.denominator.bit_length())
-    while ratio * 2**shift >= 1 << MULTIPLIER_BITS:
+    p, q = ratio.numerator, ratio.denominator
+
+    def scaled(shift: int) -> tuple[int, int]:
+        return (p << shift, q) if shift >= 0 else (p, q << -shift)
+
+    shift = MULTIPLIER_BITS - 1 - (p.bit_length() - q.bit_length())
+    numerator, denominator = scaled(shift)
+    while numerator >= denominator << MULTIPLIER_BITS:
         shift -= 1
-    while ratio * 2**shift < 1 << (MULTIPLIER_BITS - 1):
+        numerator, denominator = scaled(shift)
+    while numerator < denominator << (MULTIPLIER_BITS - 1):
         shift += 1
-    multiplier = round(ratio * 2**shift)  # Fraction.__round__: half to even
+        numerator, denominator = scaled(shift)
+    multiplier, remainder = divmod(numerator, denominator)
+    if 2 * remainder > denominator or (2 * remainder == denominator and multiplier % 2):  # half to even
+        multiplier += 1
     if multiplier == 1 << MULTIPLIER_BITS:
         multiplier, shift = multiplier >> 1, shift - 1
     return multiplier, shift

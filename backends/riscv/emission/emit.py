@@ -8,6 +8,7 @@
   (`bitfold.backends.kernel.bufferize`), so the function keeps no state and is reentrant.
 """
 
+import numpy as np
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr
 from xdsl.dialects.riscv import riscv_code
@@ -29,6 +30,17 @@ DIRECTIVES = {1: ".byte", 2: ".half", 4: ".word", 8: ".dword"}
 VALUES_PER_LINE = 16
 
 
+def decimal_strings(values: np.ndarray) -> list[str]:
+    """`str` of each integer of `values`, looked up in a table of the strings of min..max where
+    that range is smaller than the array (weights: one string made per possible value, not per
+    element)."""
+    low, high = int(values.min(initial=0)), int(values.max(initial=0))
+    if high - low >= values.size:
+        return list(map(str, values.tolist()))
+    table = np.array([str(k) for k in range(low, high + 1)], dtype=object)
+    return table[values - low].tolist()
+
+
 def data_sections(globals_: list[memref.GlobalOp]) -> str:
     """`.rodata` for the module's globals, which are all constants."""
     rodata: list[str] = []
@@ -40,10 +52,12 @@ def data_sections(globals_: list[memref.GlobalOp]) -> str:
         if global_op.constant is None or not isinstance(value, DenseIntOrFPElementsAttr):
             raise CodegenError(f"riscv: global @{global_op.sym_name.data} is not a constant (the function keeps "
                                "no state: intermediates live in the workspace)")
-        values = element_values(global_op).tolist()
-        for start in range(0, len(values), VALUES_PER_LINE):
-            chunk = values[start : start + VALUES_PER_LINE]
-            lines.append(f"    {DIRECTIVES[size]} {', '.join(map(str, chunk))}")
+        strings = decimal_strings(element_values(global_op))
+        directive = DIRECTIVES[size]
+        lines += [
+            f"    {directive} {', '.join(strings[start : start + VALUES_PER_LINE])}"
+            for start in range(0, len(strings), VALUES_PER_LINE)
+        ]
         rodata += lines
     return ".section .rodata\n" + "\n".join(rodata) + "\n" if rodata else ""
 

@@ -23,6 +23,7 @@ instruction does; -0.0 < +0.0 for both (RISC-V's fmax.s, and IEEE 754-2019 maxim
 
 Any other op on a float (f64, f16, math.exp, ...) is refused in one line naming it."""
 
+import functools
 from dataclasses import dataclass
 from math import isnan
 
@@ -72,7 +73,14 @@ ROUNDED = {arith.AddfOp: FAddSOp, arith.SubfOp: FSubSOp, arith.MulfOp: FMulSOp, 
 
 
 def is_float(type_) -> bool:
-    return isinstance(type_, AnyFloat)
+    return _is_float_class(type(type_))
+
+
+@functools.cache
+def _is_float_class(cls: type) -> bool:
+    """`isinstance(x, AnyFloat)` by x's class, once per class: the isinstance test itself runs
+    ABCMeta's check for each of AnyFloat's 18 types on every integer value."""
+    return issubclass(cls, AnyFloat)
 
 
 def to_register(value: SSAValue) -> tuple[list[Operation], SSAValue]:
@@ -211,8 +219,9 @@ class LowerFloatArith(RewritePattern):
 def refuse_floats(module: ModuleOp, allowed: tuple[type, ...] = ()) -> None:
     """One line naming the first arith / math op on a float (other than the `allowed` types)."""
     for op in module.walk():
-        types = [v.type for v in (*op.operands, *op.results)]
-        if op.dialect_name() in FLOAT_DIALECTS and any(is_float(t) and not isinstance(t, allowed) for t in types):
+        if op.dialect_name() not in FLOAT_DIALECTS:
+            continue
+        if any(is_float(v.type) and not isinstance(v.type, allowed) for v in (*op.operands, *op.results)):
             types = ", ".join(str(v.type) for v in (*op.operands, *op.results))
             raise DiagnosticException(f"riscv: no lowering for {op.name} ({types}) on this target")
 

@@ -65,7 +65,7 @@ from bitfold.backends.riscv.schedule.loop_nest_plan import (
     generic_dims,
     plan_nest,
 )
-from bitfold.backends.riscv.schedule.weight_panels import Panel, relayout_constant_operands
+from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals, Panel, relayout_constant_operands
 
 TOP = -1
 """The level before the outermost loop."""
@@ -650,6 +650,8 @@ def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = 
 @dataclass
 class LowerGenericToTiledNest(RewritePattern):
     xlen: int
+    globals_: ModuleGlobals
+    """the module's globals, indexed once for the pass"""
     registers: int = ALLOCATABLE_INTEGER_REGISTERS
     nests: int = 0
     """nests emitted so far"""
@@ -664,7 +666,7 @@ class LowerGenericToTiledNest(RewritePattern):
             return
         self.nests += 1
         emitter = NestEmitter(op, plan, self.xlen, rewriter, self.nests, fusion=fusion)
-        emitter.panels = relayout_constant_operands(op, emitter, rewriter)
+        emitter.panels = relayout_constant_operands(op, emitter, rewriter, self.globals_)
         emitter.run()
         rewriter.erase(op)
 
@@ -685,5 +687,5 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
             return len(plan.tile_points())
 
         fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, self.registers) is not None, tile_points)
-        pattern = LowerGenericToTiledNest(self.xlen, self.registers, fusions=fusions)
+        pattern = LowerGenericToTiledNest(self.xlen, ModuleGlobals(op), self.registers, fusions=fusions)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

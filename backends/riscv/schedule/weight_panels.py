@@ -29,7 +29,6 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
-from bitfold.backends.kernel.bufferize import constant_global
 from bitfold.dialects.evaluation import numpy_dtype_of
 from bitfold.dialects.onnx.encoding import dense_attr
 
@@ -46,6 +45,63 @@ class Panel:
     immediates: dict[int, int]
     slots: dict[int, int]
     bits: int
+
+
+class ModuleGlobals:
+    """The module's globals by name and the `memref.get_global`s of each at the top level of the
+    functions' bodies (where `bufferize` and the panels put them), indexed once per pass and kept
+    current by the panels' edits: lookups cost O(1) instead of a walk of the module each."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.by_name: dict[str, memref.GlobalOp] = {}
+        self.gets: dict[str, list[memref.GetGlobalOp]] = {}
+        for op in module.ops:
+            if isinstance(op, memref.GlobalOp):
+                self.by_name.setdefault(op.sym_name.data, op)
+            for region in op.regions:
+                for block in region.blocks:
+                    for get in block.ops:
+                        if isinstance(get, memref.GetGlobalOp):
+                            self.gets.setdefault(get.name_.root_reference.data, []).append(get)
+
+    def constant_global(self, value) -> tuple[memref.GetGlobalOp, memref.GlobalOp] | None:
+        """The `memref.get_global` producing `value` and its constant global, if it is one."""
+        get = value.owner
+        if not isinstance(get, memref.GetGlobalOp):
+            return None
+        op = self.by_name.get(get.name_.root_reference.data)
+        if op is not None and op.constant is not None and isinstance(op.initial_value, DenseIntOrFPElementsAttr):
+            return get, op
+        return None
+
+    def references(self, name: str) -> int:
+        """`memref.get_global`s of `name` at the top level of the functions' bodies (not a walk
+        of the nests already emitted)."""
+        return sum(1 for get in self.gets.get(name, ()) if self._at_top_level(get))
+
+    def _at_top_level(self, get: memref.GetGlobalOp) -> bool:
+        function = get.parent_op()
+        return function is not None and function.parent_op() is self.module
+
+    def panel_name(self, name: str) -> str:
+        k = 0
+        while f"{name}_panel{k}" in self.by_name:
+            k += 1
+        return f"{name}_panel{k}"
+
+    def insert_global(self, global_op: memref.GlobalOp, after: memref.GlobalOp, rewriter: PatternRewriter) -> None:
+        rewriter.insert(global_op, InsertPoint.after(after))
+        self.by_name.setdefault(global_op.sym_name.data, global_op)
+
+    def insert_get(self, get: memref.GetGlobalOp, before: linalg.GenericOp, rewriter: PatternRewriter) -> None:
+        rewriter.insert(get, InsertPoint.before(before))
+        self.gets.setdefault(get.name_.root_reference.data, []).append(get)
+
+    def erase_global(self, global_op: memref.GlobalOp, rewriter: PatternRewriter) -> None:
+        rewriter.erase(global_op)
+        if self.by_name.get(name := global_op.sym_name.data) is global_op:
+            del self.by_name[name]
 
 
 def element_values(global_op: memref.GlobalOp) -> np.ndarray:
@@ -89,36 +145,37 @@ class _Candidate:
         return (tuple(self.moving), tuple(self.trips), len(self.offsets), self.bits)
 
 
-def relayout_constant_operands(op: linalg.GenericOp, emitter_view, rewriter: PatternRewriter) -> dict[int, Panel]:
+def relayout_constant_operands(
+    op: linalg.GenericOp, emitter_view, rewriter: PatternRewriter, globals_: ModuleGlobals
+) -> dict[int, Panel]:
     """Panels for the generic's constant inputs (module docstring); the generic's operands are
     replaced by the panels' globals. Whole-byte constants whose panels have the same shape
     (per-channel requantization tables: multiplier, shift, bounds) share one global, rows
     interleaved, so that one pointer walks them all. `emitter_view` answers `loop_levels()`,
-    `trips(level)`, `advance(operand, level)` and `immediates(operand)` on the original layout."""
-    module = op.get_toplevel_object()
-    assert isinstance(module, ModuleOp)
-    candidates = [c for k in range(len(op.inputs)) if (c := _candidate(op, k, emitter_view, module)) is not None]
+    `trips(level)`, `advance(operand, level)` and `immediates(operand)` on the original layout;
+    `globals_` indexes the module's globals (and is kept current)."""
+    candidates = [c for k in range(len(op.inputs)) if (c := _candidate(op, k, emitter_view, globals_)) is not None]
     groups: dict[tuple, list[_Candidate]] = {}
     for candidate in candidates:
         key = candidate.shape_key if candidate.bits >= BITS_PER_BYTE else ("alone", candidate.operand)
         groups.setdefault(key, []).append(candidate)
     panels: dict[int, Panel] = {}
     for members in groups.values():
-        panels.update(_write_panel(op, members, module, rewriter))
+        panels.update(_write_panel(op, members, globals_, rewriter))
     return panels
 
 
-def _candidate(op: linalg.GenericOp, operand: int, view, module: ModuleOp) -> _Candidate | None:
+def _candidate(op: linalg.GenericOp, operand: int, view, globals_: ModuleGlobals) -> _Candidate | None:
     value = op.inputs[operand]
-    global_op = constant_global(value)
-    if global_op is None or not isinstance(global_op.initial_value, DenseIntOrFPElementsAttr):
+    found = globals_.constant_global(value)
+    if found is None:
         return None
-    get = value.owner
+    get, global_op = found
     element = global_op.type.get_element_type()
     assert isinstance(element, IntegerType)
     bits = element.width.data
     sub_byte = bits < BITS_PER_BYTE
-    shared = len(list(value.uses)) > 1 or _references(module, global_op.sym_name.data) > 1
+    shared = len(list(value.uses)) > 1 or globals_.references(global_op.sym_name.data) > 1
     if shared and not sub_byte:
         return None
     element_size = 1 if sub_byte else bits // BITS_PER_BYTE  # the nest's view: a byte each
@@ -135,7 +192,9 @@ def _candidate(op: linalg.GenericOp, operand: int, view, module: ModuleOp) -> _C
     return _Candidate(operand, get, global_op, bits, moving, trips, offsets, values.reshape(-1, len(offsets)))
 
 
-def _write_panel(op: linalg.GenericOp, members: list[_Candidate], module: ModuleOp, rewriter) -> dict[int, Panel]:
+def _write_panel(
+    op: linalg.GenericOp, members: list[_Candidate], globals_: ModuleGlobals, rewriter
+) -> dict[int, Panel]:
     """One global for `members` (rows interleaved), read by all of them through one value."""
     first = members[0]
     sub_byte = first.bits < BITS_PER_BYTE
@@ -149,15 +208,16 @@ def _write_panel(op: linalg.GenericOp, members: list[_Candidate], module: Module
     else:
         values = np.concatenate([m.rows for m in members], axis=1).reshape(-1)
     panel_type = i8 if sub_byte else element
-    name = _panel_name(module, first.global_op.sym_name.data)
+    name = globals_.panel_name(first.global_op.sym_name.data)
     memref_type = MemRefType(panel_type, [len(values)])
     data = dense_attr(np.asarray(values), panel_type)
-    rewriter.insert(
+    globals_.insert_global(
         memref.GlobalOp.get(StringAttr(name), memref_type, data, StringAttr("private"), UnitAttr()),
-        InsertPoint.after(first.global_op),
+        first.global_op,
+        rewriter,
     )
     panel_get = memref.GetGlobalOp(name, memref_type)
-    rewriter.insert(panel_get, InsertPoint.before(op))
+    globals_.insert_get(panel_get, op, rewriter)
     inner_counts = [prod(first.trips[i + 1 :]) for i in range(len(first.trips))]
     advances = {k: row_bytes * len(members) * inner for k, inner in zip(first.moving, inner_counts)}
     panels = {}
@@ -165,8 +225,8 @@ def _write_panel(op: linalg.GenericOp, members: list[_Candidate], module: Module
         op.operands[member.operand] = panel_get.memref
         if not member.get.memref.uses:
             rewriter.erase(member.get)
-            if not _references(module, member.global_op.sym_name.data):
-                rewriter.erase(member.global_op)
+            if not globals_.references(member.global_op.sym_name.data):
+                globals_.erase_global(member.global_op, rewriter)
         base = position * row_bytes
         panels[member.operand] = Panel(
             advances=advances,
@@ -187,24 +247,3 @@ def pack_rows(values: np.ndarray, row: int, bits: int) -> np.ndarray:
     slots = slots.reshape(-1, per_byte)
     packed = sum(slots[:, k] << (k * bits) for k in range(per_byte))
     return np.where(packed >= 128, packed - 256, packed)
-
-
-def _references(module: ModuleOp, name: str) -> int:
-    """`memref.get_global`s of `name`: at the top level of the functions' bodies, where
-    `bufferize` and the panels put them (not a walk of the nests already emitted)."""
-    return sum(
-        1
-        for function in module.ops
-        for region in function.regions
-        for block in region.blocks
-        for o in block.ops
-        if isinstance(o, memref.GetGlobalOp) and o.name_.root_reference.data == name
-    )
-
-
-def _panel_name(module: ModuleOp, name: str) -> str:
-    taken = {o.sym_name.data for o in module.ops if isinstance(o, memref.GlobalOp)}
-    k = 0
-    while f"{name}_panel{k}" in taken:
-        k += 1
-    return f"{name}_panel{k}"

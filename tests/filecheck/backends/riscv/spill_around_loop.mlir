@@ -1,5 +1,5 @@
 // RUN: bitfold-opt %s -p 'bitfold-riscv-allocate-registers{registers=6 xlen=32}' | filecheck %s
-// RUN: bitfold-opt %s -p 'bitfold-riscv-allocate-registers{registers=6 xlen=32},riscv-lower-parallel-mov,convert-riscv-scf-to-riscv-cf,bitfold-riscv-prologue-epilogue{xlen=32}' -t riscv-asm | filecheck %s --check-prefix=ASM
+// RUN: bitfold-opt %s -p 'bitfold-riscv-allocate-registers{registers=6 xlen=32},riscv-lower-parallel-mov,bitfold-riscv-loops-to-branches,bitfold-riscv-prologue-epilogue{xlen=32}' -t riscv-asm | filecheck %s --check-prefix=ASM
 // RUN: bitfold-opt %s -p 'bitfold-riscv-allocate-registers{registers=6 xlen=64}' | filecheck %s --check-prefix=RV64
 // RUN: bitfold-opt %s -p 'bitfold-riscv-allocate-registers{xlen=32}' | filecheck %s --check-prefix=ALL
 
