@@ -22,11 +22,14 @@ both large in register-tiled nests (`tests/backends/riscv/test_loop_allocation.p
   inner loop is at that loop's position) and before the yielded value's definition (the
   backward walk holds R for the yielded value until then). After the body R is taken again
   until the initial value's definition, as xDSL does.
+- An induction variable or bound spilled around an inner loop (`loop_state_spilling.py`): its
+  reload in the body takes its register, which has a window like a carried register's, from the
+  value's last use in the body to the reload.
 - A loop variable takes the register of its start when the start is a carried argument of the
   enclosing loop whose last use is this loop (the `mv` at entry disappears).
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -40,6 +43,22 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in
 
 Loop = riscv_scf.ForOp | riscv_scf.RofOp
+
+
+RESTORES = "bitfold.restores"
+"""On a reload in a loop's body: which of the loop's values it restores (k >= 0: block argument
+k, 0 the induction variable; -1: the bound)."""
+
+BOUND = -1
+
+
+def restores(loop: Loop) -> dict[int, Operation]:
+    """The reloads in `loop`'s body of its own state, by what they restore (`RESTORES`)."""
+    return {op.attributes[RESTORES].value.data: op for op in loop.body.block.ops if RESTORES in op.attributes}
+
+
+def restored_value(loop: Loop, which: int) -> SSAValue:
+    return loop.stop if which == BOUND else loop.body.block.args[which]
 
 
 def _key(register: RegisterType) -> tuple[str, int]:
@@ -57,13 +76,15 @@ class Window:
     """(register pool, index) -> position of the carried argument's last use (-1: unused)"""
 
     @staticmethod
-    def of(loop: Loop) -> "Window":
+    def of(loop: Loop, restored: Sequence[SSAValue] = ()) -> "Window":
+        """The window of each carried register and of the registers of `restored` (the loop's
+        induction variable or bound, reloaded into their register in the body)."""
         block = loop.body.block
         positions = {op: i for i, op in enumerate(block.ops)}
-        last_uses: dict[int, int] = {}
-        for argument in block.args[1:]:
-            uses = [positions[a] for u in argument.uses if (a := ancestor_in(block, u.operation)) is not None]
-            last_uses[_key(argument.type)] = max(uses, default=-1)
+        last_uses: dict[tuple[str, int], int] = {}
+        for value in (*block.args[1:], *restored):
+            uses = [positions[a] for u in value.uses if (a := ancestor_in(block, u.operation)) is not None]
+            last_uses[_key(value.type)] = max(uses, default=-1)
         return Window(block, positions, last_uses)
 
     def position(self, value: SSAValue) -> int | None:
@@ -201,12 +222,19 @@ class LoopAwareAllocator(RegisterAllocatorLivenessBlockNaive):
             argument = block.args[1 + position]
             for value in accumulation_chain(argument, position, yield_op) or ():
                 self._replace_value_with_new_type(value, argument.type)
-        window = Window.of(loop)
+        restored = []
+        for which, reload in restores(loop).items():
+            if which in (0, BOUND):  # back in its register by the end of the body
+                value = restored_value(loop, which)
+                self._replace_value_with_new_type(reload.results[0], value.type)
+                restored.append(value)
+        window = Window.of(loop, restored)
         self.windows.append(window)
         self.allocate_block(block)
         self.windows.pop()
         for argument in block.args[1:]:
             self._take(argument.type)  # held again until the initial value's definition
+        self._take(loop.stop.type)  # likewise (a spilled bound: free in its window)
         self.free_value(block.args[0])
         self.allocate_value(loop.start)
 

@@ -23,11 +23,16 @@ Guarantees:
   value's bit width, and xDSL's `riscv-lower-parallel-mov` accepts only 32 and 64 (an i8
   accumulator of a max pool fails). Every integer sits in a full register here (see
   `bitfold.backends.riscv.lowering.registers`).
+- Before any other value is spilled, an outer loop's induction variable, bound and carried
+  values that an inner loop does not read are stored around that inner loop where it runs out
+  (`loop_state_spilling.py`: a store and a reload per outer iteration), and values of the
+  function's top level that a crowded nest does not read (other layers' buffer addresses) are
+  stored before it and reloaded after it; this is done even with `spill=False`, which refuses
+  only the spilling below.
 - Refusal, in one line: a loop holds its induction variable, its bound and the values used inside
-  it but defined before it in registers for its whole body (xDSL's loop allocation, kept by
-  `loop_allocation.py`), and its loop-carried values for most of it; only the live-ins can be
-  spilled, so a nest needs about two registers a level plus its accumulators and an
-  instruction's operands (a plain 3-loop matmul: 9).
+  it but defined before it in registers for its whole body, but for the windows above
+  (`loop_allocation.py`), and its loop-carried values for most of it; so a nest needs about two
+  registers for its innermost loop plus its accumulators and an instruction's operands.
 
 How victims are chosen: the register pressure at every op is counted as the allocator allocates
 (bottom-up, a loop's live-ins and carried registers held across its body: a slight overcount
@@ -62,8 +67,14 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from bitfold.backends.riscv.lowering.instructions import LaOp, LdOp, LwOp, SdOp, SwOp
 from bitfold.backends.riscv.lowering.registers import INTEGER_REGISTERS
-from bitfold.backends.riscv.regalloc.loop_allocation import LoopAwareAllocator, accumulation_chain
-from bitfold.backends.riscv.regalloc.loop_value_copies import copy_loop_values
+from bitfold.backends.riscv.regalloc.loop_allocation import (
+    LoopAwareAllocator,
+    accumulation_chain,
+    restored_value,
+    restores,
+)
+from bitfold.backends.riscv.regalloc.loop_state_spilling import spill_loop_state
+from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in, copy_loop_values
 
 Loop = riscv_scf.ForRofOperation
 
@@ -79,6 +90,9 @@ MAX_REMATERIALIZED_CHAIN = 3
 
 REMATERIALIZED_STEPS = (riscv.AddiOp, rv32.SlliOp, rv64.SlliOp)
 """One-operand immediate instructions recomputed along with their `li`/`la` operand."""
+
+LOOP_STATE_ROUNDS = 4
+"""Tries of the outer loops' state spilling (one loop a nest each) before the other spills."""
 
 SIMM12 = range(-(2**11), 2**11)
 """`addi` immediates and load/store offsets."""
@@ -230,8 +244,15 @@ class _Pressure:
                 live.difference_update(op.results)
                 body = op.body.block
                 inside = [v for v in self.live_ins[body] if self.needs_register(v)]
-                control = [v for v in (op.stop, op.step_val, *body.args) if v is not None and self.needs_register(v)]
-                self._walk(body, live | set(inside) | set(control), pinned | {op.stop, op.step_val}, (*loops, op))
+                # state spilled around an inner loop: live up to its reload at the end of the body
+                spilled = restores(op)
+                relieved = {restored_value(op, which) for which in spilled}
+                control = [
+                    v for v in (op.stop, op.step_val, *body.args)
+                    if v is not None and self.needs_register(v) and v not in relieved
+                ]
+                at_end = (live - relieved) | set(inside) | set(control) | {r.results[0] for r in spilled.values()}
+                self._walk(body, at_end, pinned | {op.stop, op.step_val}, (*loops, op))
                 live.update(inside)
                 live.update(v for v in op.operands if self.needs_register(v))
                 continue
@@ -497,6 +518,44 @@ class _Spiller:
             copies.append(copy)
         return copies[-1].results[0]
 
+    def spill_loop_state(self, capacity: int) -> bool:
+        """Where the pressure model exceeds `capacity`: the top-level values passing through the
+        crowded nests (`passing_nests`) spilled, and an outer loop's state around an inner loop
+        (`loop_state_spilling.spill_loop_state`); False if there is neither."""
+        pressure = _Pressure(self.function, capacity)
+        crowded = sorted((p.op for p in pressure.points), key=pressure.op_order.__getitem__)
+        top = self.function.body.block
+        passing = self.passing_nests(pressure)
+        for value in passing:
+            self._spill(value, self.rematerialized_chain(value, pressure) is not None, pressure)
+        if passing:
+            region_dce(self.function.body)  # a rematerialized value's own op may go
+            crowded = [op for op in crowded if op.parent is not None]
+        return spill_loop_state(crowded, top, self.stack_pointer, self.xlen, self.slot_of) or bool(passing)
+
+    def passing_nests(self, pressure: _Pressure) -> list[OpResult]:
+        """Values of the function's top level live through a crowded nest that reads none of them
+        (the buffer arguments of other layers): stored once, reloaded after the nest."""
+        top = self.function.body.block
+        found: dict[SSAValue, None] = {}
+        for point in pressure.points:
+            nest = ancestor_in(top, point.op)
+            for value in sorted((v for v in point.through if v in pressure.order), key=pressure.order.__getitem__):
+                if (
+                    isinstance(value, OpResult) and value.op.parent_block() is top and _spillable(value)
+                    and not self.is_reload(value.op) and value.op is not nest
+                    and all(ancestor_in(top, u.operation) is not nest for u in value.uses)
+                ):
+                    found[value] = None
+        return list(found)
+
+    def attempt(self) -> riscv_func.FuncOp:
+        """A copy of the function with the spill code so far, its slots assigned, to allocate."""
+        self.assign_slots()
+        attempt = self.function.clone()
+        copy_loop_values(attempt)  # spill code may share a value between loop groups again
+        return attempt
+
     def assign_slots(self) -> None:
         """Offsets from sp: spilled values live at the same time get different slots."""
         self.slot_of = {op: slot for op, slot in self.slot_of.items() if op.parent is not None}
@@ -509,6 +568,8 @@ class _Spiller:
         intervals = []
         for slot, ops in ops_of.items():
             block = slot.owner.parent_block()
+            if block is None:  # a spilled loop bound rematerialized since: its store's block
+                block = min(ops, key=order.__getitem__).parent_block()
             end = 0
             for op in ops:
                 top = [op, *_loops_between(op, block)][-1]  # a reload in a loop: the slot lives through it
@@ -550,15 +611,25 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
         allocate(attempt, registers, taken)
         return attempt
     except OutOfRegisters:
-        if not spill:
-            raise NeedsSpilling(f"riscv: @{function.sym_name.data} needs spilling") from None
+        pass
     spiller = _Spiller(function, xlen)
     budget = len(set(INTEGER_REGISTERS[:registers]) - taken)
+    # first the state of outer loops around the inner loops that run out (a store and a reload
+    # per outer iteration: `loop_state_spilling.py`); it is not what `spill=False` refuses
+    for _ in range(LOOP_STATE_ROUNDS):
+        if not spiller.spill_loop_state(budget):
+            break
+        attempt = spiller.attempt()
+        try:
+            allocate(attempt, registers, taken)
+            return attempt
+        except OutOfRegisters:
+            pass
+    if not spill:
+        raise NeedsSpilling(f"riscv: @{function.sym_name.data} needs spilling")
     while budget > 0:
         spiller.relieve(budget)
-        spiller.assign_slots()
-        attempt = function.clone()
-        copy_loop_values(attempt)  # spill code may share a value between loop groups again
+        attempt = spiller.attempt()
         try:
             allocate(attempt, registers, taken)
             return attempt

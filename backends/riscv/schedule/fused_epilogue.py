@@ -17,7 +17,8 @@ contraction's iteration space and body, the inputs x, w, bias (map f . out) and 
 and the output O (E's output map . out); `Fusion` holds which inputs are the bias and the tables and
 E's body, which the nest applies to each accumulator after the reduction (tables loaded there, never
 held through the inner loops). B stays in the workspace plan (bufferization came first) but is no
-longer touched.
+longer touched. Where E is not fused (`smaller_fused`), the bias alone is: G's accumulators start
+as the bias and are stored to B, which E reads as before (no fill nest, no first read of B).
 """
 
 from dataclasses import dataclass
@@ -141,8 +142,9 @@ def _overlap(a: SSAValue, b: SSAValue) -> bool:
 def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.GenericOp, Fusion] | None:
     """G and its Fusion in place of the fill, the contraction and the epilogue (module docstring),
     where the contraction has one output B used by those three only and each of the three is a
-    nest on its own (`plannable`: linear maps, static memrefs) and the fused nest is not larger
-    (`smaller_fused` on `tile_points(G, fusion)`, its register tile); else None, IR untouched."""
+    nest on its own (`plannable`: linear maps, static memrefs). Where the epilogue would make the
+    code larger (`smaller_fused` on `tile_points(G, fusion)`, its register tile) or writes over an
+    input, the bias alone is fused: G writes B, E stays. Else None, IR untouched."""
     if _parallel(contraction) or len(contraction.outputs) != 1 or contraction.res:
         return None
     buffer = contraction.outputs[0]
@@ -159,7 +161,28 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
     if not all(plannable(op) for op in (fill, contraction, epilogue) if op is not None):
         return None
     if epilogue is not None and any(_overlap(epilogue.outputs[0], x) for x in contraction.inputs):
-        return None  # the output in place of an input the later tiles still read (a residual)
+        epilogue = None  # the output in place of an input the later tiles still read (a residual)
+    fused, fusion = _fused_generic(contraction, fill, epilogue)
+    if epilogue is not None and not smaller_fused(tile_points(fused, fusion), epilogue_operations(epilogue)):
+        fused.detach()
+        fused.erase()
+        epilogue = None  # the bias alone: the epilogue stays a nest of its own, reading B
+        fused, fusion = _fused_generic(contraction, fill, None)
+    if epilogue is not None:
+        fusion = Fusion(fusion.bias, fusion.tables, epilogue.detach_region(0))
+    for op in (fill, contraction, epilogue):
+        if op is not None:
+            op.detach()
+            op.erase()
+    return fused, fusion
+
+
+def _fused_generic(
+    contraction: linalg.GenericOp, fill: linalg.GenericOp, epilogue: linalg.GenericOp | None
+) -> tuple[linalg.GenericOp, Fusion]:
+    """G (module docstring) inserted before the contraction, and its Fusion without E's body:
+    the epilogue's output and tables where `epilogue` is given, else B itself (the bias alone)."""
+    buffer = contraction.outputs[0]
     n_inputs = len(contraction.inputs)
     out_map = contraction.indexing_maps.data[n_inputs].data
     maps = [m.data for m in contraction.indexing_maps.data[:n_inputs]]
@@ -185,17 +208,7 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
     )
     Rewriter.insert_op(fused, InsertPoint.before(contraction))
     table_operands = tuple(range(n_inputs + 1, n_inputs + 1 + len(tables)))
-    if not smaller_fused(tile_points(fused, Fusion(n_inputs, table_operands, None)), epilogue_operations(epilogue)):
-        fused.detach()
-        fused.erase()
-        return None
-    body_of_epilogue = None if epilogue is None else epilogue.detach_region(0)
-    fusion = Fusion(n_inputs, table_operands, body_of_epilogue)
-    for op in (fill, contraction, epilogue):
-        if op is not None:
-            op.detach()
-            op.erase()
-    return fused, fusion
+    return fused, Fusion(n_inputs, table_operands, None)
 
 
 def fuse_epilogues(module: ModuleOp, plannable, tile_points) -> dict[linalg.GenericOp, Fusion]:

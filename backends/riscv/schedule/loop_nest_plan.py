@@ -23,7 +23,7 @@ The plan works on these strides only:
         + copies * body operations) / copies,
    whose register estimate (`CostModel.estimate`: accumulators, one tile row of loaded values,
    values held through the innermost loop, body temporaries, extra base registers for offsets
-   beyond 2 KiB, the loops' variables, bounds and pointers) fits the budget; where it does not,
+   beyond 2 KiB, the innermost loop's bound and pointers) fits the budget; where it does not,
    inputs the innermost loop does not move are reloaded in it instead of held.
 """
 
@@ -227,9 +227,8 @@ class CostModel:
         overhead = 0 if not loops else 1 + sum(1 for a in plan.accesses if a.stride[loops[-1]])
         per_copy = (loads + overhead + copies * self.body_operations) / copies
         # live in the innermost loop: accumulators, the tile row of one input kept while the
-        # other streams, values held through the loop, the body's own temporaries, the loops'
-        rows = [distinct_in_box(a, tile_box) for k, a in streamed]
-        row = min((r for r in rows if r > 1), default=1)
+        # other streams, values held through the loop, the body's own temporaries, the innermost loop's
+        row = held_row(plan, [a for _, a in streamed], tile_box)
         held = sum(distinct_in_box(a, body_box) for k, a in hoisted if k not in plan.reloaded)
         temporaries = min(BODY_TEMPORARIES_MAX, 2 + self.body_operations // 8)
         bases = sum(extra_bases(a, body_box) for a in plan.accesses)
@@ -246,13 +245,30 @@ class CostModel:
         return [k for k, a in sorted(inputs, key=lambda ka: -distinct_in_box(ka[1], plan.steps))]
 
 
+def held_row(plan: NestPlan, streamed: list[Access], tile_box: list[int]) -> int:
+    """Loaded values held across the tile points of one reduction point. The nest visits the
+    tile points in dimension order (`NestPlan.body_points`): with two tile dimensions, the loads
+    of the inputs that do not vary with the outer one (one per index of the inner one) are held
+    while the outer one steps; with one, the smallest row of the streamed inputs."""
+    tiled = [d for d, dim in enumerate(plan.dims) if dim.parallel and plan.steps[d] > 1]
+    if len(tiled) == 2:
+        outer = tiled[0]
+        return max((distinct_in_box(a, tile_box) for a in streamed if not a.stride[outer]), default=1)
+    return min((r for r in (distinct_in_box(a, tile_box) for a in streamed) if r > 1), default=1)
+
+
 def loop_registers(plan: NestPlan, loops: list[int]) -> int:
-    """Registers the loops themselves hold through the innermost body: per loop its variable
-    and bound, one per pointer the loops move, and one (a copy of an enclosing loop variable).
-    `loop_allocation.py` often shares a pointer with a loop variable; the estimate does not
-    count on it."""
-    moved = sum(1 for a in plan.accesses if any(a.stride[d] for d in loops))
-    return 2 * len(loops) + moved + 1
+    """Registers the loops themselves hold through the innermost body: its bound, one per pointer
+    it reads (those it moves and those of the inputs reloaded in it), and its variable unless it
+    is one of those pointers (`register_tiled_loops.NestEmitter.emit_loop`). The outer loops'
+    variables, bounds and pointers are stored around the innermost loop where registers run out
+    (`regalloc/loop_state_spilling.py`: a store and a reload per outer iteration)."""
+    if not loops:
+        return 0
+    innermost = loops[-1]
+    moved = sum(1 for a in plan.accesses if a.stride[innermost])
+    read = sum(1 for k, a in enumerate(plan.accesses) if a.stride[innermost] or k in plan.reloaded)
+    return 1 + read + (0 if moved else 1)
 
 
 def plan_nest(

@@ -164,9 +164,11 @@ def test_quantized_conv_net_beyond_27_registers_equals_interpreter(target, tmp_p
 
 
 def test_loop_control_that_does_not_fit_is_one_line(allocatable):
-    allocatable(4)  # fewer than the matmul's loop counters and bounds
+    # the outer loops' state is stored around the inner loop (loop_state_spilling.py): the matmul
+    # compiles with as few as 2 registers; 1 holds no loop's variable and bound
+    allocatable(1)
     message = (r"^riscv: @kernel: a nest of \d+ loops holds \d+ values in registers \(induction variables, bounds, "
-               r"loop-carried values, an instruction's operands\), 4 allocatable$")
+               r"loop-carried values, an instruction's operands\), 1 allocatable$")
     with pytest.raises(RegisterAllocationError, match=message):
         compile_to_assembly(parse(MATMUL), "rv32im", "kernel")
 
