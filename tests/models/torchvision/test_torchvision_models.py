@@ -4,8 +4,7 @@ EfficientNet-B0, ResNet-18, each quantize_static QDQ per channel and QOperator):
 - `bitfold-run` on the integer IR (onnx-to-integer) within one output step of onnxruntime
   (ORT_DISABLE_ALL, integer kernels exact on every CPU; measured: equal on every output);
   ResNet-18 in the quick suite, the others slow (5-30 s each in the interpreter);
-- compiled for rv32im and rv64imv, qemu bit-exact to `bitfold-run` on the same integer IR
-  (slow; the QDQ form, each model compiled once per target)."""
+- compiled and run under qemu: `test_torchvision_qemu.py`."""
 
 from __future__ import annotations
 
@@ -15,14 +14,12 @@ import pytest
 from onnx import numpy_helper
 
 import bitfold
-from bitfold.compile import compile_model
 from bitfold.load import full_context, load_module
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
 from models import torchvision
 from models.runners import run_onnxruntime
 
 QUICK = ("resnet18",)
-TARGETS = ("rv32im", "rv64imv")
 
 
 def marked(name: str):
@@ -49,15 +46,3 @@ def output_step(name: str) -> float:
     producer = next(node for node in model.graph.node if model.graph.output[0].name in node.output)
     assert producer.op_type == "DequantizeLinear"
     return float(next(numpy_helper.to_array(t) for t in model.graph.initializer if t.name == producer.input[1]))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("network", torchvision.NETWORKS)
-def test_qemu_equals_bitfold_run(network, target, tmp_path):
-    compiled = compile_model(load_module(str(torchvision.path(f"{network}-qdq-u8s8-perchannel"))), target)
-    stored = compiled.quantize(torchvision.inputs(f"{network}-qdq-u8s8-perchannel"))
-    for port, got, want in zip(compiled.outputs, compiled.run_qemu(stored, tmp_path), compiled.run_reference(stored),
-                               strict=True):  # fmt: skip
-        assert got.dtype == want.dtype and got.shape == want.shape, port.name
-        np.testing.assert_array_equal(got, want, err_msg=f"{network} on {target}: {port.name}")
