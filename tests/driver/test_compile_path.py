@@ -22,8 +22,8 @@ from xdsl.traits import OpTrait
 
 from bitfold.compile_main import main
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-LAYERS = ("driver", "frontends", "passes", "backends", "dialects")
+LAYERS = ("frontends", "passes", "backends", "dialects")
+"""The packages `bitfold.<layer>`; every other `bitfold.*` module is the driver's (`driver/`)."""
 DOWNWARD = {
     ("driver", "frontends"),
     ("driver", "passes"),
@@ -82,19 +82,18 @@ class PathRecorder:
         self.entered: list[str] = []
         self.calls: dict[tuple[str, str], str] = {}
 
-    def folder(self, filename: str) -> str | None:
-        if filename not in self.folders:
-            try:
-                parts = Path(filename).resolve().relative_to(REPOSITORY).parts
-            except ValueError:
-                parts = ()
-            layer = parts[0] if parts and parts[0] in LAYERS else None
-            self.folders[filename] = f"backends/{parts[1]}" if layer == "backends" and len(parts) > 2 else layer
-        return self.folders[filename]
+    def folder(self, module: str) -> str | None:
+        """The folder of the module named `module`, by name, so the same in an editable install and an
+        installed wheel (where driver/ is the `bitfold` package's top level); None outside bitfold."""
+        if module not in self.folders:
+            parts = module.split(".")
+            layer = None if parts[0] != "bitfold" else parts[1] if len(parts) > 1 and parts[1] in LAYERS else "driver"
+            self.folders[module] = f"backends/{parts[2]}" if layer == "backends" and len(parts) > 2 else layer
+        return self.folders[module]
 
     def bitfold_folder(self, frame) -> str | None:
         """The frame's folder; None for code outside bitfold and for module-level code (imports)."""
-        return None if frame.f_code.co_name == "<module>" else self.folder(frame.f_code.co_filename)
+        return None if frame.f_code.co_name == "<module>" else self.folder(frame.f_globals.get("__name__", ""))
 
     def __call__(self, frame, event, arg) -> None:
         if event != "call" or (callee := self.bitfold_folder(frame)) in (None, "dialects"):

@@ -160,9 +160,16 @@ def test_unrequantized_layers_become_float_islands(name):
     assert any(islands) and not all(islands), islands
 
 
-@pytest.mark.slow  # about a minute for the 90 compilations (the rest of the file: about 20 s)
-@pytest.mark.parametrize(("name", "target"), _integer_cases(*TARGETS) +
-                         _integer_cases(*FLOAT_TARGETS, names=brevitas.float_island_names()))
+def _one_target_a_form(targets: tuple[str, str], names: list[str]) -> list:
+    """Each fixture on one of two `targets`: a module's QONNX export on the first, its QCDQ export (the
+    same integer IR once imported, test_integer_pipeline_within_one_step_of_pytorch) on the second, so
+    both targets and both forms run with each model compiled once."""
+    return [pytest.param(name, target := targets[".qcdq" in name], id=f"{name}-{target}") for name in names]
+
+
+@pytest.mark.slow  # the 55 compilations take most of the file's time
+@pytest.mark.parametrize(("name", "target"), _one_target_a_form(TARGETS, brevitas.names()) +
+                         _one_target_a_form(FLOAT_TARGETS, brevitas.float_island_names()))
 def test_qemu_equals_bitfold_run_and_pytorch(name, target, tmp_path):
     if target in VECTOR_TARGETS:
         require_tools(*LLVM_TOOLS)

@@ -65,7 +65,7 @@ class ModuleGlobals:
                         if isinstance(get, memref.GetGlobalOp):
                             self.gets.setdefault(get.name_.root_reference.data, []).append(get)
 
-    def constant_global(self, value) -> tuple[memref.GetGlobalOp, memref.GlobalOp] | None:
+    def constant_source(self, value) -> tuple[memref.GetGlobalOp, memref.GlobalOp] | None:
         """The `memref.get_global` producing `value` and its constant global, if it is one."""
         get = value.owner
         if not isinstance(get, memref.GetGlobalOp):
@@ -167,7 +167,7 @@ def relayout_constant_operands(
 
 def _candidate(op: linalg.GenericOp, operand: int, view, globals_: ModuleGlobals) -> _Candidate | None:
     value = op.inputs[operand]
-    found = globals_.constant_global(value)
+    found = globals_.constant_source(value)
     if found is None:
         return None
     get, global_op = found
