@@ -50,7 +50,7 @@ from bitfold.quantize import (
     quantize_data_free,
     quantize_model,
 )
-from bitfold.quantize_budget import add_budget_arguments, budget_choice, writable_widths
+from bitfold.quantize_budget import Budget, add_budget_arguments, budget_choice, writable_widths
 from bitfold.samples import calibration_samples
 
 FORMS = {"qdq": QdqForm, "qcdq": QcdqForm, "qonnx": QonnxForm, "qop": QopForm}
@@ -137,7 +137,7 @@ def _data_free_options(options: argparse.Namespace) -> DataFreeOptions | None:
 
 
 def _calibrate(module, options: argparse.Namespace, scheme: QuantizeOptions, data_free: DataFreeOptions | None,
-               budget) -> None:
+               budget: tuple[Budget, tuple[int, ...]] | None) -> None:
     """Calibrate (`--calibrated`) or quantize `module` from samples, without (`--data-free`), or with
     each layer's weight width chosen for `budget` (`--budget`/`--bops`)."""
     if data_free is not None:

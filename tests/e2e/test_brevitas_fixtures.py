@@ -74,14 +74,6 @@ def refusal(name: str, form: str) -> str | None:
     return None
 
 
-def _integer_cases(*targets: str, names: list[str] | None = None) -> list:
-    cases = []
-    for name in brevitas.names() if names is None else names:
-        for target in targets or (None,):
-            cases.append(pytest.param(name, *([target] if target else []), id=f"{name}-{target}" if target else name))
-    return cases
-
-
 @functools.cache
 def bitfold_run(name: str) -> np.ndarray:
     """bitfold-run of the imported fixture on its input."""
@@ -140,7 +132,7 @@ def test_export_computes_bitfold_run(name, form):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("name", _integer_cases())
+@pytest.mark.parametrize("name", brevitas.names())
 def test_integer_pipeline_within_one_step_of_pytorch(name):
     module = load_module(str(brevitas.path(name)))
     OnnxToIntegerPipeline().apply(full_context(), module)

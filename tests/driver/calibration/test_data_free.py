@@ -117,3 +117,5 @@ def test_cli_errors_are_one_line(float_path, tmp_path, capsys):
     assert "input 'input' has no range" in _one_line_error(capsys, [model, "--data-free", *out])
     assert "no BatchNormalization" in _one_line_error(capsys, [str(folded), "--data-free", "--input-range=0,1", *out])
     assert "--method minmax or mse" in _one_line_error(capsys, [model, "--data-free", "--method", "percentile", *out])
+    assert "not with --data-free" in _one_line_error(capsys, [model, "--data-free", "--input-range=0,1",
+                                                              "--budget", "1000", *out])
