@@ -52,11 +52,23 @@ class _Effects:
 
     def __init__(self):
         self._of: dict[Operation, Effects] = {}
+        self._class: dict[type[Operation], tuple[bool, list[MemoryEffect]]] = {}
+        """per op class (traits are class attributes): whether a terminator or symbol, and its
+        memory effect traits"""
+
+    def _traits(self, op: Operation) -> tuple[bool, list[MemoryEffect]]:
+        known = self._class.get(kind := type(op))
+        if known is None:
+            kept = op.has_trait(IsTerminator, value_if_unregistered=False) or op.has_trait(
+                SymbolOpInterface, value_if_unregistered=False
+            )
+            known = self._class[kind] = (kept, op.get_traits_of_type(MemoryEffect))
+        return known
 
     def of(self, op: Operation) -> Effects:
         if op in self._of:
             return self._of[op]
-        traits = op.get_traits_of_type(MemoryEffect)
+        traits = self._traits(op)[1]
         effects: Effects = None
         if traits:
             effects = set()
@@ -82,9 +94,7 @@ class _Effects:
 
     def would_be_trivially_dead(self, op: Operation) -> bool:
         """`xdsl.transforms.dead_code_elimination.would_be_trivially_dead`."""
-        if op.has_trait(IsTerminator, value_if_unregistered=False):
-            return False
-        if op.has_trait(SymbolOpInterface, value_if_unregistered=False):
+        if self._traits(op)[0]:
             return False
         effects = self.of(op)
         return effects is not None and all(
