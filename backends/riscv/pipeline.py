@@ -37,6 +37,9 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
     bitfold-riscv-prologue-epilogue         frame: spill slots, saved s registers, 16-byte
                                             aligned; no useless li/mv
 
+Importing this module makes xDSL's pattern walkers fill their worklists from a list rather than
+nested generators (`bitfold.dialects.xdsl_compat.worklist_walk`: same order, faster on deep nests).
+
 The folders hold the passes by job: `lowering/` (instruction selection), `schedule/` (loop nests),
 `regalloc/` (registers), `emission/` (frame and assembly text).
 """
@@ -81,6 +84,9 @@ from bitfold.backends.riscv.regalloc.register_allocation import BitfoldRiscvAllo
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
 from bitfold.dialects.xdsl_compat.dead_code import Canonicalize
+from bitfold.dialects.xdsl_compat.worklist_walk import use_listed_worklist_walk
+
+use_listed_worklist_walk()
 
 MAX_REGISTER_ARGUMENTS = 8
 """a0..a7: the function takes every input and output buffer and the workspace in a register"""

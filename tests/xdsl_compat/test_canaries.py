@@ -138,3 +138,18 @@ def test_region_dce_computes_nested_effects_once_per_enclosing_loop(monkeypatch)
     monkeypatch.setattr(dead_code_elimination, "get_effects", counted)
     dead_code_elimination.region_dce(module.body)
     assert asked.count("memref.store") >= 4
+
+
+def test_pattern_walkers_fill_their_worklist_through_nested_generators():
+    """xdsl_compat.worklist_walk: `PatternRewriteWalker._populate_worklist` pushes what
+    `op.walk(...)` yields (`yield from` through every level of nesting), in a process where
+    bitfold has installed nothing."""
+    source = subprocess.run(
+        [sys.executable, "-c",
+         "import inspect; from xdsl.pattern_rewriter import PatternRewriteWalker as W; "
+         "print(inspect.getsource(W._populate_worklist)); "
+         "from xdsl.ir import Block; print(inspect.getsource(Block.walk))"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    assert "for sub_op in op.walk(" in source
+    assert "yield from op.walk(" in source
