@@ -17,6 +17,8 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
     convert-memref-to-ptr                   xDSL: index arithmetic + ptr ops
     convert-ptr-type-offsets                xDSL
     canonicalize, bitfold-riscv-multiply-to-shift, licm, cse
+                                            (xDSL's canonicalize, its dead code
+                                            elimination in one pass: xdsl_compat)
     bitfold-riscv-lower-ptr                 lb/lbu/lh/lhu/lw/lwu/ld, sb/sh/sw/sd
     bitfold-riscv-lower-float               with F: f32 arith to F instructions, rne, rtz
     | bitfold-riscv-soft-float              without: integer arith and libgcc calls (rvfloat.libcall)
@@ -35,6 +37,9 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
     bitfold-riscv-prologue-epilogue         frame: spill slots, saved s registers, 16-byte
                                             aligned; no useless li/mv
 
+Importing this module makes xDSL's pattern walkers fill their worklists from a list rather than
+nested generators (`bitfold.dialects.xdsl_compat.worklist_walk`: same order, faster on deep nests).
+
 The folders hold the passes by job: `lowering/` (instruction selection), `schedule/` (loop nests),
 `regalloc/` (registers), `emission/` (frame and assembly text).
 """
@@ -49,7 +54,6 @@ from xdsl.context import Context
 from xdsl.dialects import func, get_all_dialects
 from xdsl.dialects.builtin import IntegerType, ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.convert_memref_to_ptr import ConvertMemRefToPtr
 from xdsl.transforms.convert_ptr_type_offsets import ConvertPtrTypeOffsetsPass
@@ -79,6 +83,10 @@ from bitfold.backends.riscv.regalloc.loop_value_copies import BitfoldRiscvCopyLo
 from bitfold.backends.riscv.regalloc.register_allocation import BitfoldRiscvAllocateRegistersPass, NeedsSpilling
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
+from bitfold.dialects.xdsl_compat.dead_code import Canonicalize
+from bitfold.dialects.xdsl_compat.worklist_walk import use_listed_worklist_walk
+
+use_listed_worklist_walk()
 
 MAX_REGISTER_ARGUMENTS = 8
 """a0..a7: the function takes every input and output buffer and the workspace in a register"""
@@ -151,11 +159,11 @@ def riscv_passes(
         BitfoldRiscvMemrefToAddressesPass(xlen=xlen),
         ConvertMemRefToPtr(),
         ConvertPtrTypeOffsetsPass(),
-        CanonicalizePass(),
+        Canonicalize(),
         BitfoldRiscvMultiplyToShiftPass(),
         LoopInvariantCodeMotionPass(),
         CommonSubexpressionElimination(),
-        CanonicalizePass(),
+        Canonicalize(),
         BitfoldRiscvLowerPtrPass(xlen=xlen, hard_float=hard_float),
         BitfoldRiscvLowerFloatPass(xlen=xlen) if hard_float else BitfoldRiscvSoftFloatPass(),
         BitfoldRiscvLowerArithPass(xlen=xlen, zbb=zbb),

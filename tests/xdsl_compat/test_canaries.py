@@ -99,3 +99,57 @@ def test_vector_dialect_lacks_vscale_step_and_gather():
 
     names = {op.name for op in Vector.operations}
     assert not names & {"vector.vscale", "vector.step", "vector.gather"}
+
+
+NESTED_LOOPS = """
+func.func @f(%n: index, %m: memref<4xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %n step %c1 {
+      scf.for %k = %c0 to %n step %c1 {
+        %v = memref.load %m[%k] : memref<4xi32>
+        %w = arith.addi %v, %v : i32
+        memref.store %w, %m[%k] : memref<4xi32>
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_region_dce_computes_nested_effects_once_per_enclosing_loop(monkeypatch):
+    """xdsl_compat.dead_code: `region_dce` asks `would_be_trivially_dead` of each loop, which
+    walks the effects of every op nested in it: the innermost store's are computed once for
+    itself and once for each of its three loops (O(ops x depth) a round)."""
+    from xdsl import traits
+    from xdsl.transforms import dead_code_elimination
+
+    module = Parser(xdsl_context(), NESTED_LOOPS).parse_module()
+    asked: list[str] = []
+    get_effects = traits.get_effects
+
+    def counted(op):
+        asked.append(op.name)
+        return get_effects(op)
+
+    monkeypatch.setattr(traits, "get_effects", counted)
+    monkeypatch.setattr(dead_code_elimination, "get_effects", counted)
+    dead_code_elimination.region_dce(module.body)
+    assert asked.count("memref.store") >= 4
+
+
+def test_pattern_walkers_fill_their_worklist_through_nested_generators():
+    """xdsl_compat.worklist_walk: `PatternRewriteWalker._populate_worklist` pushes what
+    `op.walk(...)` yields (`yield from` through every level of nesting), in a process where
+    bitfold has installed nothing."""
+    source = subprocess.run(
+        [sys.executable, "-c",
+         "import inspect; from xdsl.pattern_rewriter import PatternRewriteWalker as W; "
+         "print(inspect.getsource(W._populate_worklist)); "
+         "from xdsl.ir import Block; print(inspect.getsource(Block.walk))"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    assert "for sub_op in op.walk(" in source
+    assert "yield from op.walk(" in source

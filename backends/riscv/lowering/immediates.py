@@ -17,7 +17,6 @@ from xdsl.dialects.riscv.ops import AddiwOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
-from xdsl.transforms.dead_code_elimination import region_dce
 
 from bitfold.backends.riscv.lowering.registers import (
     fits_immediate,
@@ -25,6 +24,7 @@ from bitfold.backends.riscv.lowering.registers import (
     shift_right_arithmetic,
     shift_right_logical,
 )
+from bitfold.dialects.xdsl_compat.dead_code import region_dce
 
 
 def constant_of(value: SSAValue) -> int | None:

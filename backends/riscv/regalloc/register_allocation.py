@@ -62,7 +62,6 @@ from xdsl.dialects.riscv.attrs import si12
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.transforms.canonicalization_patterns.riscv import get_constant_value
-from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import DiagnosticException
 
 from bitfold.backends.riscv.lowering.instructions import LaOp, LdOp, LwOp, SdOp, SwOp
@@ -75,6 +74,7 @@ from bitfold.backends.riscv.regalloc.loop_allocation import (
 )
 from bitfold.backends.riscv.regalloc.loop_state_spilling import spill_loop_state
 from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in, copy_loop_values
+from bitfold.dialects.xdsl_compat.dead_code import region_dce
 
 Loop = riscv_scf.ForRofOperation
 

@@ -46,10 +46,10 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
-from xdsl.transforms.dead_code_elimination import region_dce
 
 from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.xdsl_compat.dead_code import region_dce
 
 LANE_BITS = 32
 LANE_MAX = (1 << (LANE_BITS - 1)) - 1
