@@ -203,15 +203,66 @@ class AccumulatorActivation(nn.Module):
         return self.output_quant(self.fc(torch.flatten(self.act(self.conv(self.input_quant(x))), 1)))
 
 
+class ConvTranspose(nn.Module):
+    """input quantizer, QuantConvTranspose2d 4->6 channels, kernel 3, stride 2, padding 1, output
+    padding 1, 2 groups (8-bit per-tensor weights: Brevitas 0.13.4's per-channel weight quantizer
+    reads the wrong axis of a grouped transposed weight), int32 bias, ReLU, output quantizer."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+        self.deconv = qnn.QuantConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2,
+                                               weight_quant=WEIGHT_QUANT["pertensor"], weight_bit_width=8,
+                                               bias_quant=Int32Bias, return_quant_tensor=True)
+        self.relu = qnn.QuantReLU(bit_width=8, return_quant_tensor=True)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(self.relu(self.deconv(self.input_quant(x))))
+
+
+class MeanPool(nn.Module):
+    """Global average pooling written as a mean (exported as ReduceMean over axes 2, 3): input
+    quantizer, conv 3x3 (8-bit per-channel weights, int32 bias), ReLU, mean over height and width,
+    output quantizer."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+        self.conv = _conv(3, 8, 8, "perchannel")
+        self.relu = qnn.QuantReLU(bit_width=8, return_quant_tensor=True)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(torch.mean(self.relu(self.conv(self.input_quant(x))), dim=(2, 3)))
+
+
+class Upsample(nn.Module):
+    """input quantizer, `nn.Upsample` x2 (`mode`, `align_corners`) on its dequantized value (exported
+    as Resize), output quantizer. Brevitas' own QuantUpsample is not used: it cannot run in
+    calibration mode (0.13.4 reads `.value` of the plain tensor calibration passes it), and its
+    bilinear form rounds to the input's step, which its export does not write."""
+
+    def __init__(self, mode: str, align_corners: bool | None):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=False)
+        self.upsample = nn.Upsample(scale_factor=2, mode=mode, align_corners=align_corners)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(self.upsample(self.input_quant(x)))
+
+
 @dataclass(frozen=True)
 class Network:
     name: str
     make: type
     arguments: tuple
     input_shape: tuple[int, ...]
-    weight_bits: int | str
+    weight_bits: int | str | None
+    """None: the network has no weights."""
     act_bits: int | str
-    granularity: str
+    granularity: str | None
     forms: tuple[str, ...] = ("qonnx", "qcdq")
     """Brevitas' QCDQ exporter refuses binary quantizers ("Binary quant not supported")."""
     float_island: bool = False
@@ -236,6 +287,11 @@ def networks() -> list[Network]:
                          float_island=True))
     found.append(Network("accumulator-tanh", AccumulatorActivation, (qnn.QuantTanh,), IMAGE, 8, 8, "perchannel",
                          float_island=True))
+    found.append(Network("convtranspose-w8a8", ConvTranspose, (), (4, 5, 5), 8, 8, "pertensor"))
+    found.append(Network("meanpool-w8a8", MeanPool, (), (3, 6, 6), 8, 8, "perchannel"))
+    found.append(Network("upsample-nearest-a8", Upsample, ("nearest", None), (3, 4, 4), None, 8, None))
+    found.append(Network("upsample-bilinear-a8", Upsample, ("bilinear", False), (3, 4, 4), None, 8, None))
+    found.append(Network("upsample-bilinear-aligned-a8", Upsample, ("bilinear", True), (3, 4, 4), None, 8, None))
     return found
 
 

@@ -8,8 +8,8 @@ graph output), which itself computes PyTorch's output under its form's oracle:
   `export_model`) computes bitfold-run's numbers bit for bit under the form's oracle (onnxruntime
   with ORT_DISABLE_ALL for QDQ, QCDQ and QOp, qonnx's executor for QONNX); a form that cannot hold
   the model refuses it with the exporter's one-line reason, and that reason is checked;
-- `onnx-to-integer` run by bitfold's interpreter, and the model compiled for rv32im and rv64im and
-  run under qemu, give outputs within one output quantization step of PyTorch; qemu's integers
+- `onnx-to-integer` run by bitfold's interpreter, and the model compiled for rv32im and rv64im
+  (the one-operator networks of `OPERATOR_NETWORKS`: rv32im and rv64imv) and run under qemu, give outputs within one output quantization step of PyTorch; qemu's integers
   equal bit for bit those of bitfold-run on the compiled integer IR.
 - the networks with an unrequantized layer (`brevitas.float_island_names()`) compile with float
   islands (bitfold-report flags a float layer) and run under qemu on rv32im / rv64im (soft float),
@@ -46,6 +46,11 @@ from bitfold.report import model_report
 FORMS = {"qdq": (QdqForm, run_onnxruntime), "qcdq": (QcdqForm, run_onnxruntime),
          "qonnx": (QonnxForm, run_qonnx), "qop": (QopForm, run_onnxruntime)}
 TARGETS = ("rv32im", "rv64im")
+OPERATOR_NETWORKS = ("convtranspose-w8a8", "meanpool-w8a8", "upsample-nearest-a8", "upsample-bilinear-a8",
+                     "upsample-bilinear-aligned-a8")
+"""The one-operator networks (QuantConvTranspose2d, a mean as ReduceMean, nn.Upsample as Resize)
+compile for rv32im and, through LLVM, for rv64imv."""
+OPERATOR_TARGETS = ("rv32im", "rv64imv")
 FLOAT_TARGETS = ("rv32imf", "rv64imv")
 """The float-island networks also compile for hardware F and, through LLVM, for RVV."""
 LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")
@@ -159,9 +164,15 @@ def _one_target_a_form(targets: tuple[str, str], names: list[str]) -> list:
     return [pytest.param(name, target := targets[".qcdq" in name], id=f"{name}-{target}") for name in names]
 
 
-@pytest.mark.slow  # the 55 compilations take most of the file's time
-@pytest.mark.parametrize(("name", "target"), _one_target_a_form(TARGETS, brevitas.names()) +
-                         _one_target_a_form(FLOAT_TARGETS, brevitas.float_island_names()))
+def _qemu_cases() -> list:
+    operators = [name for name in brevitas.names() if brevitas.network_of(name) in OPERATOR_NETWORKS]
+    others = [name for name in brevitas.names() if name not in operators]
+    return (_one_target_a_form(TARGETS, others) + _one_target_a_form(OPERATOR_TARGETS, operators) +
+            _one_target_a_form(FLOAT_TARGETS, brevitas.float_island_names()))
+
+
+@pytest.mark.slow  # the 65 compilations take most of the file's time
+@pytest.mark.parametrize(("name", "target"), _qemu_cases())
 def test_qemu_equals_bitfold_run_and_pytorch(name, target, tmp_path):
     if target in VECTOR_TARGETS:
         require_tools(*LLVM_TOOLS)
