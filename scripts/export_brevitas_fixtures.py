@@ -59,6 +59,7 @@ SEED = 0
 IMAGE = (3, 10, 10)
 FEATURES = 64
 CLASSES = 10
+LSTM_STEPS, LSTM_FEATURES, LSTM_HIDDEN = 3, 3, 4
 
 WEIGHT_QUANT = {"pertensor": Int8WeightPerTensorFloat, "perchannel": Int8WeightPerChannelFloat}
 BIT_WIDTHS = {"w8a8": (8, 8), "w4a4": (4, 4), "w3a5": (3, 5), "w2a2": (2, 2)}
@@ -253,6 +254,25 @@ class Upsample(nn.Module):
         return self.output_quant(self.upsample(self.input_quant(x)))
 
 
+class WeightQuantLstm(nn.Module):
+    """input quantizer, QuantLSTM 3 -> 4 over 3 steps (one layer, sequence first) with 8-bit per-tensor weights
+    and float gates, states and bias (Brevitas' weights-only form, exported as an ONNX LSTM on
+    quantized weights in both forms; QCDQ needs opset 14), output quantizer. Batch 1: Brevitas
+    0.13.4 squeezes the direction axis of the LSTM's output at the wrong place (axis 2 for layout
+    0), which only a batch of 1 leaves the same."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=False)
+        self.lstm = qnn.QuantLSTM(LSTM_FEATURES, LSTM_HIDDEN, batch_first=False, weight_bit_width=8, io_quant=None,
+                                  gate_acc_quant=None, sigmoid_quant=None, tanh_quant=None, cell_state_quant=None,
+                                  bias_quant=None, return_quant_tensor=False)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(self.lstm(self.input_quant(x))[0])
+
+
 @dataclass(frozen=True)
 class Network:
     name: str
@@ -267,6 +287,15 @@ class Network:
     """Brevitas' QCDQ exporter refuses binary quantizers ("Binary quant not supported")."""
     float_island: bool = False
     """Part of the network has no exact integer form and is compiled as float (docs/float-islands.md)."""
+    batch_axis: int = 0
+    """Where the batch of `BATCH` (or `batch`) samples goes in the input: 1 for a sequence-first LSTM."""
+    batch: int = BATCH
+    opset: dict[str, int] | None = None
+    """An export form's ONNX opset where Brevitas' default one cannot hold the network."""
+
+    def shape(self) -> tuple[int, ...]:
+        """The input's shape: `input_shape` with the batch inserted at `batch_axis`."""
+        return (*self.input_shape[: self.batch_axis], self.batch, *self.input_shape[self.batch_axis:])
 
 
 def networks() -> list[Network]:
@@ -292,6 +321,8 @@ def networks() -> list[Network]:
     found.append(Network("upsample-nearest-a8", Upsample, ("nearest", None), (3, 4, 4), None, 8, None))
     found.append(Network("upsample-bilinear-a8", Upsample, ("bilinear", False), (3, 4, 4), None, 8, None))
     found.append(Network("upsample-bilinear-aligned-a8", Upsample, ("bilinear", True), (3, 4, 4), None, 8, None))
+    found.append(Network("quantlstm-weights-w8", WeightQuantLstm, (), (LSTM_STEPS, LSTM_FEATURES), 8, 8, "pertensor",
+                         float_island=True, batch_axis=1, batch=1, opset={"qcdq": 14}))
     return found
 
 
@@ -316,7 +347,7 @@ def build(network: Network) -> nn.Module:
         module.eval()
         with calibration_mode(module):
             for _ in range(CALIBRATION_BATCHES):
-                module(torch.randn((BATCH, *network.input_shape), generator=generator))
+                module(torch.randn(network.shape(), generator=generator))
     return module.eval()
 
 
@@ -353,7 +384,7 @@ def _graph_io(path: Path) -> dict:
 
 def export(network: Network, output: Path) -> dict:
     module = build(network)
-    x = torch.randn((BATCH, *network.input_shape), generator=torch.Generator().manual_seed(SEED + 2))
+    x = torch.randn(network.shape(), generator=torch.Generator().manual_seed(SEED + 2))
     with torch.no_grad():
         quant = module(x)
     scale = quant.scale.detach().numpy().astype(np.float64)
@@ -367,7 +398,8 @@ def export(network: Network, output: Path) -> dict:
     for form in network.forms:
         exporter = {"qonnx": export_qonnx, "qcdq": export_onnx_qcdq}[form]
         path = output / f"{network.name}.{form}.onnx"
-        exporter(module, x, export_path=str(path), dynamo=False)
+        opset = {"opset_version": network.opset[form]} if form in (network.opset or {}) else {}
+        exporter(module, x, export_path=str(path), dynamo=False, **opset)
         forms[form] = _graph_io(path)
     if network.name in INTEGER_OUTPUT:
         path = output / f"{network.name}.qcdq-int.onnx"
