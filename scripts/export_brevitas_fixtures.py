@@ -13,7 +13,13 @@ committed files). The fixtures were made with exactly these (manifest.json recor
     ~/brevitas-venv/bin/python scripts/export_brevitas_fixtures.py [--output DIR]
 
 Both exports use the TorchScript exporter (`dynamo=False`): Brevitas' dynamo QCDQ path refuses
-quantized biases, and its dynamo QONNX path writes weights to an external data file.
+quantized biases, and its dynamo QONNX path writes weights to an external data file. A network
+may set its own batch, batch axis (a sequence-first LSTM) and a form's opset (`Network`).
+
+Not exported: Brevitas' QuantLSTM with quantized gates and states. Its QONNX export is one
+`QuantLSTMCell` node (domain qonnx.custom_op.general, 47 inputs) that no executor implements, and
+export_onnx_qcdq refuses it ("Quantized LSTM cell is not supported for ONNX QCDQ (weights only
+quantization is)"); the weights-only QuantLSTM is exported instead.
 
 Per network `<net>` (tests/models/brevitas/):
 
