@@ -279,6 +279,25 @@ class WeightQuantLstm(nn.Module):
         return self.output_quant(self.lstm(self.input_quant(x))[0])
 
 
+class QuantLstm(nn.Module):
+    """QuantLSTM 3 -> 4 over 3 steps, batch first, with Brevitas' default quantizers on inputs,
+    gate accumulators, sigmoids, tanhs, cell state and output, output quantizer. Exported only in
+    QONNX form (`UNSUPPORTED`): one `QuantLSTMCell` node that bitfold refuses in one line."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = qnn.QuantLSTM(LSTM_FEATURES, LSTM_HIDDEN, batch_first=True, return_quant_tensor=True)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(self.lstm(x)[0])
+
+
+UNSUPPORTED = {"quantlstm-cell": (QuantLstm, (BATCH, LSTM_STEPS, LSTM_FEATURES))}
+"""Networks whose only export holds an op bitfold refuses (manifest `unsupported`: file, graph
+input, the refused node); no PyTorch output is kept."""
+
+
 @dataclass(frozen=True)
 class Network:
     name: str
@@ -426,6 +445,24 @@ def export(network: Network, output: Path) -> dict:
     }
 
 
+def export_unsupported(name: str, make: type, shape: tuple[int, ...], output: Path) -> dict:
+    """The QONNX export of an `UNSUPPORTED` network, calibrated like the others."""
+    torch.manual_seed(SEED)
+    module = make().eval()
+    generator = torch.Generator().manual_seed(SEED + 1)
+    with torch.no_grad(), calibration_mode(module):
+        for _ in range(CALIBRATION_BATCHES):
+            module(torch.randn(shape, generator=generator))
+    module.eval().output_quant.return_quant_tensor = False
+    path = output / f"{name}.qonnx.onnx"
+    export_qonnx(module, torch.randn(shape, generator=generator), export_path=str(path), dynamo=False)
+    graph = onnx.load(path).graph
+    inits = {i.name for i in graph.initializer}
+    (source,) = [i.name for i in graph.input if i.name not in inits]
+    (refused,) = [n.name for n in graph.node if n.op_type == "QuantLSTMCell"]
+    return {"file": path.name, "graph_input": source, "input_shape": list(shape), "refused_node": refused}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=OUTPUT)
@@ -440,6 +477,8 @@ def main() -> None:
     for network in networks():
         manifest["networks"][network.name] = export(network, args.output)
         print(network.name, file=sys.stderr)
+    manifest["unsupported"] = {name: export_unsupported(name, make, shape, args.output)
+                               for name, (make, shape) in UNSUPPORTED.items()}
     (args.output / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 

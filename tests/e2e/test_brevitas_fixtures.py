@@ -14,7 +14,8 @@ graph output), which itself computes PyTorch's output under its form's oracle:
 - the networks with an unrequantized layer (`brevitas.float_island_names()`) compile with float
   islands (bitfold-report flags a float layer) and run under qemu on rv32im / rv64im (soft float),
   rv32imf (F) and rv64imv (LLVM) too, bit-exact to bitfold-run and within the float-island bound of
-  docs/float-islands.md (one output step) of PyTorch.
+  docs/float-islands.md (one output step) of PyTorch;
+- Brevitas' fully quantized QuantLSTM (a `QuantLSTMCell` node, manifest `unsupported`) is one error line.
 """
 
 from __future__ import annotations
@@ -202,3 +203,18 @@ def test_bitfold_run_command_line(tmp_path):
     output = brevitas.output_name(name)
     assert done.stdout.split(":")[0] == output
     np.testing.assert_array_equal(np.load(tmp_path / "out" / f"{output}.npy"), brevitas.expected(name))
+
+
+@pytest.mark.parametrize("command", ["bitfold-run", "bitfold-compile"])
+def test_quantized_lstm_cell_is_one_error_line(command, tmp_path):
+    """Brevitas' QuantLSTM with quantized gates exports (QONNX) one `QuantLSTMCell` node, which no
+    executor implements: refused in one line naming the node, exit status 1, no traceback."""
+    entry = brevitas.manifest()["unsupported"]["quantlstm-cell"]
+    path = brevitas.FIXTURES / entry["file"]
+    np.save(tmp_path / "x.npy", np.zeros(entry["input_shape"], np.float32))
+    arguments = {"bitfold-run": ["--input", f"{entry['graph_input']}={tmp_path / 'x.npy'}"],
+                 "bitfold-compile": ["--target", "rv32im", "-o", str(tmp_path / "out")]}[command]  # fmt: skip
+    done = subprocess.run([command, str(path), *arguments], capture_output=True, text=True, check=False)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    assert "unsupported op 'QuantLSTMCell'" in lines[0] and entry["refused_node"] in lines[0]
