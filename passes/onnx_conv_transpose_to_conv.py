@@ -14,7 +14,8 @@ A DequantizeLinear weight is rewritten on its stored integers: a per-channel sca
 W, M/g entries) is repeated for each group (axis 0 of W'). Other weights (QONNX's Quant of a
 constant, QCDQ's Q -> Clip -> DQ) are moved by ops, W' = Slice(Transpose(W)) reversing the
 kernel (with groups, Reshape to g x C/g x M/g x K... around the Transpose); onnx-to-quant then
-folds the movement into the quantized constant.
+folds the movement into the quantized constant (not for per-channel weights with groups: the
+Reshape back merges the group axis into the quantized one, so they stay float, a float island).
 The Conv reads s^D times the inputs ConvTranspose does, most of them the inserted zeros.
 Per-input-channel or blocked weights fail the pass with one line naming the node."""
 
