@@ -12,6 +12,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from bitfold.dialects.quant import Quant
 from bitfold.passes.quant_propagation.fold_moved_constants import FoldMovedQuantizedConstant
+from bitfold.passes.quant_propagation.fold_recurrent_parameters import FoldRecurrentParameters
 from bitfold.passes.quant_propagation.hoist_quantize import HOIST_QUANTIZE_PATTERNS
 from bitfold.passes.quant_propagation.sink_dequantize import SINK_DEQUANTIZE_PATTERNS
 
@@ -41,6 +42,9 @@ class CanonicalizeQuantPass(ModulePass):
       (`quant_propagation.sink_dequantize`: the conditions and why
       each is exact). `op'` runs on the stored integers; on quantized constants it folds into
       a constant (`quant_propagation.fold_moved_constants`: a transposed weight).
+    - An LSTM's / GRU's W, R, B, P computed from constants alone (Brevitas' per-gate dequantized
+      weights, concatenated) become float constants, evaluated by the ops' numpy references
+      (`quant_propagation.fold_recurrent_parameters`).
 
     - Quantization of a graph input moves up through the data movement before it,
       `qcast(op(x)) -> op'(qcast'(x))` (`quant_propagation.hoist_quantize`: a float NHWC
@@ -62,5 +66,6 @@ class CanonicalizeQuantPass(ModulePass):
             *SINK_DEQUANTIZE_PATTERNS,
             *HOIST_QUANTIZE_PATTERNS,
             FoldMovedQuantizedConstant(),
+            FoldRecurrentParameters(),
         ]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), post_walk_func=region_dce).rewrite_module(op)

@@ -13,7 +13,9 @@ zeros adding nothing), so Conv's quant, integer and float forms apply:
 A DequantizeLinear weight is rewritten on its stored integers: a per-channel scale (axis 1 of
 W, M/g entries) is repeated for each group (axis 0 of W'). Other weights (QONNX's Quant of a
 constant, QCDQ's Q -> Clip -> DQ) are moved by ops, W' = Slice(Transpose(W)) reversing the
-kernel, with group 1 only; onnx-to-quant then folds the movement into the quantized constant.
+kernel (with groups, Reshape to g x C/g x M/g x K... around the Transpose); onnx-to-quant then
+folds the movement into the quantized constant (not for per-channel weights with groups: the
+Reshape back merges the group axis into the quantized one, so they stay float, a float island).
 The Conv reads s^D times the inputs ConvTranspose does, most of them the inserted zeros.
 Per-input-channel or blocked weights fail the pass with one line naming the node."""
 
@@ -70,13 +72,22 @@ class _Builder:
                                    result_types=[TensorType(value.type.element_type, shape)])  # fmt: skip
         return self.insert(reshape).results[0]
 
-    def transposed(self, value: SSAValue) -> SSAValue:
-        """value with its first two axes swapped."""
+    def transposed(self, value: SSAValue, perm: list[int]) -> SSAValue:
         shape = list(value.type.get_shape())
-        perm = [1, 0, *range(2, len(shape))]
         transpose = TransposeOp.create(operands=[value], attributes={"perm": DenseArrayBase.from_list(i64, perm)},
                                        result_types=[TensorType(value.type.element_type, [shape[p] for p in perm])])
         return self.insert(transpose).results[0]
+
+    def regrouped(self, value: SSAValue, groups: int) -> SSAValue:
+        """C x M/g x K... -> M x C/g x K...: the two channel axes swapped within each group (at one
+        group a plain Transpose, else Reshape to g x C/g x M/g x K..., Transpose, Reshape)."""
+        channels, per_group, *kernel = value.type.get_shape()
+        spatial = list(range(2, 2 + len(kernel)))
+        if groups == 1:
+            return self.transposed(value, [1, 0, *spatial])
+        grouped = self.reshape(value, [groups, channels // groups, per_group, *kernel])
+        swapped = self.transposed(grouped, [0, 2, 1, *(a + 1 for a in spatial)])
+        return self.reshape(swapped, [groups * per_group, channels // groups, *kernel])
 
     def flipped(self, value: SSAValue) -> SSAValue:
         """value reversed along its axes from 2 on (a Slice of step -1)."""
@@ -108,9 +119,7 @@ def _rewritten_weights(op: ConvTransposeOp, build: _Builder, groups: int) -> SSA
         return build.constant(conv_weights(w, groups), op.w.type.element_type)
     dequantize = op.w.owner
     if not isinstance(dequantize, DequantizeLinearOp) or (stored := constant_array(dequantize.x)) is None:
-        if groups != 1:
-            fail(PASS_NAME, op, "computed weights (not a constant or a DequantizeLinear of one) need group 1")
-        return build.flipped(build.transposed(op.w))
+        return build.flipped(build.regrouped(op.w, groups))
     if dequantize.int_attr("block_size"):
         fail(PASS_NAME, op, "blocked weight quantization is not supported")
     parameters = [constant_array(v) for v in (dequantize.x_scale, dequantize.x_zero_point) if v is not None]

@@ -13,7 +13,13 @@ committed files). The fixtures were made with exactly these (manifest.json recor
     ~/brevitas-venv/bin/python scripts/export_brevitas_fixtures.py [--output DIR]
 
 Both exports use the TorchScript exporter (`dynamo=False`): Brevitas' dynamo QCDQ path refuses
-quantized biases, and its dynamo QONNX path writes weights to an external data file.
+quantized biases, and its dynamo QONNX path writes weights to an external data file. A network
+may set its own batch, batch axis (a sequence-first LSTM) and a form's opset (`Network`).
+
+Not exported: Brevitas' QuantLSTM with quantized gates and states. Its QONNX export is one
+`QuantLSTMCell` node (domain qonnx.custom_op.general, 47 inputs) that no executor implements, and
+export_onnx_qcdq refuses it ("Quantized LSTM cell is not supported for ONNX QCDQ (weights only
+quantization is)"); the weights-only QuantLSTM is exported instead.
 
 Per network `<net>` (tests/models/brevitas/):
 
@@ -59,6 +65,7 @@ SEED = 0
 IMAGE = (3, 10, 10)
 FEATURES = 64
 CLASSES = 10
+LSTM_STEPS, LSTM_FEATURES, LSTM_HIDDEN = 3, 3, 4
 
 WEIGHT_QUANT = {"pertensor": Int8WeightPerTensorFloat, "perchannel": Int8WeightPerChannelFloat}
 BIT_WIDTHS = {"w8a8": (8, 8), "w4a4": (4, 4), "w3a5": (3, 5), "w2a2": (2, 2)}
@@ -203,19 +210,117 @@ class AccumulatorActivation(nn.Module):
         return self.output_quant(self.fc(torch.flatten(self.act(self.conv(self.input_quant(x))), 1)))
 
 
+class ConvTranspose(nn.Module):
+    """input quantizer, QuantConvTranspose2d 4->6 channels, kernel 3, stride 2, padding 1, output
+    padding 1, 2 groups (8-bit per-tensor weights: Brevitas 0.13.4's per-channel weight quantizer
+    reads the wrong axis of a grouped transposed weight), int32 bias, ReLU, output quantizer."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+        self.deconv = qnn.QuantConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2,
+                                               weight_quant=WEIGHT_QUANT["pertensor"], weight_bit_width=8,
+                                               bias_quant=Int32Bias, return_quant_tensor=True)
+        self.relu = qnn.QuantReLU(bit_width=8, return_quant_tensor=True)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(self.relu(self.deconv(self.input_quant(x))))
+
+
+class MeanPool(nn.Module):
+    """Global average pooling written as a mean (exported as ReduceMean over axes 2, 3): input
+    quantizer, conv 3x3 (8-bit per-channel weights, int32 bias), ReLU, mean over height and width,
+    output quantizer."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+        self.conv = _conv(3, 8, 8, "perchannel")
+        self.relu = qnn.QuantReLU(bit_width=8, return_quant_tensor=True)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(torch.mean(self.relu(self.conv(self.input_quant(x))), dim=(2, 3)))
+
+
+class Upsample(nn.Module):
+    """input quantizer, `nn.Upsample` x2 (`mode`, `align_corners`) on its dequantized value (exported
+    as Resize), output quantizer. Brevitas' own QuantUpsample is not used: it cannot run in
+    calibration mode (0.13.4 reads `.value` of the plain tensor calibration passes it), and its
+    bilinear form rounds to the input's step, which its export does not write."""
+
+    def __init__(self, mode: str, align_corners: bool | None):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=False)
+        self.upsample = nn.Upsample(scale_factor=2, mode=mode, align_corners=align_corners)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(self.upsample(self.input_quant(x)))
+
+
+class WeightQuantLstm(nn.Module):
+    """input quantizer, QuantLSTM 3 -> 4 over 3 steps (one layer, sequence first) with 8-bit per-tensor weights
+    and float gates, states and bias (Brevitas' weights-only form, exported as an ONNX LSTM on
+    quantized weights in both forms; QCDQ needs opset 14), output quantizer. Batch 1: Brevitas
+    0.13.4 squeezes the direction axis of the LSTM's output at the wrong place (axis 2 for layout
+    0), which only a batch of 1 leaves the same."""
+
+    def __init__(self):
+        super().__init__()
+        self.input_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=False)
+        self.lstm = qnn.QuantLSTM(LSTM_FEATURES, LSTM_HIDDEN, batch_first=False, weight_bit_width=8, io_quant=None,
+                                  gate_acc_quant=None, sigmoid_quant=None, tanh_quant=None, cell_state_quant=None,
+                                  bias_quant=None, return_quant_tensor=False)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(self.lstm(self.input_quant(x))[0])
+
+
+class QuantLstm(nn.Module):
+    """QuantLSTM 3 -> 4 over 3 steps, batch first, with Brevitas' default quantizers on inputs,
+    gate accumulators, sigmoids, tanhs, cell state and output, output quantizer. Exported only in
+    QONNX form (`UNSUPPORTED`): one `QuantLSTMCell` node that bitfold refuses in one line."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = qnn.QuantLSTM(LSTM_FEATURES, LSTM_HIDDEN, batch_first=True, return_quant_tensor=True)
+        self.output_quant = qnn.QuantIdentity(bit_width=8, return_quant_tensor=True)
+
+    def forward(self, x):
+        return self.output_quant(self.lstm(x)[0])
+
+
+UNSUPPORTED = {"quantlstm-cell": (QuantLstm, (BATCH, LSTM_STEPS, LSTM_FEATURES))}
+"""Networks whose only export holds an op bitfold refuses (manifest `unsupported`: file, graph
+input, the refused node); no PyTorch output is kept."""
+
+
 @dataclass(frozen=True)
 class Network:
     name: str
     make: type
     arguments: tuple
     input_shape: tuple[int, ...]
-    weight_bits: int | str
+    weight_bits: int | str | None
+    """None: the network has no weights."""
     act_bits: int | str
-    granularity: str
+    granularity: str | None
     forms: tuple[str, ...] = ("qonnx", "qcdq")
     """Brevitas' QCDQ exporter refuses binary quantizers ("Binary quant not supported")."""
     float_island: bool = False
     """Part of the network has no exact integer form and is compiled as float (docs/float-islands.md)."""
+    batch_axis: int = 0
+    """Where the batch of `BATCH` (or `batch`) samples goes in the input: 1 for a sequence-first LSTM."""
+    batch: int = BATCH
+    opset: dict[str, int] | None = None
+    """An export form's ONNX opset where Brevitas' default one cannot hold the network."""
+
+    def shape(self) -> tuple[int, ...]:
+        """The input's shape: `input_shape` with the batch inserted at `batch_axis`."""
+        return (*self.input_shape[: self.batch_axis], self.batch, *self.input_shape[self.batch_axis:])
 
 
 def networks() -> list[Network]:
@@ -236,6 +341,13 @@ def networks() -> list[Network]:
                          float_island=True))
     found.append(Network("accumulator-tanh", AccumulatorActivation, (qnn.QuantTanh,), IMAGE, 8, 8, "perchannel",
                          float_island=True))
+    found.append(Network("convtranspose-w8a8", ConvTranspose, (), (4, 5, 5), 8, 8, "pertensor"))
+    found.append(Network("meanpool-w8a8", MeanPool, (), (3, 6, 6), 8, 8, "perchannel"))
+    found.append(Network("upsample-nearest-a8", Upsample, ("nearest", None), (3, 4, 4), None, 8, None))
+    found.append(Network("upsample-bilinear-a8", Upsample, ("bilinear", False), (3, 4, 4), None, 8, None))
+    found.append(Network("upsample-bilinear-aligned-a8", Upsample, ("bilinear", True), (3, 4, 4), None, 8, None))
+    found.append(Network("quantlstm-weights-w8", WeightQuantLstm, (), (LSTM_STEPS, LSTM_FEATURES), 8, 8, "pertensor",
+                         float_island=True, batch_axis=1, batch=1, opset={"qcdq": 14}))
     return found
 
 
@@ -260,7 +372,7 @@ def build(network: Network) -> nn.Module:
         module.eval()
         with calibration_mode(module):
             for _ in range(CALIBRATION_BATCHES):
-                module(torch.randn((BATCH, *network.input_shape), generator=generator))
+                module(torch.randn(network.shape(), generator=generator))
     return module.eval()
 
 
@@ -297,7 +409,7 @@ def _graph_io(path: Path) -> dict:
 
 def export(network: Network, output: Path) -> dict:
     module = build(network)
-    x = torch.randn((BATCH, *network.input_shape), generator=torch.Generator().manual_seed(SEED + 2))
+    x = torch.randn(network.shape(), generator=torch.Generator().manual_seed(SEED + 2))
     with torch.no_grad():
         quant = module(x)
     scale = quant.scale.detach().numpy().astype(np.float64)
@@ -311,7 +423,8 @@ def export(network: Network, output: Path) -> dict:
     for form in network.forms:
         exporter = {"qonnx": export_qonnx, "qcdq": export_onnx_qcdq}[form]
         path = output / f"{network.name}.{form}.onnx"
-        exporter(module, x, export_path=str(path), dynamo=False)
+        opset = {"opset_version": network.opset[form]} if form in (network.opset or {}) else {}
+        exporter(module, x, export_path=str(path), dynamo=False, **opset)
         forms[form] = _graph_io(path)
     if network.name in INTEGER_OUTPUT:
         path = output / f"{network.name}.qcdq-int.onnx"
@@ -332,6 +445,24 @@ def export(network: Network, output: Path) -> dict:
     }
 
 
+def export_unsupported(name: str, make: type, shape: tuple[int, ...], output: Path) -> dict:
+    """The QONNX export of an `UNSUPPORTED` network, calibrated like the others."""
+    torch.manual_seed(SEED)
+    module = make().eval()
+    generator = torch.Generator().manual_seed(SEED + 1)
+    with torch.no_grad(), calibration_mode(module):
+        for _ in range(CALIBRATION_BATCHES):
+            module(torch.randn(shape, generator=generator))
+    module.eval().output_quant.return_quant_tensor = False
+    path = output / f"{name}.qonnx.onnx"
+    export_qonnx(module, torch.randn(shape, generator=generator), export_path=str(path), dynamo=False)
+    graph = onnx.load(path).graph
+    inits = {i.name for i in graph.initializer}
+    (source,) = [i.name for i in graph.input if i.name not in inits]
+    (refused,) = [n.name for n in graph.node if n.op_type == "QuantLSTMCell"]
+    return {"file": path.name, "graph_input": source, "input_shape": list(shape), "refused_node": refused}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=OUTPUT)
@@ -346,6 +477,8 @@ def main() -> None:
     for network in networks():
         manifest["networks"][network.name] = export(network, args.output)
         print(network.name, file=sys.stderr)
+    manifest["unsupported"] = {name: export_unsupported(name, make, shape, args.output)
+                               for name, (make, shape) in UNSUPPORTED.items()}
     (args.output / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 

@@ -1,6 +1,7 @@
 """ONNX recurrent ops (conventions in `base.py`): LSTM and GRU, in the form torch.onnx.export
 writes them: layout 0 (X is seq x batch x input), default activations (Sigmoid for the gates,
-Tanh for the cell and hidden state), no clip, no sequence_lens (every sequence the full length),
+Tanh for the cell and hidden state), no clip, no sequence_lens but a constant one of the full
+length everywhere (Brevitas writes it; the same as none),
 direction forward, reverse or bidirectional, initial states optional. Other forms are refused
 by `check_supported` (the reference raises ValueError, the passes name the node).
 
@@ -37,6 +38,7 @@ from xdsl.irdl import (
 
 from bitfold.dialects.evaluation import named_operands
 from bitfold.dialects.onnx.base import OnnxOp
+from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.elementwise import logistic
 
 DEFAULT_ACTIVATIONS = ("Sigmoid", "Tanh", "Tanh")
@@ -74,10 +76,15 @@ class RecurrentOp(OnnxOp):
             raise ValueError(f"{self.name} with clip is not supported")
         if self.int_attr("layout") != 0:
             raise ValueError(f"{self.name} with layout 1 is not supported (torch exports layout 0)")
-        if self.sequence_lens is not None:
+        if self.sequence_lens is not None and not self._full_length(constant_array(self.sequence_lens)):
             raise ValueError(f"{self.name} with sequence_lens is not supported (every sequence has the full length)")
         if "input_forget" in self.attributes and self.int_attr("input_forget"):
             raise ValueError(f"{self.name} with input_forget is not supported")
+
+    def _full_length(self, lengths: np.ndarray | None) -> bool:
+        """Whether `lengths` (a constant sequence_lens, or None where it is computed) gives every
+        sequence X's full length."""
+        return lengths is not None and bool(np.all(lengths == self.x.type.get_shape()[0]))
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         self.check_supported()

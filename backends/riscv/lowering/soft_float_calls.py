@@ -14,6 +14,7 @@ The arguments are read from memory, so no move into a0/a1 overwrites another arg
 slots lie above the spill slots, so the frame of `bitfold-riscv-prologue-epilogue` covers them; it
 also saves `ra` when the function calls."""
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -29,7 +30,6 @@ from bitfold.backends.riscv.emission.prologue import spill_area
 from bitfold.backends.riscv.lowering.float_instructions import CallOp, LibcallOp
 from bitfold.backends.riscv.lowering.instructions import LdOp, LwOp, SdOp, SwOp
 from bitfold.backends.riscv.regalloc.loop_allocation import Loop
-from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in
 
 CALLER_SAVED = (*Registers.T, *Registers.A)
 
@@ -42,36 +42,63 @@ def _enclosing_loops(op: Operation) -> list[Loop]:
     return loops
 
 
-def _values(function: riscv_func.FuncOp) -> list[SSAValue]:
-    return [
-        value
-        for op in function.walk()
-        for value in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args))
-    ]
+def _subtree_ends(function: riscv_func.FuncOp, order: dict[Operation, int]) -> dict[Operation, int]:
+    """Per loop, the program-order position of the last op inside it (the walk is pre-order, so
+    a loop holds exactly the ops between its own position and this one)."""
+    return {op: max(order[inner] for inner in op.walk()) for op in function.walk() if isinstance(op, Loop)}
 
 
-def live_across(call: LibcallOp, values: list[SSAValue], order: dict[Operation, int]) -> set:
+def _live_ranges(function: riscv_func.FuncOp, order: dict[Operation, int]) -> dict:
+    """Per caller-saved register, the merged open ranges (definition, last read) in program order
+    of the values it holds; a value read inside a loop that it is defined outside of is read
+    until just past the loop's last op (the next iteration reads it)."""
+    ends = _subtree_ends(function, order)
+    ranges: dict = {}
+    for op in function.walk():
+        values = (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args))
+        for value in values:
+            if value.type not in CALLER_SAVED:
+                continue
+            owner = value.owner if isinstance(value, OpResult) else value.block.parent_op()
+            first = order[owner]
+            last = first
+            for use in value.uses:
+                user = use.operation
+                last = max(last, order[user])
+                parent = user
+                while (parent := parent.parent_op()) is not None and parent is not function:
+                    if parent in ends and not order[parent] < first <= ends[parent]:
+                        last = max(last, ends[parent] + 1)
+            ranges.setdefault(value.type, []).append((first, last))
+    return {register: _merged(spans) for register, spans in ranges.items()}
+
+
+def _merged(spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Open ranges merged where they overlap: (starts, ends), both increasing."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for first, last in sorted(spans):
+        if ends and first < ends[-1]:
+            ends[-1] = max(ends[-1], last)
+        else:
+            starts.append(first)
+            ends.append(last)
+    return starts, ends
+
+
+def live_across(call: LibcallOp, ranges: dict, order: dict[Operation, int]) -> set:
     """The caller-saved registers holding a value the code after `call` still reads: a value
-    defined before it with a use after it in program order, or used inside a loop around the call
-    that it is defined outside of (the next iteration reads it), and the induction variables,
-    bounds and steps of the loops around the call (the loop's increment and test read them)."""
+    defined before it with a read after it in program order, or read inside a loop around the call
+    that it is defined outside of (`_live_ranges`; the call's own result starts at the call), and
+    the induction variables, bounds and steps of the loops around the call (the loop's increment
+    and test read them). A bisection per register: linear in the function, not calls x values."""
     here = order[call]
     loops = _enclosing_loops(call)
     live = {v.type for loop in loops for v in (loop.body.block.args[0], loop.stop, loop.step_val) if v is not None}
-    for value in values:
-        if value.type not in CALLER_SAVED or value is call.rd:
-            continue
-        owner = value.owner if isinstance(value, OpResult) else value.block.parent_op()
-        if order[owner] >= here and owner not in loops:
-            continue
-        for use in value.uses:
-            user = use.operation
-            if order[user] > here or any(
-                ancestor_in(loop.body.block, user) is not None and ancestor_in(loop.body.block, owner) is None
-                for loop in loops
-            ):
-                live.add(value.type)
-                break
+    for register, (starts, ends) in ranges.items():
+        index = bisect_left(starts, here) - 1  # the last range starting before the call
+        if index >= 0 and here < ends[index]:
+            live.add(register)
     return live & set(CALLER_SAVED)
 
 
@@ -80,8 +107,8 @@ def expand_calls(function: riscv_func.FuncOp, xlen: int) -> None:
     if not calls:
         return
     order = {op: i for i, op in enumerate(function.walk())}
-    values = _values(function)
-    live = {call: live_across(call, values, order) for call in calls}
+    ranges = _live_ranges(function, order)
+    live = {call: live_across(call, ranges, order) for call in calls}
     size = xlen // 8
     base = spill_area(function, xlen)
     saved_anywhere = [r for r in CALLER_SAVED if any(r in registers for registers in live.values())]

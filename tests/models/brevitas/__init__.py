@@ -22,6 +22,9 @@ output's quantization step in the units of `expected(name)` (1 for integers).
         module = load_module(str(brevitas.path(name)))
         got = bitfold.run(module, brevitas.inputs(name))[brevitas.output_name(name)]
 
+manifest()["unsupported"] lists exports bitfold refuses (Brevitas' fully quantized QuantLSTM, one
+`QuantLSTMCell` node): file, graph input, input shape and the refused node; not in `names()`.
+
 The graph input and output keep the names TorchScript gave them (`x.251`, `40`,
 `onnx::QuantizeLinear_0`), as in a user's Brevitas export.
 """

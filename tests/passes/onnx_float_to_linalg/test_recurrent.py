@@ -2,7 +2,9 @@
 peepholes, GRU's linear_before_reset 0 and 1): bitfold-run's reference against onnxruntime and
 onnx's reference evaluator, the integer IR (unrolled by `recurrent_decomposition` into a float
 island) against onnxruntime, both within float32 rounding; the host code bit-exact to the
-interpreter (slow: clang-22 on the unrolled steps takes about a minute a model); an unsupported form (clip) is one line naming the node."""
+interpreter (slow: clang-22 on the unrolled steps takes about a minute a model); a constant
+sequence_lens of the full length is the same as none; an unsupported form (clip, shorter sequences)
+is one line naming the node."""
 
 import numpy as np
 import onnx
@@ -72,4 +74,32 @@ def test_clip_is_one_line(tmp_path):
     onnx.save(recurrent_model("LSTM", "forward", clip=3.0), tmp_path / "clip.onnx")
     module = import_model(str(tmp_path / "clip.onnx"))
     with pytest.raises(PassFailedException, match=r"'onnx.LSTM' \(rnn\): onnx.LSTM with clip is not supported"):
+        OnnxToIntegerPipeline().apply(Context(), module)
+
+
+def _with_sequence_lens(lengths: list[int]) -> onnx.ModelProto:
+    """lstm_forward with a constant sequence_lens input (as Brevitas' QuantLSTM export writes it)."""
+    model = recurrent_model("LSTM", "forward")
+    model.graph.initializer.append(onnx.numpy_helper.from_array(np.array(lengths, np.int32), "lengths"))
+    model.graph.node[0].input[4] = "lengths"
+    return model
+
+
+def test_full_length_sequence_lens_is_no_sequence_lens(tmp_path):
+    """Every sequence its full length (4): the integer IR computes onnxruntime's outputs as without it."""
+    path = tmp_path / "lengths.onnx"
+    onnx.save(_with_sequence_lens([4, 4]), path)
+    inputs = _input(onnx.load(path))
+    want = run_onnxruntime(path, inputs)
+    module = import_model(str(path))
+    OnnxToIntegerPipeline().apply(Context(), module)
+    integer = bitfold.run(module, inputs)
+    for output in want:
+        np.testing.assert_allclose(integer[output], want[output], **TOLERANCE)
+
+
+def test_shorter_sequence_lens_is_one_line(tmp_path):
+    onnx.save(_with_sequence_lens([4, 2]), tmp_path / "short.onnx")
+    module = import_model(str(tmp_path / "short.onnx"))
+    with pytest.raises(PassFailedException, match=r"'onnx.LSTM' \(rnn\): onnx.LSTM with sequence_lens is not supported"):
         OnnxToIntegerPipeline().apply(Context(), module)
