@@ -1,7 +1,8 @@
 """Mixed precision (`bitfold-quantize --budget`) on the MLPerf Tiny networks: at a budget of half the
 8-bit weight bytes, the output SQNR of the chosen widths beside uniform 4 and 8 bits.
 
-    python bench/mixed_precision.py [--samples 32] [--tests 64] [--method minmax] [--bits 2,3,4,5,6,7,8] [--networks a,b]
+    python bench/mixed_precision.py [--samples 32] [--tests 64] [--method minmax] [--bits 2,3,4,5,6,7,8]
+        [--networks a,b]
 
 For each network (tests/models/mlperf_tiny/architectures.py, seeded weights) the same seeded
 calibration samples quantize it (activations u8, weights per channel, `--method`) uniformly at w8

@@ -16,7 +16,7 @@ or 1 (bipolar {-s, +s}).
    to `LINEAR_FROM` bits; above it (where quantization noise is small and the output noise grows
    linearly with the weights' error power, 6 dB a bit) estimated from the widest measured width
    m: N(l, b) - N0 = (N(l, m) - N0) E(l, b) / E(l, m), E(l, b) = sum (W_b - W)^2 the squared error
-   of layer l's weights quantized at b (`_estimated`).
+   of layer l's weights quantized at b (`sensitivity`, `weight_error`).
 4. The choice minimizes sum_l (N(l, b_l) - N0) within the budget: quantization errors of different
    layers are close to independent, so their noise powers add (an additive proxy of the output
    noise N0 + sum_l (N(l, b_l) - N0)), and the exact multiple-choice knapsack over that proxy is
@@ -25,8 +25,9 @@ or 1 (bipolar {-s, +s}).
    biases `--method mse` corrected for width H): the `MEASURED_CHOICES` best choices of the
    knapsack and every uniform width within the budget are quantized as they will be written
    (`--method mse` calibrated with their widths, so each bias is corrected for its own layer's
-   width; the other methods' statistics do not depend on the widths) and run on the same samples; the one with the least noise is taken, so the result is never worse on
-   them than the best uniform width the budget allows. The model is quantized with it.
+   width; the other methods' statistics do not depend on the widths) and run on the same
+   samples; the one with the least noise is taken, so the result is never worse on them than
+   the best uniform width the budget allows. The model is quantized with it.
 A budget below the cost of every layer at its smallest width is one `CalibrationError` line naming
 the least reachable total."""
 

@@ -30,6 +30,7 @@ from bitfold.calibration.progress import Progress
 from bitfold.dialects.onnx.nn import accumulating_in
 from bitfold.interpreter import entry_function, run, run_on_samples
 from bitfold.passes.utils.observed_values import append_results
+from bitfold.verification import verify_program
 
 OBSERVED_PREFIX = "calibration_point"
 CHUNK_ELEMENTS = 1 << 24
@@ -57,18 +58,29 @@ def _flat(value: np.ndarray, extremes_only: bool) -> np.ndarray:
     return value.astype(np.float64).ravel()
 
 
+def _verified(copy: ModuleOp | None) -> ModuleOp | None:
+    """The batched `copy` if it verifies (`verify_program`, once for all its chunks), else None."""
+    if copy is None:
+        return None
+    try:
+        verify_program(copy)
+    except VerifyException:  # an op whose result shape does not follow the batch
+        return None
+    return copy
+
+
 def _run_chunk(observed: ModuleOp, batched: dict[int, ModuleOp | None], chunk: Sequence[Mapping[str, np.ndarray]],
                names: Sequence[str], extremes_only: bool) -> list[np.ndarray]:
     """The observed values on `chunk` (`_flat`), in sample order: one batched run, or one run a
     sample where the model does not batch. `batched` caches the batched copy by chunk size (None:
     the model does not batch at that size; every chunk but the last has the same size)."""
     if len(chunk) > 1 and len(chunk) not in batched:
-        batched[len(chunk)] = batched_module(observed, len(chunk))
+        batched[len(chunk)] = _verified(batched_module(observed, len(chunk)))
     copy = batched.get(len(chunk))
     if copy is not None:
         try:
-            results = run(copy, stacked(chunk))
-        except (InterpretationError, VerifyException):  # an op that does not keep the samples apart
+            results = run(copy, stacked(chunk), verified=True)
+        except InterpretationError:  # an op that does not keep the samples apart
             batched[len(chunk)] = copy = None
     if copy is not None:
         changed = [a != b for a, b in zip(entry_function(observed).function_type.outputs,

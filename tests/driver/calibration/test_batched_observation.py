@@ -90,7 +90,8 @@ def test_a_float64_model_keeps_float64_accumulation(tmp_path):
     graph = helper.make_graph([helper.make_node("MatMul", ["input", "w"], ["y"])], "g",
                               [helper.make_tensor_value_info("input", TensorProto.DOUBLE, [1, 2, 2])],
                               [helper.make_tensor_value_info("y", TensorProto.DOUBLE, [1, 2, 3])], [weights])
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8), tmp_path / "f64.onnx")
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    onnx.save(model, tmp_path / "f64.onnx")
     module = import_model(tmp_path / "f64.onnx")
     samples = [{"input": np.random.default_rng(i).standard_normal((1, 2, 2)) / 3} for i in range(3)]
     fast, exact = observe_points(module, samples), observe_points(module, samples, exact=True)
