@@ -52,7 +52,7 @@ DEFAULT_WIDTHS = (2, 3, 4, 5, 6, 7, 8)
 """The candidate weight widths without `--bits`: with only 2, 4 and 8, half the 8-bit bytes leaves
 uniform 4 bits or trades 2-bit layers for 8-bit ones, and on the autoencoder and DS-CNN no trade
 beats uniform 4 bits (docs/calibration.md); the widths between let a layer give or take one bit."""
-LINEAR_FROM = 4
+LINEAR_FROM = 5
 """The widest width whose sensitivity is measured; wider ones are estimated (step 3)."""
 MEASURED_CHOICES = 3
 """How many of the knapsack's best choices are measured before one is taken (step 5)."""
