@@ -1,7 +1,8 @@
 """Mixed precision (`bitfold-quantize --budget`) on the MLPerf Tiny networks: at a budget of half the
 8-bit weight bytes, the output SQNR of the chosen widths beside uniform 4 and 8 bits.
 
-    python bench/mixed_precision.py [--samples 32] [--tests 64] [--method minmax] [--bits 2,4,8] [--networks a,b]
+    python bench/mixed_precision.py [--samples 32] [--tests 64] [--method minmax] [--bits 2,3,4,5,6,7,8]
+        [--networks a,b]
 
 For each network (tests/models/mlperf_tiny/architectures.py, seeded weights) the same seeded
 calibration samples quantize it (activations u8, weights per channel, `--method`) uniformly at w8
@@ -30,7 +31,7 @@ from models.mlperf_tiny.architectures import BUILDERS, random_input
 from models.runners import run_onnxruntime
 from quantize_sqnr import batched_outputs, sqnr
 
-from bitfold.calibration.mixed_precision import Budget, quantize_mixed
+from bitfold.calibration.mixed_precision import DEFAULT_WIDTHS, Budget, quantize_mixed
 from bitfold.compile import compile_model
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import entry_function
@@ -50,7 +51,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=32)
     parser.add_argument("--tests", type=int, default=64)
     parser.add_argument("--method", default="minmax")
-    parser.add_argument("--bits", default="2,4,8", help="candidate weight widths")
+    parser.add_argument("--bits", default=",".join(map(str, DEFAULT_WIDTHS)), help="candidate weight widths")
     parser.add_argument("--networks", default=",".join(sorted(BUILDERS)), help="which MLPerf Tiny networks")
     options = parser.parse_args()
     widths = tuple(int(bits) for bits in options.bits.split(","))

@@ -1,13 +1,14 @@
 """Calibration speed: bitfold-quantize beside onnxruntime's quantize_static, in samples per second.
 
-    python bench/quantize_speed.py [--samples 64] [--networks resnet8,dscnn,...] [--per-sample]
+    python bench/quantize_speed.py [--samples 64] [--networks resnet8,dscnn,...] [--exact] [--per-sample]
 
 For each MLPerf Tiny architecture (tests/models/mlperf_tiny/architectures.py, seeded weights) and
 the same seeded calibration inputs, the wall time of the whole quantization, from the float model
 file to the quantized model in memory (w8a8 per channel, MinMax): onnxruntime's `quantize_static`
 (QDQ, u8 activations, s8 weights) and `bitfold.quantize.quantize_model` on the imported model (the
-import is timed too). `--per-sample` times bitfold's interpreter one sample at a time (the path
-before batched calibration) as a third column. Samples per second = samples / seconds; the ratio
+import is timed too; batched, float32 accumulation). `--exact` adds a column for the batched runs
+with the interpreter's float64 accumulation, `--per-sample` one for the interpreter one exact run a
+sample (the path before batched calibration). Samples per second = samples / seconds; the ratio
 is onnxruntime's rate over bitfold's."""
 
 import argparse
@@ -43,34 +44,46 @@ def ort_seconds(float_path: Path, samples, out: Path) -> float:
     return time.perf_counter() - start
 
 
-def bitfold_seconds(float_path: Path, samples, batch: bool) -> float:
+def bitfold_seconds(float_path: Path, samples, batch: bool = True, exact: bool = False) -> float:
     start = time.perf_counter()
     module = import_model(float_path)
-    quantize_model(module, [{"input": s} for s in samples], QuantizeOptions(per_channel=True), batch=batch)
+    quantize_model(module, [{"input": s} for s in samples], QuantizeOptions(per_channel=True), batch, exact)
     return time.perf_counter() - start
+
+
+def _warm_up(workdir: Path) -> None:
+    """One untimed run of both on two samples (imports, first-call set-up)."""
+    float_path = workdir / "warm_up.onnx"
+    onnx.save(BUILDERS["resnet8"](), float_path)
+    samples = [random_input("resnet8", seed) for seed in range(2)]
+    ort_seconds(float_path, samples, workdir / "warm_up.ort.onnx")
+    bitfold_seconds(float_path, samples)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--networks", default=",".join(sorted(BUILDERS)))
-    parser.add_argument("--per-sample", action="store_true", help="also time one interpreter run a sample")
+    parser.add_argument("--exact", action="store_true", help="also time batched runs with float64 accumulation")
+    parser.add_argument("--per-sample", action="store_true", help="also time one exact interpreter run a sample")
     options = parser.parse_args()
-    extra = " bitfold one run a sample (samples/s) |" if options.per_sample else ""
-    print(f"| network | samples | onnxruntime quantize_static (samples/s) | bitfold-quantize (samples/s) |{extra} "
-          "onnxruntime / bitfold |")
-    print("| --- | ---: | ---: | ---: |" + (" ---: |" if options.per_sample else "") + " ---: |")
+    extra = [(options.exact, "bitfold float64 batched", {"exact": True}),
+             (options.per_sample, "bitfold float64 one run a sample", {"batch": False, "exact": True})]
+    extra = [(title, arguments) for wanted, title, arguments in extra if wanted]
+    print("| network | samples | onnxruntime quantize_static (samples/s) | bitfold-quantize (samples/s) | "
+          + "".join(f"{title} (samples/s) | " for title, _ in extra) + "onnxruntime / bitfold |")
+    print("| --- | ---: | ---: | ---: |" + " ---: |" * len(extra) + " ---: |")
     with tempfile.TemporaryDirectory() as workdir:
+        _warm_up(Path(workdir))
         for network in options.networks.split(","):
             float_path = Path(workdir) / f"{network}.onnx"
             onnx.save(BUILDERS[network](), float_path)
             samples = [random_input(network, seed) for seed in range(options.samples)]
             ort = options.samples / ort_seconds(float_path, samples, Path(workdir) / f"{network}.ort.onnx")
-            ours = options.samples / bitfold_seconds(float_path, samples, batch=True)
-            slow = f" {options.samples / bitfold_seconds(float_path, samples, batch=False):.1f} |" \
-                if options.per_sample else ""
-            print(f"| {network} | {options.samples} | {ort:.1f} | {ours:.1f} |{slow} {ort / ours:.2f} |")
-
+            ours = options.samples / bitfold_seconds(float_path, samples)
+            others = "".join(f" {options.samples / bitfold_seconds(float_path, samples, **arguments):.1f} |"
+                             for _, arguments in extra)
+            print(f"| {network} | {options.samples} | {ort:.1f} | {ours:.1f} |{others} {ort / ours:.2f} |", flush=True)
 
 if __name__ == "__main__":
     main()

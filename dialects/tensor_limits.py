@@ -36,12 +36,17 @@ class TensorLimits:
     max_elements: int
     max_bytes: int
 
-    def check(self, shape: Sequence[int], element_bytes: float, what: str) -> None:
-        """Raise `TensorTooLarge` if a tensor of `shape` (dynamic dimensions, < 0, count as
-        1) with `element_bytes` bytes per element is over the cap."""
+    def exceeds(self, shape: Sequence[int], element_bytes: float) -> bool:
+        """Whether a tensor of `shape` (dynamic dimensions, < 0, count as 1) with `element_bytes`
+        bytes per element is over the cap."""
         elements = math.prod(max(int(d), 1) for d in shape)
-        size = elements * max(element_bytes, 1)
-        if elements > self.max_elements or size > self.max_bytes:
+        return elements > self.max_elements or elements * max(element_bytes, 1) > self.max_bytes
+
+    def check(self, shape: Sequence[int], element_bytes: float, what: str) -> None:
+        """Raise `TensorTooLarge` if a tensor of `shape` is over the cap (`exceeds`)."""
+        if self.exceeds(shape, element_bytes):
+            elements = math.prod(max(int(d), 1) for d in shape)
+            size = elements * max(element_bytes, 1)
             raise TensorTooLarge(
                 f"{what} has {elements:,} elements ({int(size):,} bytes), over the cap of "
                 f"{self.max_elements:,} elements / {self.max_bytes:,} bytes "
@@ -96,7 +101,9 @@ def check_type(value_type, what: str) -> None:
         element_bytes = numpy_dtype(value_type.get_element_type()).itemsize
     except ValueError:
         element_bytes = 1
-    check_tensor(value_type.get_shape(), element_bytes, f"{what} ({value_type})")
+    limits = current_limits()
+    if limits.exceeds(value_type.get_shape(), element_bytes):  # the type printed for the message only
+        limits.check(value_type.get_shape(), element_bytes, f"{what} ({value_type})")
 
 
 def check_module(module) -> None:

@@ -136,12 +136,16 @@ def _arguments(function: func.FuncOp, inputs: Mapping[str, Any] | Sequence[Any])
     return arguments
 
 
-def run(module: ModuleOp, inputs: Mapping[str, Any] | Sequence[Any], function: str | None = None) -> dict[str, np.ndarray]:
+def run(module: ModuleOp, inputs: Mapping[str, Any] | Sequence[Any], function: str | None = None,
+        verified: bool = False) -> dict[str, np.ndarray]:
     """Run `function` (default: the module's public function) on `inputs`, given by argument
     name or in order; return its results by output name, as numpy arrays. Only IR that
-    passes `bitfold.verification.verify_program` runs, and only a function whose every value
-    (the arrays the interpreter makes) is within the tensor cap (`check_module`)."""
-    verify_program(module)
+    passes `bitfold.verification.verify_program` runs (`verified`: the caller ran it on this
+    module, unchanged since, as calibration does once for many chunks of samples), and only a
+    function whose every value (the arrays the interpreter makes) is within the tensor cap
+    (`check_module`)."""
+    if not verified:
+        verify_program(module)
     entry = entry_function(module, function)
     check_module(entry)
     results = make_interpreter(module).call_op(entry, tuple(_arguments(entry, inputs)))

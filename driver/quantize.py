@@ -8,7 +8,7 @@ canonical quant form out.
    convolutions (`bitfold.calibration.equalization`);
 1. `quantization_points` of the entry function (bitfold.passes.calibration.points);
 2. a copy of the model returns every point's value; bitfold's interpreter runs it on chunks of
-   samples at once (`bitfold.calibration.observe`) and the method
+   samples at once, accumulating in float32 (`bitfold.calibration.observe`) and the method
    (`statistics.calibrated_range`) turns what each point took into a range (an average pool
    keeps its input's: `range_source`); `mse` also corrects the biases for the weights' error
    (`bitfold.calibration.bias_correction`);
@@ -94,16 +94,17 @@ def _keep_source_ranges(points: Sequence[SSAValue], ranges: list[tuple[float, fl
 
 
 def observe_points(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], batch: bool = True,
-                   extremes_only: bool = False) -> list[np.ndarray]:
+                   extremes_only: bool = False, exact: bool = False) -> list[np.ndarray]:
     """The values every quantization point of `module` took, each flattened over all samples, or
-    their [min, max] (`extremes_only`; `batch=False`: one interpreter run a sample)."""
-    return observe_values(module, quantization_points(entry_function(module)), samples, batch, extremes_only)
+    their [min, max] (`extremes_only`; `batch=False`: one interpreter run a sample; `exact`: the
+    interpreter's float64 accumulation, not float32, `bitfold.calibration.observe`)."""
+    return observe_values(module, quantization_points(entry_function(module)), samples, batch, extremes_only, exact)
 
 
 def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions,
-                    batch: bool = True) -> None:
+                    batch: bool = True, exact: bool = False) -> None:
     """Record calibration statistics in `module` (steps 1-3 of the module docstring); `batch=False`
-    observes one sample a run."""
+    observes one sample a run, `exact` with float64 accumulation (`observe_points`)."""
     if not samples:
         raise ValueError("calibration needs at least one sample")
     scheme = Scheme(options.activation_bits, options.symmetric, options.power_of_two)
@@ -113,7 +114,7 @@ def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]
         equalize_convolutions(function)
     points = quantization_points(function)
     ranges = []
-    observed = observe_points(module, samples, batch, options.method == "minmax")
+    observed = observe_points(module, samples, batch, options.method == "minmax", exact)
     for point, values in zip(points, observed, strict=True):
         expressed = point.type.element_type
 
@@ -129,9 +130,9 @@ def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]
 
 
 def quantize_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions,
-                   batch: bool = True) -> None:
+                   batch: bool = True, exact: bool = False) -> None:
     """Quantize the float `module` in place into the canonical quant form (module docstring)."""
-    calibrate_model(module, samples, options, batch)
+    calibrate_model(module, samples, options, batch, exact)
     options.uniform_pass().apply(full_context(), module)
 
 

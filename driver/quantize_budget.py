@@ -1,5 +1,5 @@
 """bitfold-quantize's mixed-precision options: `--budget BYTES` or `--bops N` choose each layer's
-weight width among `--bits` (default 2,4,8), `--binary` (1-bit bipolar) and `--ternary` (2-bit:
+weight width among `--bits` (default 2..8), `--binary` (1-bit bipolar) and `--ternary` (2-bit:
 bitfold's symmetric narrow 2-bit weights are ternary {-s, 0, +s}); the calculation is
 `bitfold.calibration.mixed_precision`.
 
@@ -19,7 +19,7 @@ import onnx
 from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.backends.onnx.errors import ExportError
-from bitfold.calibration.mixed_precision import Budget
+from bitfold.calibration.mixed_precision import DEFAULT_WIDTHS, Budget
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import entry_function
 from bitfold.passes.calibration.schemes import TERNARY_BITS
@@ -27,7 +27,6 @@ from bitfold.passes.layer_report import layer_costs
 from bitfold.quantize import QuantizeOptions, quantize_model
 from bitfold.report import quant_form
 
-DEFAULT_WIDTHS = (2, 4, 8)
 BINARY_BITS = 1
 
 

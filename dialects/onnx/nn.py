@@ -15,7 +15,8 @@ explicit padding that ONNX's `auto_pad`, `pads`, `strides`, `dilations` and `cei
 """
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +39,21 @@ from bitfold.dialects.evaluation import named_operands, numpy_dtype_of
 from bitfold.dialects.onnx.base import OnnxOp, ints_or
 
 ACCUMULATOR = np.float64
-"""The type float reductions accumulate in before rounding once (see the module docstring)."""
+"""The type float reductions accumulate in before rounding once (see the module docstring;
+`accumulating_in` changes it for a while)."""
+
+
+@contextmanager
+def accumulating_in(dtype: type[np.floating]) -> Iterator[None]:
+    """Within the block, the float reductions and normalizations of this module compute in `dtype`
+    instead of float64 (calibration's fast observation computes in float32 per op, as onnxruntime
+    does: docs/calibration.md bounds the difference)."""
+    global ACCUMULATOR
+    previous, ACCUMULATOR = ACCUMULATOR, dtype
+    try:
+        yield
+    finally:
+        ACCUMULATOR = previous
 
 
 def _round_to(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -190,6 +205,8 @@ class ConvolutionOp(OnnxOp):
         groups = self.int_attr("group")
         batch, channels = x.shape[:2]
         out_channels = w.shape[0]
+        if groups == channels:
+            return _depthwise(window, x, w, b)
         # im2col on channels-last windows (the gathered rows copy C/group contiguous values at a
         # time), one matrix product per group over the whole batch:
         # (group, N * positions, taps * C/group) @ (group, taps * C/group, M/group)
@@ -205,6 +222,25 @@ class ConvolutionOp(OnnxOp):
         if b is not None:
             y = y + b.reshape(out_channels, *(1,) * len(window.output_shape))
         return y
+
+
+def _depthwise(window: SlidingWindow, x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    """`ConvolutionOp.convolve` with one input channel a group (depthwise, M = C x multiplier):
+    y[n, m, o...] = b[m] + sum over taps j... of x[n, m // multiplier, o * strides - pads_begin +
+    j * dilations] * w[m, 0, j...], summed tap by tap in row-major order over strided channels-last
+    views of x (an im2col matrix product whose inner dimension is the taps alone is memory-bound;
+    channels last keep numpy's inner loops long where the rows are short)."""
+    out_channels = w.shape[0]
+    if out_channels != x.shape[1]:
+        x = np.repeat(x, out_channels // x.shape[1], axis=1)
+    view = window.windows(np.moveaxis(x, 1, -1), 0, channels_last=True)  # N x O1..On x M x K1..Kn
+    taps = w.reshape(out_channels, window.taps)
+    y = np.zeros((x.shape[0], *window.output_shape, out_channels), np.result_type(x, w))
+    for j, tap in enumerate(np.ndindex(*window.kernel)):
+        y += view[(..., slice(None), *tap)] * taps[:, j]
+    if b is not None:
+        y += b
+    return np.moveaxis(y, -1, 1)
 
 
 @irdl_op_definition

@@ -25,6 +25,8 @@ def floats(*shape: int) -> np.ndarray:
         ((1, 4, 9, 9), (6, 2, 3, 3), True, {"group": 2, "pads": [1, 1, 1, 1]}),
         ((2, 5, 8, 7), (5, 1, 3, 3), True, {"group": 5, "strides": [2, 2], "pads": [1, 1, 1, 1]}),
         ((1, 3, 6, 6), (6, 1, 2, 2), False, {"group": 3, "kernel_shape": [2, 2]}),
+        ((2, 4, 11, 9), (4, 1, 3, 2), True, {"group": 4, "dilations": [2, 3], "pads": [2, 1, 0, 3]}),
+        ((2, 3, 12), (6, 1, 5), True, {"group": 3, "strides": [2], "pads": [2, 2]}),
         ((1, 3, 10, 7), (2, 3, 4, 3), True, {"auto_pad": "SAME_UPPER", "strides": [3, 2]}),
         ((1, 3, 10, 7), (2, 3, 4, 3), True, {"auto_pad": "SAME_LOWER", "strides": [3, 2]}),
         ((1, 3, 10, 7), (2, 3, 4, 3), True, {"auto_pad": "VALID", "strides": [2, 2]}),

@@ -15,13 +15,23 @@ from bitfold.backends.onnx.qcdq import QcdqForm
 from bitfold.backends.onnx.qdq import QdqForm
 from bitfold.backends.onnx.qonnx import QonnxForm
 from bitfold.backends.onnx.qop import QopForm
-from bitfold.calibration.mixed_precision import Budget, quantize_mixed
+from bitfold.calibration.mixed_precision import (
+    DEFAULT_WIDTHS,
+    LINEAR_FROM,
+    Budget,
+    noise_against,
+    output_values,
+    quantize_mixed,
+    quantized_at,
+    sensitivity,
+    weight_error,
+)
 from bitfold.compile import compile_model
 from bitfold.dialects.onnx.base import ONNX_OPSET
 from bitfold.frontends.onnx import import_model
 from bitfold.interpreter import entry_function, run
 from bitfold.passes.calibration.calibrated_to_uniform import weighted_contractions
-from bitfold.quantize import QuantizeOptions, quantize_model
+from bitfold.quantize import QuantizeOptions, calibrate_model, quantize_model
 from bitfold.quantize_budget import writable_widths
 from bitfold.quantize_main import main
 from bitfold.report import model_report
@@ -158,11 +168,12 @@ def test_cli_bad_options(float_network, calibration_file, tmp_path, capsys, extr
     assert message in capsys.readouterr().err
 
 
-def test_never_noisier_than_uniform_within_the_budget(model_catalogue, float_network):
+@pytest.mark.parametrize("widths", [(2, 4, 8), DEFAULT_WIDTHS])
+def test_never_noisier_than_uniform_within_the_budget(model_catalogue, float_network, widths):
     """On the calibration samples, against onnxruntime's float outputs, the choice for half the
     8-bit bytes is at most as noisy as uniform 4 bits (which fits: a measured candidate)."""
     path, sizes, samples = float_network
-    mixed, _ = _mixed(float_network, Budget("bytes", sum(sizes) // 2), (2, 4, 8))
+    mixed, _ = _mixed(float_network, Budget("bytes", sum(sizes) // 2), widths)
     uniform = import_model(path)
     quantize_model(uniform, samples, QuantizeOptions(weight_bits=4, per_channel=True))
 
@@ -171,3 +182,27 @@ def test_never_noisier_than_uniform_within_the_budget(model_catalogue, float_net
                    for k, v in run(module, s).items())
 
     assert noise(mixed) <= noise(uniform) * (1 + 1e-6)
+
+
+def test_estimated_sensitivity_follows_the_measured(float_network):
+    """Above LINEAR_FROM bits the sensitivity is estimated from the weights' error power: summed over
+    the layers, within a factor 2 of the noise the interpreter measures at every such width (at 7
+    bits the measured differences are near the noise of the measurement itself)."""
+    path, _, samples = float_network
+    options = QuantizeOptions(per_channel=True)
+    calibrated = import_model(path)
+    calibrate_model(calibrated, samples, options)
+    reference = output_values(import_model(path), samples)
+    count = len(weighted_contractions(entry_function(calibrated)))
+
+    def noise_of(widths):
+        return noise_against(reference, quantized_at(calibrated, options, widths), samples)
+
+    estimated, measured = (sensitivity(noise_of, weight_error(calibrated, options), DEFAULT_WIDTHS, count, linear)
+                           for linear in (LINEAR_FROM, max(DEFAULT_WIDTHS)))
+    for column, bits in enumerate(DEFAULT_WIDTHS[:-1]):
+        total, expected = sum(row[column] for row in estimated), sum(row[column] for row in measured)
+        if bits <= LINEAR_FROM:
+            assert total == expected
+        else:
+            assert expected / 2 <= total <= expected * 2, bits
