@@ -37,7 +37,7 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
     bitfold-riscv-prologue-epilogue         frame: spill slots, saved s registers, 16-byte
                                             aligned; no useless li/mv
 
-Importing this module makes xDSL's pattern walkers fill their worklists from a list rather than
+While `lower_to_riscv` runs, xDSL's pattern walkers fill their worklists from a list rather than
 nested generators (`bitfold.dialects.xdsl_compat.worklist_walk`: same order, faster on deep nests).
 
 The folders hold the passes by job: `lowering/` (instruction selection), `schedule/` (loop nests),
@@ -84,9 +84,7 @@ from bitfold.backends.riscv.regalloc.register_allocation import BitfoldRiscvAllo
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
 from bitfold.dialects.xdsl_compat.dead_code import Canonicalize
-from bitfold.dialects.xdsl_compat.worklist_walk import use_listed_worklist_walk
-
-use_listed_worklist_walk()
+from bitfold.dialects.xdsl_compat.worklist_walk import listed_worklist_walk
 
 MAX_REGISTER_ARGUMENTS = 8
 """a0..a7: the function takes every input and output buffer and the workspace in a register"""
@@ -211,10 +209,12 @@ def lower_to_riscv(
         attempt = module.clone()
         last = budget == budgets[-1]
         try:
-            for module_pass in riscv_passes(xlen, budget, spill=last, registers=registers, zbb=zbb, hard_float=hard_float):
-                module_pass.apply(ctx, attempt)
-                if after is not None:
-                    after(module_pass, attempt)
+            with listed_worklist_walk():
+                for module_pass in riscv_passes(xlen, budget, spill=last, registers=registers, zbb=zbb,
+                                                hard_float=hard_float):
+                    module_pass.apply(ctx, attempt)
+                    if after is not None:
+                        after(module_pass, attempt)
         except NeedsSpilling:
             continue
         return attempt

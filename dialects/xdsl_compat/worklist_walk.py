@@ -7,8 +7,11 @@ an eighth of the RISC-V lowering's time on loop nests four to six deep.
 `walk_order(root, reverse, region_first)` is the list of ops `root.walk(...)` yields (an op, a
 block or a region: the same order, in one pass that appends each op once); nothing is changed
 while a worklist is filled, so the list is what the generator would yield.
-`use_listed_worklist_walk()` makes `PatternRewriteWalker._populate_worklist` push that list
-(installed by `bitfold.backends.riscv.pipeline`)."""
+Within `listed_worklist_walk()`, `PatternRewriteWalker._populate_worklist` pushes that list
+(`bitfold.backends.riscv.pipeline.lower_to_riscv` runs its passes so); xDSL's is back after."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from xdsl.ir import Block, Operation, Region
 from xdsl.pattern_rewriter import PatternRewriteWalker
@@ -59,7 +62,12 @@ def _populate_worklist(self: PatternRewriteWalker, op: Operation | Region | Bloc
         push(sub_op)
 
 
-def use_listed_worklist_walk() -> None:
-    """Install `_populate_worklist` in place of xDSL's (once)."""
-    if PatternRewriteWalker._populate_worklist is XDSL_POPULATE_WORKLIST:  # pyright: ignore[reportPrivateUsage]
-        PatternRewriteWalker._populate_worklist = _populate_worklist  # pyright: ignore[reportPrivateUsage]
+@contextmanager
+def listed_worklist_walk() -> Iterator[None]:
+    """`_populate_worklist` in place of xDSL's within the block; whatever was installed before, after it."""
+    installed = PatternRewriteWalker._populate_worklist  # pyright: ignore[reportPrivateUsage]
+    PatternRewriteWalker._populate_worklist = _populate_worklist  # pyright: ignore[reportPrivateUsage]
+    try:
+        yield
+    finally:
+        PatternRewriteWalker._populate_worklist = installed  # pyright: ignore[reportPrivateUsage]

@@ -57,11 +57,12 @@ class NoPattern(RewritePattern):
 
 @pytest.mark.parametrize(("walk_reverse", "walk_regions_first"), FLAGS)
 def test_worklist_is_filled_as_xdsl_fills_it(module, walk_reverse, walk_regions_first):
-    worklist_walk.use_listed_worklist_walk()
     walkers = [PatternRewriteWalker(NoPattern(), walk_reverse=walk_reverse, walk_regions_first=walk_regions_first)
                for _ in range(2)]
     worklist_walk.XDSL_POPULATE_WORKLIST(walkers[0], module.body)
-    walkers[1]._populate_worklist(module.body)
-    assert PatternRewriteWalker._populate_worklist is not worklist_walk.XDSL_POPULATE_WORKLIST
+    with worklist_walk.listed_worklist_walk():
+        assert PatternRewriteWalker._populate_worklist is not worklist_walk.XDSL_POPULATE_WORKLIST
+        walkers[1]._populate_worklist(module.body)
+    assert PatternRewriteWalker._populate_worklist is worklist_walk.XDSL_POPULATE_WORKLIST
     assert len(walkers[1]._worklist._stack) == sum(1 for _ in module.body.walk())
     assert walkers[1]._worklist._stack == walkers[0]._worklist._stack
