@@ -16,10 +16,10 @@ Both exports use the TorchScript exporter (`dynamo=False`): Brevitas' dynamo QCD
 quantized biases, and its dynamo QONNX path writes weights to an external data file. A network
 may set its own batch, batch axis (a sequence-first LSTM) and a form's opset (`Network`).
 
-Not exported: Brevitas' QuantLSTM with quantized gates and states. Its QONNX export is one
-`QuantLSTMCell` node (domain qonnx.custom_op.general, 47 inputs) that no executor implements, and
-export_onnx_qcdq refuses it ("Quantized LSTM cell is not supported for ONNX QCDQ (weights only
-quantization is)"); the weights-only QuantLSTM is exported instead.
+Brevitas' QuantLSTM with quantized gates and states (`QONNX_ONLY`) is exported in QONNX form only:
+one `QuantLSTMCell` node (domain qonnx.custom_op.general, 48 inputs) that no ONNX executor
+implements (bitfold's frontend expands it per time step), and export_onnx_qcdq refuses it
+("Quantized LSTM cell is not supported for ONNX QCDQ (weights only quantization is)").
 
 Per network `<net>` (tests/models/brevitas/):
 
@@ -282,7 +282,7 @@ class WeightQuantLstm(nn.Module):
 class QuantLstm(nn.Module):
     """QuantLSTM 3 -> 4 over 3 steps, batch first, with Brevitas' default quantizers on inputs,
     gate accumulators, sigmoids, tanhs, cell state and output, output quantizer. Exported only in
-    QONNX form (`UNSUPPORTED`): one `QuantLSTMCell` node that bitfold refuses in one line."""
+    QONNX form (`QONNX_ONLY`): one `QuantLSTMCell` node."""
 
     def __init__(self):
         super().__init__()
@@ -293,9 +293,10 @@ class QuantLstm(nn.Module):
         return self.output_quant(self.lstm(x)[0])
 
 
-UNSUPPORTED = {"quantlstm-cell": (QuantLstm, (BATCH, LSTM_STEPS, LSTM_FEATURES))}
-"""Networks whose only export holds an op bitfold refuses (manifest `unsupported`: file, graph
-input, the refused node); no PyTorch output is kept."""
+QONNX_ONLY = {"quantlstm-cell": (QuantLstm, (BATCH, LSTM_STEPS, LSTM_FEATURES))}
+"""Networks exported in QONNX form only (manifest `qonnx_only`): file, graph input and output, the
+input shape, the output step and the `QuantLSTMCell` node, with input and outputs saved as for
+the others."""
 
 
 @dataclass(frozen=True)
@@ -445,22 +446,29 @@ def export(network: Network, output: Path) -> dict:
     }
 
 
-def export_unsupported(name: str, make: type, shape: tuple[int, ...], output: Path) -> dict:
-    """The QONNX export of an `UNSUPPORTED` network, calibrated like the others."""
+def export_qonnx_only(name: str, make: type, shape: tuple[int, ...], output: Path) -> dict:
+    """The QONNX export of a `QONNX_ONLY` network, calibrated like the others, with its input (drawn
+    after calibration) and PyTorch's output on it."""
     torch.manual_seed(SEED)
     module = make().eval()
     generator = torch.Generator().manual_seed(SEED + 1)
     with torch.no_grad(), calibration_mode(module):
         for _ in range(CALIBRATION_BATCHES):
             module(torch.randn(shape, generator=generator))
-    module.eval().output_quant.return_quant_tensor = False
+    module.eval()
+    x = torch.randn(shape, generator=generator)
+    with torch.no_grad():
+        quant = module(x)
+    np.save(output / f"{name}.input.npy", x.numpy())
+    np.save(output / f"{name}.output.npy", quant.value.detach().numpy())
+    np.save(output / f"{name}.output_int.npy", quant.int().detach().numpy().astype(np.int8))
+    module.output_quant.return_quant_tensor = False
     path = output / f"{name}.qonnx.onnx"
-    export_qonnx(module, torch.randn(shape, generator=generator), export_path=str(path), dynamo=False)
-    graph = onnx.load(path).graph
-    inits = {i.name for i in graph.initializer}
-    (source,) = [i.name for i in graph.input if i.name not in inits]
-    (refused,) = [n.name for n in graph.node if n.op_type == "QuantLSTMCell"]
-    return {"file": path.name, "graph_input": source, "input_shape": list(shape), "refused_node": refused}
+    export_qonnx(module, x, export_path=str(path), dynamo=False)
+    (cell,) = [n.name for n in onnx.load(path).graph.node if n.op_type == "QuantLSTMCell"]
+    return {**_graph_io(path), "input": f"{name}.input.npy", "output": f"{name}.output.npy",
+            "output_int": f"{name}.output_int.npy", "output_scale": float(quant.scale.reshape(())),
+            "input_shape": list(shape), "cell_node": cell}
 
 
 def main() -> None:
@@ -477,8 +485,8 @@ def main() -> None:
     for network in networks():
         manifest["networks"][network.name] = export(network, args.output)
         print(network.name, file=sys.stderr)
-    manifest["unsupported"] = {name: export_unsupported(name, make, shape, args.output)
-                               for name, (make, shape) in UNSUPPORTED.items()}
+    manifest["qonnx_only"] = {name: export_qonnx_only(name, make, shape, args.output)
+                              for name, (make, shape) in QONNX_ONLY.items()}
     (args.output / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 

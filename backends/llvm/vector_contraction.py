@@ -56,6 +56,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
 
 from bitfold.backends.kernel.bufferize import constant_global
 from bitfold.backends.llvm.contraction_plan import (
@@ -77,7 +78,8 @@ def scalable(element) -> VectorType:
 
 
 def relaid_out(op: GenericOp, index: int, axis: int, rewriter: Rewriter) -> tuple[SSAValue, AffineMap]:
-    """A copy of constant input `index` with `axis` moved last (a new global), and its map."""
+    """A copy of constant input `index` with `axis` moved last (a new global, shared by every
+    contraction that re-lays out the same constant the same way), and its map."""
     source = constant_global(op.inputs[index])
     memref_type = source.type
     shape = list(memref_type.get_shape())
@@ -86,9 +88,10 @@ def relaid_out(op: GenericOp, index: int, axis: int, rewriter: Rewriter) -> tupl
     element = memref_type.element_type
     name = f"{source.sym_name.data}_{''.join(map(str, order))}"
     new_type = MemRefType(element, new_shape)
-    initial = transposed_elements(source.initial_value, element, shape, order)
-    new_global = memref.GlobalOp.get(StringAttr(name), new_type, initial, StringAttr("private"), UnitAttr())
-    rewriter.insert_op(new_global, InsertPoint.after(source))
+    if SymbolTable.lookup_symbol(op, name) is None:
+        initial = transposed_elements(source.initial_value, element, shape, order)
+        new_global = memref.GlobalOp.get(StringAttr(name), new_type, initial, StringAttr("private"), UnitAttr())
+        rewriter.insert_op(new_global, InsertPoint.after(source))
     get = memref.GetGlobalOp(name, new_type)
     rewriter.insert_op(get, InsertPoint.before(op))
     old = op.indexing_maps.data[index].data

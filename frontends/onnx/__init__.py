@@ -1,6 +1,7 @@
 """ONNX frontend: a model (QDQ, QCDQ, QONNX, QLinear/Integer ops, float) as bitfold IR.
 
-`import_model` reads the model (`model_file`), infers the type of every value (`shapes`),
+`import_model` reads the model (`model_file`), expands Brevitas' QuantLSTMCell nodes into
+per-step standard and Quant ops (`quant_lstm_cell`), infers the type of every value (`shapes`),
 folds the shape computations on static shapes into constants (`shape_folding`; again after
 each inference the folds make more precise), reads the opset of each domain (`domains`),
 upgrades older node forms to the newest signature (`upgrades`) and walks the graph into one `func.func` of `onnx.*` / `qonnx.*` ops (`graph`,
@@ -17,6 +18,7 @@ from bitfold.dialects.tensor_limits import TensorTooLarge, check_module
 from bitfold.frontends import FrontendError
 from bitfold.frontends.onnx.graph import import_graph
 from bitfold.frontends.onnx.model_file import read_model
+from bitfold.frontends.onnx.quant_lstm_cell import expand_quant_lstm_cells
 from bitfold.frontends.onnx.shape_folding import check_static_shapes, fold_shape_computations
 from bitfold.frontends.onnx.shapes import infer_value_types
 
@@ -27,6 +29,7 @@ def import_model(source: bytes | str | Path, base_dir: str | Path | None = None,
     (default: the file path)."""
     try:
         model, label = read_model(source, base_dir, name)
+        model = expand_quant_lstm_cells(model)
         value_types = infer_value_types(model, label)
         while (folded := fold_shape_computations(model, value_types, label)) is not model:
             model, value_types = folded, infer_value_types(folded, label)  # folded shapes type more values

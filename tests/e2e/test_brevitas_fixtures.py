@@ -15,7 +15,10 @@ graph output), which itself computes PyTorch's output under its form's oracle:
   islands (bitfold-report flags a float layer) and run under qemu on rv32im / rv64im (soft float),
   rv32imf (F) and rv64imv (LLVM) too, bit-exact to bitfold-run and within the float-island bound of
   docs/float-islands.md (one output step) of PyTorch;
-- Brevitas' fully quantized QuantLSTM (a `QuantLSTMCell` node, manifest `unsupported`) is one error line.
+- Brevitas' fully quantized QuantLSTM (a `QuantLSTMCell` node, manifest `qonnx_only`, expanded per time
+  step at import): bitfold-run, the integer pipeline and qemu on rv32im and rv64imv give PyTorch's
+  output (measured: bit for bit; asserted: bitfold-run within 1e-5 relative, the others within one
+  output step), qemu bit-exact to bitfold-run, and no layer is a float island.
 """
 
 from __future__ import annotations
@@ -205,16 +208,52 @@ def test_bitfold_run_command_line(tmp_path):
     np.testing.assert_array_equal(np.load(tmp_path / "out" / f"{output}.npy"), brevitas.expected(name))
 
 
-@pytest.mark.parametrize("command", ["bitfold-run", "bitfold-compile"])
-def test_quantized_lstm_cell_is_one_error_line(command, tmp_path):
-    """Brevitas' QuantLSTM with quantized gates exports (QONNX) one `QuantLSTMCell` node, which no
-    executor implements: refused in one line naming the node, exit status 1, no traceback."""
-    entry = brevitas.manifest()["unsupported"]["quantlstm-cell"]
-    path = brevitas.FIXTURES / entry["file"]
-    np.save(tmp_path / "x.npy", np.zeros(entry["input_shape"], np.float32))
-    arguments = {"bitfold-run": ["--input", f"{entry['graph_input']}={tmp_path / 'x.npy'}"],
-                 "bitfold-compile": ["--target", "rv32im", "-o", str(tmp_path / "out")]}[command]  # fmt: skip
-    done = subprocess.run([command, str(path), *arguments], capture_output=True, text=True, check=False)
-    lines = done.stderr.strip().splitlines()
-    assert done.returncode == 1 and len(lines) == 1, done.stderr
-    assert "unsupported op 'QuantLSTMCell'" in lines[0] and entry["refused_node"] in lines[0]
+LSTM_CELL = brevitas.manifest()["qonnx_only"]["quantlstm-cell"]
+
+
+def _lstm_cell_inputs() -> dict[str, np.ndarray]:
+    return {LSTM_CELL["graph_input"]: np.load(brevitas.FIXTURES / LSTM_CELL["input"])}
+
+
+def _assert_lstm_cell_within_one_step(got: np.ndarray) -> None:
+    want, step = np.load(brevitas.FIXTURES / LSTM_CELL["output"]), LSTM_CELL["output_scale"]
+    assert got.shape == want.shape
+    off = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    assert off.max() <= step * (1 + 1e-6), f"up to {off.max() / step:.2f} steps of {step:g} from PyTorch"
+
+
+def _lstm_cell_module():
+    return load_module(str(brevitas.FIXTURES / LSTM_CELL["file"]))
+
+
+def test_quantized_lstm_cell_runs_like_pytorch(tmp_path):
+    """`bitfold-run` on Brevitas' QuantLSTM (QuantLSTMCell expanded per step) saves PyTorch's output."""
+    np.save(tmp_path / "x.npy", np.load(brevitas.FIXTURES / LSTM_CELL["input"]))
+    done = subprocess.run(["bitfold-run", str(brevitas.FIXTURES / LSTM_CELL["file"]), "--input",
+                           f"{LSTM_CELL['graph_input']}={tmp_path / 'x.npy'}", "--output-dir", str(tmp_path / "out")],
+                          check=False, capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    got = np.load(tmp_path / "out" / f"{LSTM_CELL['graph_output']}.npy")
+    want = np.load(brevitas.FIXTURES / LSTM_CELL["output"])
+    np.testing.assert_allclose(got, want, rtol=RELATIVE, atol=RELATIVE * LSTM_CELL["output_scale"])
+
+
+def test_quantized_lstm_cell_is_integer_within_one_step():
+    assert not any(row.float_island for row in model_report(_lstm_cell_module()).layers)
+    module = _lstm_cell_module()
+    OnnxToIntegerPipeline().apply(full_context(), module)
+    _assert_lstm_cell_within_one_step(bitfold.run(module, _lstm_cell_inputs())[LSTM_CELL["graph_output"]])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", OPERATOR_TARGETS)
+def test_quantized_lstm_cell_on_qemu(target, tmp_path):
+    if target in VECTOR_TARGETS:
+        require_tools(*LLVM_TOOLS)
+    model = compile_model(_lstm_cell_module(), target)
+    stored = model.quantize(_lstm_cell_inputs())
+    (got,) = model.run_qemu(stored, tmp_path)
+    (want,) = model.run_reference(stored)
+    np.testing.assert_array_equal(got, want, err_msg=target)
+    (port,) = model.outputs
+    _assert_lstm_cell_within_one_step(got if port.model_integers else model.dequantize([got])[0])

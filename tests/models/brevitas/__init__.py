@@ -22,8 +22,10 @@ output's quantization step in the units of `expected(name)` (1 for integers).
         module = load_module(str(brevitas.path(name)))
         got = bitfold.run(module, brevitas.inputs(name))[brevitas.output_name(name)]
 
-manifest()["unsupported"] lists exports bitfold refuses (Brevitas' fully quantized QuantLSTM, one
-`QuantLSTMCell` node): file, graph input, input shape and the refused node; not in `names()`.
+manifest()["qonnx_only"] lists the networks exported in QONNX form only, with an op no ONNX executor
+implements (Brevitas' fully quantized QuantLSTM, one `QuantLSTMCell` node): file, graph input and
+output, input, PyTorch's output (float and integers), output step, input shape and the cell's node
+name; not in `names()` (their only oracle is PyTorch).
 
 The graph input and output keep the names TorchScript gave them (`x.251`, `40`,
 `onnx::QuantizeLinear_0`), as in a user's Brevitas export.
