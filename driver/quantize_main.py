@@ -2,19 +2,20 @@
 -o OUT [--form qdq|qcdq|qonnx|qop]
 [--runtime reference|onnxruntime] [--weights N]
 [--activations N] [--per-channel] [--symmetric] [--power-of-two] [--method minmax|percentile|mse]
-[--equalize] [--native] [--calibrated] [--budget BYTES | --bops N] [--bits 2,4,8] [--binary] [--ternary]`: quantize a
-float model from calibration data. Statistics are collected by running bitfold's interpreter (or
-with `--native` the float model compiled for this machine by MLIR/LLVM) on the samples
-(`DATA.npz`: one array per model input, samples concatenated along the first axis), recorded as `!quant.calibrated` types and turned into uniform types by the
-scheme: activations asymmetric unsigned (or `--symmetric`: zero point 0), weights symmetric, per
-tensor (or `--per-channel`), any bit width 1..16 (default 8), power-of-two scales with
-`--power-of-two`; biases int32 on the accumulator grid. `-o OUT.onnx` writes the form chosen by
-`--form` (default qdq; qdq, qcdq and qop with `--runtime onnxruntime` rewritten exactly for
-onnxruntime's integer kernels, `backends/onnx/onnxruntime_form.py`); `-o OUT.mlir` the canonical quant form (for bitfold-compile, bitfold-opt),
-or with `--calibrated` the float model with its statistics. `--data-free` takes the ranges from the
-BatchNormalization statistics the model carries instead of samples; `--budget`/`--bops` choose each
-layer's weight width for the budget (`bitfold.quantize_budget`); docs/calibration.md. Errors are one
-line and exit 1."""
+[--equalize] [--native] [--calibrated] [--budget BYTES | --bops N] [--bits 2,4,8] [--binary] [--ternary]`:
+quantize a float model from calibration data. Statistics are collected by running bitfold's
+interpreter (or with `--native` the float model compiled for this machine by MLIR/LLVM) on the
+samples (`DATA.npz`: one array per model input, samples concatenated along the first axis), recorded
+as `!quant.calibrated` types and turned into uniform types by the scheme: activations asymmetric
+unsigned (or `--symmetric`: zero point 0), weights symmetric, per tensor (or `--per-channel`), any
+bit width 1..16 (default 8), power-of-two scales with `--power-of-two`; biases int32 on the
+accumulator grid. `-o OUT.onnx` writes the form chosen by `--form` (default qdq; qdq, qcdq and qop
+with `--runtime onnxruntime` rewritten exactly for onnxruntime's integer kernels,
+`backends/onnx/onnxruntime_form.py`); `-o OUT.mlir` the canonical quant form (for bitfold-compile,
+bitfold-opt), or with `--calibrated` the float model with its statistics. `--data-free` takes the
+ranges from the BatchNormalization statistics the model carries instead of samples;
+`--budget`/`--bops` choose each layer's weight width for the budget (`bitfold.quantize_budget`);
+docs/calibration.md. Errors are one line and exit 1."""
 
 import argparse
 import io

@@ -14,6 +14,7 @@ from conftest import require_tools
 from models.float_models import FLOAT_BUILDERS
 from models.mlperf_tiny.architectures import BUILDERS, random_input
 from models.runners import random_inputs
+from onnx import TensorProto, helper
 
 from bitfold.dialects.quant import QuantizeCastOp, element_type
 from bitfold.frontends.onnx import import_model
@@ -90,3 +91,18 @@ def test_cli_native_without_samples_is_one_line(model_catalogue, tmp_path, capsy
         main([str(model_catalogue.path("mlp-float")), "--data-free", "--native", "-o", str(tmp_path / "q.onnx")])
     assert exit_info.value.code == 1
     assert capsys.readouterr().err.strip().count("\n") == 0
+
+
+def test_cli_native_op_without_float_lowering_is_one_line(tmp_path, capsys):
+    """Round has a float interpretation but no float lowering: the native compile names it."""
+    require_tools(*LLVM_TOOLS)
+    value = [helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 4]) for name in ("input", "y")]
+    graph = helper.make_graph([helper.make_node("Round", ["input"], ["y"], name="round")], "g", value[:1], value[1:])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8), tmp_path / "m.onnx")
+    np.savez(tmp_path / "data.npz", input=np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4))
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(tmp_path / "m.onnx"), "--calibration", str(tmp_path / "data.npz"), "--native",
+              "-o", str(tmp_path / "q.onnx")])
+    assert exit_info.value.code == 1
+    error = capsys.readouterr().err.strip()
+    assert "\n" not in error and "'onnx.Round' (round): no float lowering" in error
