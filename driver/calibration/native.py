@@ -19,12 +19,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from bitfold.backends.llvm import HOST
+from bitfold.calibration.observe import OBSERVED_PREFIX
 from bitfold.calibration.progress import Progress
 from bitfold.compile import compile_model
 from bitfold.interpreter import entry_function
 from bitfold.passes.utils.observed_values import append_results
-
-OBSERVED_PREFIX = "native_calibration_point"
 
 
 def observe_native(module: ModuleOp, values: Sequence[SSAValue], samples: Sequence[Mapping[str, np.ndarray]],
