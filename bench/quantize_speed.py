@@ -1,6 +1,6 @@
 """Calibration speed: bitfold-quantize beside onnxruntime's quantize_static, in samples per second.
 
-    python bench/quantize_speed.py [--samples 64] [--networks resnet8,dscnn,...] [--exact] [--per-sample]
+    python bench/quantize_speed.py [--samples 64] [--networks resnet8,dscnn,...] [--exact] [--per-sample] [--native]
 
 For each MLPerf Tiny architecture (tests/models/mlperf_tiny/architectures.py, seeded weights) and
 the same seeded calibration inputs, the wall time of the whole quantization, from the float model
@@ -8,7 +8,8 @@ file to the quantized model in memory (w8a8 per channel, MinMax): onnxruntime's 
 (QDQ, u8 activations, s8 weights) and `bitfold.quantize.quantize_model` on the imported model (the
 import is timed too; batched, float32 accumulation). `--exact` adds a column for the batched runs
 with the interpreter's float64 accumulation, `--per-sample` one for the interpreter one exact run a
-sample (the path before batched calibration). Samples per second = samples / seconds; the ratio
+sample (the path before batched calibration), `--native` one for the float model compiled for the
+host (`bitfold-quantize --native`; its compilation timed too). Samples per second = samples / seconds; the ratio
 is onnxruntime's rate over bitfold's."""
 
 import argparse
@@ -44,10 +45,10 @@ def ort_seconds(float_path: Path, samples, out: Path) -> float:
     return time.perf_counter() - start
 
 
-def bitfold_seconds(float_path: Path, samples, batch: bool = True, exact: bool = False) -> float:
+def bitfold_seconds(float_path: Path, samples, batch: bool = True, exact: bool = False, native: bool = False) -> float:
     start = time.perf_counter()
     module = import_model(float_path)
-    quantize_model(module, [{"input": s} for s in samples], QuantizeOptions(per_channel=True), batch, exact)
+    quantize_model(module, [{"input": s} for s in samples], QuantizeOptions(per_channel=True), batch, exact, native)
     return time.perf_counter() - start
 
 
@@ -66,9 +67,11 @@ def main() -> None:
     parser.add_argument("--networks", default=",".join(sorted(BUILDERS)))
     parser.add_argument("--exact", action="store_true", help="also time batched runs with float64 accumulation")
     parser.add_argument("--per-sample", action="store_true", help="also time one exact interpreter run a sample")
+    parser.add_argument("--native", action="store_true", help="also time the model compiled for the host")
     options = parser.parse_args()
     extra = [(options.exact, "bitfold float64 batched", {"exact": True}),
-             (options.per_sample, "bitfold float64 one run a sample", {"batch": False, "exact": True})]
+             (options.per_sample, "bitfold float64 one run a sample", {"batch": False, "exact": True}),
+             (options.native, "bitfold --native", {"native": True})]
     extra = [(title, arguments) for wanted, title, arguments in extra if wanted]
     print("| network | samples | onnxruntime quantize_static (samples/s) | bitfold-quantize (samples/s) | "
           + "".join(f"{title} (samples/s) | " for title, _ in extra) + "onnxruntime / bitfold |")

@@ -11,6 +11,7 @@ MLIR/LLVM's (`backends/llvm`) for RVV, the host, and the scalar targets on reque
     compiled.run_qemu(stored, workdir)          # the assembly under qemu (backends.kernel.harness)
     compiled.count_qemu(stored, workdir)        # the same, and the instructions one call executes
     compiled.run_native(stored, workdir)        # target "host" (LLVM backend): called in this process
+    compiled.native_kernel(workdir)             # the same, built once to call many times
 """
 
 import hashlib
@@ -111,10 +112,14 @@ class CompiledModel:
         target = harness_target(self.target, vlen)
         return count_assembly(self.assembly, target, self.symbol, list(stored), self.layouts, Path(workdir))
 
+    def native_kernel(self, workdir: str | Path) -> NativeKernel:
+        """Target `host`: the function as a shared object in `workdir`, loaded into this process
+        (`backends.llvm.native`), to call many times."""
+        return NativeKernel.build(full_context(), self.module, self.symbol, Path(workdir))
+
     def run_native(self, stored: Sequence[np.ndarray], workdir: str | Path) -> list[np.ndarray]:
-        """Target `host`: the function as a shared object, called in this process (`backends.llvm.native`)."""
-        kernel = NativeKernel.build(full_context(), self.module, self.symbol, Path(workdir))
-        return kernel(list(stored), self.layouts)
+        """Target `host`: one call of `native_kernel(workdir)`."""
+        return self.native_kernel(workdir)(list(stored), self.layouts)
 
 
 def compile_model(

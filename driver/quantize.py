@@ -8,7 +8,8 @@ canonical quant form out.
    convolutions (`bitfold.calibration.equalization`);
 1. `quantization_points` of the entry function (bitfold.passes.calibration.points);
 2. a copy of the model returns every point's value; bitfold's interpreter runs it on chunks of
-   samples at once, accumulating in float32 (`bitfold.calibration.observe`) and the method
+   samples at once, accumulating in float32 (`bitfold.calibration.observe`), or with `native` the
+   copy compiled for this machine runs them (`bitfold.calibration.native`); the method
    (`statistics.calibrated_range`) turns what each point took into a range (an average pool
    keeps its input's: `range_source`); `mse` also corrects the biases for the weights' error
    (`bitfold.calibration.bias_correction`);
@@ -32,6 +33,7 @@ from bitfold.calibration.batch_norm_folding import fold_batch_norms
 from bitfold.calibration.bias_correction import correct_biases, observed_channel_means
 from bitfold.calibration.data_free import data_free_statistics, statistics_means, statistics_range
 from bitfold.calibration.equalization import equalize_convolutions
+from bitfold.calibration.native import observe_native
 from bitfold.calibration.observe import observe_values
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.quant_semantics import dequantize, quantize
@@ -94,17 +96,22 @@ def _keep_source_ranges(points: Sequence[SSAValue], ranges: list[tuple[float, fl
 
 
 def observe_points(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], batch: bool = True,
-                   extremes_only: bool = False, exact: bool = False) -> list[np.ndarray]:
+                   extremes_only: bool = False, exact: bool = False, native: bool = False) -> list[np.ndarray]:
     """The values every quantization point of `module` took, each flattened over all samples, or
     their [min, max] (`extremes_only`; `batch=False`: one interpreter run a sample; `exact`: the
-    interpreter's float64 accumulation, not float32, `bitfold.calibration.observe`)."""
-    return observe_values(module, quantization_points(entry_function(module)), samples, batch, extremes_only, exact)
+    interpreter's float64 accumulation, not float32, `bitfold.calibration.observe`; `native`: the
+    model compiled for this machine instead, `bitfold.calibration.native`)."""
+    points = quantization_points(entry_function(module))
+    if native:
+        return observe_native(module, points, samples, extremes_only)
+    return observe_values(module, points, samples, batch, extremes_only, exact)
 
 
 def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions,
-                    batch: bool = True, exact: bool = False) -> None:
+                    batch: bool = True, exact: bool = False, native: bool = False) -> None:
     """Record calibration statistics in `module` (steps 1-3 of the module docstring); `batch=False`
-    observes one sample a run, `exact` with float64 accumulation (`observe_points`)."""
+    observes one sample a run, `exact` with float64 accumulation, `native` by the model compiled
+    for this machine (`observe_points`)."""
     if not samples:
         raise ValueError("calibration needs at least one sample")
     scheme = Scheme(options.activation_bits, options.symmetric, options.power_of_two)
@@ -114,7 +121,7 @@ def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]
         equalize_convolutions(function)
     points = quantization_points(function)
     ranges = []
-    observed = observe_points(module, samples, batch, options.method == "minmax", exact)
+    observed = observe_points(module, samples, batch, options.method == "minmax", exact, native)
     for point, values in zip(points, observed, strict=True):
         expressed = point.type.element_type
 
@@ -130,9 +137,9 @@ def calibrate_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]
 
 
 def quantize_model(module: ModuleOp, samples: Sequence[Mapping[str, np.ndarray]], options: QuantizeOptions,
-                   batch: bool = True, exact: bool = False) -> None:
+                   batch: bool = True, exact: bool = False, native: bool = False) -> None:
     """Quantize the float `module` in place into the canonical quant form (module docstring)."""
-    calibrate_model(module, samples, options, batch, exact)
+    calibrate_model(module, samples, options, batch, exact, native)
     options.uniform_pass().apply(full_context(), module)
 
 

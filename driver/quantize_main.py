@@ -2,19 +2,20 @@
 -o OUT [--form qdq|qcdq|qonnx|qop]
 [--runtime reference|onnxruntime] [--weights N]
 [--activations N] [--per-channel] [--symmetric] [--power-of-two] [--method minmax|percentile|mse]
-[--equalize] [--calibrated] [--budget BYTES | --bops N] [--bits 2,4,8] [--binary] [--ternary]`: quantize a
-float model from calibration data. Statistics are collected by running
-bitfold's interpreter on the samples (`DATA.npz`: one array per model input, samples concatenated
-along the first axis), recorded as `!quant.calibrated` types and turned into uniform types by the
-scheme: activations asymmetric unsigned (or `--symmetric`: zero point 0), weights symmetric, per
-tensor (or `--per-channel`), any bit width 1..16 (default 8), power-of-two scales with
-`--power-of-two`; biases int32 on the accumulator grid. `-o OUT.onnx` writes the form chosen by
-`--form` (default qdq; qdq, qcdq and qop with `--runtime onnxruntime` rewritten exactly for
-onnxruntime's integer kernels, `backends/onnx/onnxruntime_form.py`); `-o OUT.mlir` the canonical quant form (for bitfold-compile, bitfold-opt),
-or with `--calibrated` the float model with its statistics. `--data-free` takes the ranges from the
-BatchNormalization statistics the model carries instead of samples; `--budget`/`--bops` choose each
-layer's weight width for the budget (`bitfold.quantize_budget`); docs/calibration.md. Errors are one
-line and exit 1."""
+[--equalize] [--native] [--calibrated] [--budget BYTES | --bops N] [--bits 2,4,8] [--binary] [--ternary]`:
+quantize a float model from calibration data. Statistics are collected by running bitfold's
+interpreter (or with `--native` the float model compiled for this machine by MLIR/LLVM) on the
+samples (`DATA.npz`: one array per model input, samples concatenated along the first axis), recorded
+as `!quant.calibrated` types and turned into uniform types by the scheme: activations asymmetric
+unsigned (or `--symmetric`: zero point 0), weights symmetric, per tensor (or `--per-channel`), any
+bit width 1..16 (default 8), power-of-two scales with `--power-of-two`; biases int32 on the
+accumulator grid. `-o OUT.onnx` writes the form chosen by `--form` (default qdq; qdq, qcdq and qop
+with `--runtime onnxruntime` rewritten exactly for onnxruntime's integer kernels,
+`backends/onnx/onnxruntime_form.py`); `-o OUT.mlir` the canonical quant form (for bitfold-compile,
+bitfold-opt), or with `--calibrated` the float model with its statistics. `--data-free` takes the
+ranges from the BatchNormalization statistics the model carries instead of samples;
+`--budget`/`--bops` choose each layer's weight width for the budget (`bitfold.quantize_budget`);
+docs/calibration.md. Errors are one line and exit 1."""
 
 import argparse
 import io
@@ -80,6 +81,9 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--method", choices=METHODS, default="minmax", help="how a range is chosen")
     parser.add_argument("--equalize", action="store_true",
                         help="cross-layer equalization of consecutive convolutions first (docs/calibration.md)")
+    parser.add_argument("--native", action="store_true",
+                        help="collect the statistics with the float model compiled for this machine (MLIR/LLVM 22) "
+                             "instead of bitfold's interpreter (docs/calibration.md)")
     parser.add_argument("--calibrated", action="store_true",
                         help="write the float model with its !quant.calibrated statistics (OUT.mlir)")
     parser.add_argument("--version", action="version", version=f"bitfold-quantize {__version__}")
@@ -124,6 +128,9 @@ def _data_free_options(options: argparse.Namespace) -> DataFreeOptions | None:
     if options.calibration is None and not options.data_free:
         exit_with_error("error: give --calibration DATA.npz, or --data-free to use the model's BatchNormalization "
                         "statistics")
+    if options.native and (options.data_free or options.budget is not None or options.bops is not None):
+        exit_with_error("error: --native runs the --calibration samples for uniform widths: not with --data-free, "
+                        "--budget or --bops")
     if not options.data_free:
         if options.input_range is not None or options.sigmas is not None:
             exit_with_error("error: --input-range and --sigmas go with --data-free")
@@ -152,7 +159,7 @@ def _calibrate(module, options: argparse.Namespace, scheme: QuantizeOptions, dat
             widths = writable_widths(module, samples[0], scheme, widths, lambda m: _written(m, options))
         quantize_mixed(module, samples, scheme, budget[0], widths)
         return
-    (calibrate_model if options.calibrated else quantize_model)(module, samples, scheme)
+    (calibrate_model if options.calibrated else quantize_model)(module, samples, scheme, native=options.native)
 
 
 def _written(module: ModuleOp, options: argparse.Namespace) -> onnx.ModelProto:
