@@ -597,14 +597,14 @@ class NeedsSpilling(RegisterAllocationError):
 
 
 def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, spill: bool = True) -> riscv_func.FuncOp:
-    """The register-allocated copy of `function` (which gets spill code), or with `spill` False
-    `function` itself allocated in place (no copy to fall back on: `NeedsSpilling` where it would
-    need some, and `function` is then half allocated, for the caller to drop)."""
+    """The register-allocated copy of `function` (which gets spill code, unless `spill` is
+    False: then `NeedsSpilling` where it would need more than the outer loops' state spilled).
+    Every attempt allocates a copy: a failed one leaves `function` as it was, for the next."""
     free = copy_arguments_at_entry(function, xlen)
     widen_parallel_moves(function, xlen)
     region_dce(function.body)  # e.g. loop steps that became immediates
     taken = taken_registers(function, free)
-    attempt = function.clone() if spill else function
+    attempt = function.clone()
     try:
         # first without spilling: the pressure model holds a loop's carried registers for its
         # whole body, loop_allocation.py frees them between uses (the model may overcount)
@@ -654,6 +654,5 @@ class BitfoldRiscvAllocateRegistersPass(ModulePass):
             raise RegisterAllocationError(f"riscv: registers={self.registers}: 1 to {len(INTEGER_REGISTERS)}")
         for function in [f for f in op.walk() if isinstance(f, riscv_func.FuncOp) and f.body.blocks]:
             allocated = allocate_function(function, self.xlen, self.registers, self.spill)
-            if allocated is not function:
-                function.parent_block().insert_op_before(allocated, function)
-                function.parent_block().erase_op(function)
+            function.parent_block().insert_op_before(allocated, function)
+            function.parent_block().erase_op(function)
