@@ -276,10 +276,9 @@ class NestEmitter:
         """The operand's element at `point` (offsets of unrolled indices), typed, and its level."""
         level = self.load_level(operand)
         # loads in the innermost loop are shared by the tile points of one reduction point
-        # only: sharing a sliding window's elements across reduction points would keep them
-        # all live
-        reduction_point = tuple(p for d, p in enumerate(point) if not self.plan.dims[d].parallel)
-        sharing = reduction_point if level == self.innermost else None
+        # (and along the plan's window): sharing a sliding window's elements across every
+        # reduction point would keep them all live
+        sharing = self.plan.sharing_point(point) if level == self.innermost else None
         offset = self.immediate(operand, point)
         packed = self.packed_slot(operand, point)
         key = (operand, offset, packed, extension, sharing)
