@@ -224,6 +224,8 @@ class CostModel:
     n_inputs: int
     shared_pointers: int = 0
     """operands the loops move that share another's pointer (constants in one interleaved panel)"""
+    max_tile_points: int | None = None
+    """the largest register tile allowed (a fused epilogue is copied once per tile point)"""
 
     def estimate(self, plan: NestPlan) -> tuple[float, int]:
         """(instructions per body copy, registers live in the innermost loop) of `plan`."""
@@ -304,6 +306,8 @@ def plan_nest(
     small = [d for d in reduction if dims[d].bound <= FULL_UNROLL_MAX_BOUND]
     best: tuple[float, int, NestPlan] | None = None
     for tile in _tile_candidates(dims, parallel, bool(reduction), cost.body_operations):
+        if cost.max_tile_points is not None and prod(tile.values()) > cost.max_tile_points:
+            continue
         for unroll in _reduction_candidates(dims, reduction, small):
             steps = list(base_steps)
             for d, t in {**tile, **unroll}.items():
