@@ -22,6 +22,8 @@ becomes a register-tiled nest of `riscv_scf.for` loops over pointers (the plan i
   into the order the nest reads them (`weight_panels.py`): a linear walk with small immediates.
 - A contraction's bias fill and requantization epilogue fused into its nest (`fused_epilogue.py`):
   the accumulators start as the bias, the epilogue's body runs on the tile after the reduction.
+- Constant fills of byte and halfword workspace buffers (a padded input's zero point) store
+  words (`wide_fills.py`).
 
 Loop variables are pointers compared with `blt`: no buffer may straddle address 2**(XLEN-1)
 (docs/riscv-abi.md). Generics this cannot express (non-linear maps, `linalg.index`, ops that
@@ -66,6 +68,7 @@ from bitfold.backends.riscv.schedule.loop_nest_plan import (
     plan_nest,
 )
 from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals, Panel, relayout_constant_operands
+from bitfold.backends.riscv.schedule.wide_fills import widen_fills
 
 TOP = -1
 """The level before the outermost loop."""
@@ -691,6 +694,7 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
             plan = nest_plan_for(generic, self.registers - held_through(generic), fusion)
             return len(plan.tile_points())
 
+        widen_fills(op)
         fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, self.registers) is not None, tile_points)
         pattern = LowerGenericToTiledNest(self.xlen, ModuleGlobals(op), self.registers, fusions=fusions)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
