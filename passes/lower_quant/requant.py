@@ -32,6 +32,9 @@ f and rem come from the product by the form of t and the range of n over the op'
                     arith.select on an i1 table (each side's table holds a valid filler where
                     the other side applies)
     An n = 0 entry of a two-word table is written (2M, 1), the same M 2^-n.
+    The half modes with every n >= 33 round in the high word alone: no tie can occur there
+    (M odd, every |d| < 2^(n-1): `_ties_impossible`), so they all round half up,
+    q = (hi + 2^(n-33)) >>s (n - 32) (`_half_up_of_high_word`: mulh, add, shift).
 
 f is the whole floor: the checks below keep it in i32, so the low word of the shifted t is it.
 
@@ -298,42 +301,39 @@ def _floor_of_words(body: Body, low: SSAValue, high: SSAValue, read: Sequence[st
     return floor, {name: body.emit(arith.SelectOp(choose, wide[1][name], narrow[1][name])) for name in read}
 
 
-def _rounds_in_high_word(plan: _Plan, mode: RoundingMode, parity_after_zero_point: bool) -> bool:
-    """Whether `_half_to_even_of_high_word` computes the rounded quotient: two words, every
-    n >= 33, half to even on the parity of f itself (not of f + zp_out)."""
-    return (
-        plan.words == 2 and min(plan.shifts) > WORD_BITS and mode == RoundingMode.HALF_TO_EVEN
-        and not parity_after_zero_point
+HALF_MODES = (RoundingMode.HALF_TO_EVEN, RoundingMode.HALF_AWAY_FROM_ZERO, RoundingMode.HALF_TOWARD_ZERO)
+
+
+def _ties_impossible(plan: _Plan, ranges: Sequence[tuple[int, int]]) -> bool:
+    """Whether rem == half cannot occur for any d: with M odd, t = d M is an odd multiple of
+    2^(n-1) only where d is, and every |d| < 2^(n-1) (d = 0 gives rem = 0). Always so for two
+    words and n >= 33 (d is an i32, M normalized odd); checked all the same."""
+    return all(
+        m % 2 == 1 and max(-low, high) < 1 << (n - 1) for m, n, (low, high) in zip(plan.multipliers, plan.shifts, ranges)
     )
 
 
-def _high_word_even_parameters(plan: _Plan) -> dict[str, list[int]]:
-    """The tables of `_half_to_even_of_high_word`: k = n - 32, 2^k, 2^(k-1) - 1."""
+def _rounds_in_high_word(plan: _Plan, mode: RoundingMode, ranges: Sequence[tuple[int, int]]) -> bool:
+    """Whether `_half_up_of_high_word` computes the rounded quotient: two words, every n >= 33,
+    a half mode and no tie possible (where no tie occurs, every half mode rounds half up, whatever
+    the zero point's order)."""
+    return plan.words == 2 and min(plan.shifts) > WORD_BITS and mode in HALF_MODES and _ties_impossible(plan, ranges)
+
+
+def _half_up_parameters(plan: _Plan) -> dict[str, list[int]]:
+    """The tables of `_half_up_of_high_word`: k = n - 32 and half's high word 2^(k-1)."""
     wide = [n - WORD_BITS for n in plan.shifts]
-    return {
-        "high_shift": wide,
-        "parity_bit": [1 << k for k in wide],
-        "half_high_less_one": [(1 << (k - 1)) - 1 for k in wide],
-    }
+    return {"high_shift": wide, "half_high": [1 << (k - 1) for k in wide]}
 
 
-def _half_to_even_of_high_word(body: Body, low: SSAValue, high: SSAValue) -> SSAValue:
-    """round_half_to_even(t / 2^n) for t = hi 2^32 + lo (lo unsigned), n = 32 + k, k >= 1:
-
-        q = (hi + (2^(k-1) - 1) + b) >>s k,   b = (lo != 0) | (hi & 2^k != 0)
-
-    With hi = f 2^k + u (f = floor(t / 2^n), 0 <= u < 2^k) and hh = 2^(k-1), half = hh 2^32:
-    q = f + ((u + b + hh - 1) >>s k), the second term 1 exactly when u + b > hh (u + b <= 2^k).
-    That is the rounding up of half to even: if lo != 0 (b = 1), rem = (u, lo) > half iff
-    u >= hh, and rem == half cannot occur; if lo == 0 (b = parity of f), rem > half iff u > hh,
-    rem == half iff u == hh, rounded up then iff f is odd. No i32 overflow: |t| < 2^62 gives
-    hi in [-2^30, 2^30), and (2^(k-1) - 1) + b <= 2^(k-1) <= 2^30 (k <= 31)."""
+def _half_up_of_high_word(body: Body, high: SSAValue) -> SSAValue:
+    """floor((t + 2^(n-1)) / 2^n) = (hi + 2^(k-1)) >>s k for t = hi 2^32 + lo, n = 32 + k, k >= 1:
+    2^(n-1) is a multiple of 2^32, so it adds to the high word alone and the low word cannot
+    change the quotient (it is not read). That is the rounding half up, which is every half mode
+    where no tie occurs (`_ties_impossible`). No i32 overflow: |t| < 2^62 gives hi in
+    [-2^30, 2^30), and 2^(k-1) <= 2^30 (k <= 31)."""
     v = body.values
-    parity = body.emit(arith.AndIOp(high, v["parity_bit"]))
-    inexact_or_odd = body.emit(arith.OrIOp(parity, low))
-    b = body.emit(arith.ExtUIOp(body.emit(arith.CmpiOp(inexact_or_odd, body.constant(0, i32), _NE)), i32))
-    biased = body.emit(arith.AddiOp(body.emit(arith.AddiOp(high, v["half_high_less_one"])), b))
-    return body.emit(arith.ShRSIOp(biased, v["high_shift"]))
+    return body.emit(arith.ShRSIOp(body.emit(arith.AddiOp(high, v["half_high"])), v["high_shift"]))
 
 
 def _round_up(body: Body, g: SSAValue, mode: RoundingMode, tests: Tests) -> SSAValue | None:
@@ -387,8 +387,8 @@ class LowerRequantize(RewritePattern):
             "multiplier": (chosen.multipliers, any(m != 1 for m in chosen.multipliers) or chosen.words == 2),
         }
         parameters |= {name: values for name, (values, needed) in optional.items() if needed}
-        high_word_even = _rounds_in_high_word(chosen, rounding, first and any(out_zero_points))
-        parameters |= _high_word_even_parameters(chosen) if high_word_even else _shift_parameters(chosen, read)
+        half_up = _rounds_in_high_word(chosen, rounding, _d_ranges(chosen, channels, in_zero_points))
+        parameters |= _half_up_parameters(chosen) if half_up else _shift_parameters(chosen, read)
         if any(out_zero_points):
             parameters["zero_point_out"] = out_zero_points
         tables = {
@@ -414,10 +414,10 @@ class LowerRequantize(RewritePattern):
             if "zero_point_in" in v:
                 x = body.emit(arith.SubiOp(x, v["zero_point_in"]))
             tests: Tests = {}
-            if high_word_even:
+            if half_up:
                 product = arith.MulSIExtendedOp(x, v["multiplier"])
                 body.emit(product)
-                x = _half_to_even_of_high_word(body, product.low, product.high)
+                x = _half_up_of_high_word(body, product.high)
             elif chosen.words == 2:
                 product = arith.MulSIExtendedOp(x, v["multiplier"])
                 body.emit(product)
@@ -430,7 +430,7 @@ class LowerRequantize(RewritePattern):
                     x = body.emit(arith.ShRSIOp(x, v["shift"]))
             if first and "zero_point_out" in v:
                 x = body.emit(arith.AddiOp(x, v["zero_point_out"]))
-            if rounds and not high_word_even and (up := _round_up(body, x, rounding, tests)) is not None:
+            if rounds and not half_up and (up := _round_up(body, x, rounding, tests)) is not None:
                 x = body.emit(arith.AddiOp(x, body.emit(arith.ExtUIOp(up, chosen.integer))))
             if not first and "zero_point_out" in v:
                 x = body.emit(arith.AddiOp(x, v["zero_point_out"]))

@@ -8,8 +8,9 @@ ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wid
 - `arith.extsi`, `arith.extui`, `arith.trunci`, `arith.index_cast`: not lowered by xDSL;
   a `trunci` whose value is only stored by a store no wider than it costs nothing (`_only_stored`);
 - `arith.select`, `arith.maxsi`/`minsi`/`maxui`/`minui`: xDSL raises NotImplementedError;
-- `arith.mulsi_extended` / `arith.mului_extended`: not lowered (`mul` + `mulh`/`mulhu`, or one
-  `mul` and a shift when the full product fits a register);
+- `arith.mulsi_extended` / `arith.mului_extended`: not lowered (`mul` + `mulh`/`mulhu`, `mulh`
+  alone where the low word is not read, or one `mul` and a shift when the full product fits a
+  register);
 - `arith.cmpi`: xDSL maps predicates 4..9 as if they were ult, ule, ugt, uge, ... (MLIR's order
   is eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge): `sgt` becomes `sltu`. Lowered here in full;
 - `addi`/`subi`/`muli`/`shli`/`shrui` narrower than XLEN: xDSL's full-width `add` leaves a
@@ -253,8 +254,11 @@ class LowerIntegerArith(RewritePattern):
         lhs, rhs = cast_operands_to_regs(rewriter, op)
         signed = isinstance(op, arith.MulSIExtendedOp)
         if width == xlen:
-            low = riscv.MulOp(lhs, rhs)
             high = (riscv.MulhOp if signed else riscv.MulhuOp)(lhs, rhs)
+            if not op.low.uses:  # the high word alone: no `mul`
+                _replace(rewriter, op, [high], [high.rd, high.rd])
+                return
+            low = riscv.MulOp(lhs, rhs)
             _replace(rewriter, op, [low, high], [low.rd, high.rd])
             return
         if 2 * width > xlen:
@@ -265,7 +269,7 @@ class LowerIntegerArith(RewritePattern):
             zr, rhs = zero_extend(rhs, width, xlen)
             ops += [*zl, *zr]
         product = riscv.MulOp(lhs, rhs, comment=f"full {2 * width}-bit product")
-        low_ops, low = sign_extend(product.rd, width, xlen)
+        low_ops, low = sign_extend(product.rd, width, xlen) if op.low.uses else ([], product.rd)
         if signed:
             high_op = shift_right_arithmetic(product.rd, width, xlen)
             high_ops, high = [high_op], high_op.results[0]

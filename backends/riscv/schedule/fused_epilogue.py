@@ -17,7 +17,7 @@ contraction's iteration space and body, the inputs x, w, bias (map f . out) and 
 and the output O (E's output map . out); `Fusion` holds which inputs are the bias and the tables and
 E's body, which the nest applies to each accumulator after the reduction (tables loaded there, never
 held through the inner loops). B stays in the workspace plan (bufferization came first) but is no
-longer touched. Where E is not fused (`smaller_fused`), the bias alone is: G's accumulators start
+longer touched. Where E is not fused (`worth_fusing`), the bias alone is: G's accumulators start
 as the bias and are stored to B, which E reads as before (no fill nest, no first read of B).
 """
 
@@ -114,13 +114,25 @@ def epilogue_operations(epilogue: linalg.GenericOp | None) -> int:
 SEPARATE_NEST_UNROLL = 4
 """Copies of a short elementwise body in its own nest (`loop_nest_plan.ELEMENTWISE_UNROLL`)."""
 
+SHORT_REDUCTION = 16
+"""Reduction points per output up to which an epilogue is fused whatever the tile: a separate
+epilogue nest adds about 5 instructions per output (the i32 store, its reload, its loop's bumps
+and branch), over 0.3 per MAC on a depthwise 3 x 3 layer (9 MACs an output)."""
 
-def smaller_fused(tile_points: int, epilogue: int) -> bool:
-    """Whether the fused nest's code is no larger than the separate nests' (measured on the
-    bench kernels): the bias alone always (a whole nest less), an epilogue where it is copied
-    fewer times (once per tile point) than its own nest unrolls it; `.text` does not grow for
-    speed alone."""
-    return epilogue == 0 or tile_points < SEPARATE_NEST_UNROLL
+
+def worth_fusing(tile_points: int, epilogue: int, reduction_points: int) -> bool:
+    """Whether to fuse: the bias alone always (a whole nest less); an epilogue where it is copied
+    fewer times (once per tile point) than its own nest unrolls it (the code no larger), or where
+    the reduction per output is short enough (`SHORT_REDUCTION`) for the separate nest's
+    per-output overhead to be a large share of the work (`.text` grows by the copies)."""
+    return epilogue == 0 or tile_points < SEPARATE_NEST_UNROLL or reduction_points <= SHORT_REDUCTION
+
+
+def reduction_points(op: linalg.GenericOp) -> int:
+    """Points of the reduction dimensions: the MACs of one output of a contraction."""
+    kinds = [it.data for it in op.iterator_types.data]
+    bounds = op.get_static_loop_ranges()
+    return prod(int(b) for b, k in zip(bounds, kinds, strict=True) if k == linalg.IteratorType.REDUCTION)
 
 
 def _byte_range(buffer: SSAValue) -> tuple[SSAValue, int, int]:
@@ -142,8 +154,8 @@ def _overlap(a: SSAValue, b: SSAValue) -> bool:
 def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.GenericOp, Fusion] | None:
     """G and its Fusion in place of the fill, the contraction and the epilogue (module docstring),
     where the contraction has one output B used by those three only and each of the three is a
-    nest on its own (`plannable`: linear maps, static memrefs). Where the epilogue would make the
-    code larger (`smaller_fused` on `tile_points(G, fusion)`, its register tile) or writes over an
+    nest on its own (`plannable`: linear maps, static memrefs). Where the epilogue is not worth
+    fusing (`worth_fusing` on `tile_points(G, fusion)`, its register tile) or writes over an
     input, the bias alone is fused: G writes B, E stays. Else None, IR untouched."""
     if _parallel(contraction) or len(contraction.outputs) != 1 or contraction.res:
         return None
@@ -163,7 +175,8 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
     if epilogue is not None and any(_overlap(epilogue.outputs[0], x) for x in contraction.inputs):
         epilogue = None  # the output in place of an input the later tiles still read (a residual)
     fused, fusion = _fused_generic(contraction, fill, epilogue)
-    if epilogue is not None and not smaller_fused(tile_points(fused, fusion), epilogue_operations(epilogue)):
+    points = reduction_points(contraction)
+    if epilogue is not None and not worth_fusing(tile_points(fused, fusion), epilogue_operations(epilogue), points):
         fused.detach()
         fused.erase()
         epilogue = None  # the bias alone: the epilogue stays a nest of its own, reading B

@@ -18,6 +18,10 @@ The plan works on these strides only:
    an input pixel and the T_b output pixels share a weight.
 3. Reduction dimensions of small bound are unrolled completely (3x3 windows); the innermost
    remaining reduction loop is unrolled by U (a divisor of its bound).
+   Sliding windows: where the last unrolled reduction dimension r (a kernel's column) moves an
+   input along the same elements as a tile dimension does (x[ow + kw]), a load may be shared by
+   the points of r too (`NestPlan.window`): a 1 x T row tile of a 3-wide window loads T + 2
+   elements per kernel row, not 3T, and holds those T + 2 while the row is consumed.
 4. The tile is the one of least estimated instructions per body copy,
        (loads shared within each reduction step + innermost loop overhead
         + copies * body operations) / copies,
@@ -139,6 +143,19 @@ class NestPlan:
     reloaded: frozenset[int] = frozenset()
     """inputs loaded in the innermost loop although it does not move them (not hoisted out of
     it: there are not registers enough to hold them through it)"""
+    window: int | None = None
+    """a fully unrolled reduction dimension whose points share the innermost loop's loads (a
+    sliding window's column: module docstring, step 3); None: loads shared by the tile points of
+    one reduction point only"""
+
+    def sharing_point(self, point: Sequence[int]) -> tuple[int, ...]:
+        """What a load at body copy `point` in the innermost loop is shared by: the copies of the
+        same reduction point, or, along `window`, of every point of that dimension."""
+        return tuple(0 if d == self.window else p for d, p in enumerate(point) if not self.dims[d].parallel)
+
+    def share_box(self) -> list[int]:
+        """The box of body copies one load in the innermost loop may serve (module docstring)."""
+        return [self.steps[d] if dim.parallel or d == self.window else 1 for d, dim in enumerate(self.dims)]
 
     def body_points(self) -> list[tuple[int, ...]]:
         """Offsets (per dimension) of every body copy, reduction points outer, tile points inner."""
@@ -207,28 +224,31 @@ class CostModel:
     n_inputs: int
     shared_pointers: int = 0
     """operands the loops move that share another's pointer (constants in one interleaved panel)"""
+    max_tile_points: int | None = None
+    """the largest register tile allowed (a fused epilogue is copied once per tile point)"""
 
     def estimate(self, plan: NestPlan) -> tuple[float, int]:
         """(instructions per body copy, registers live in the innermost loop) of `plan`."""
         tile_box = [plan.steps[d] if dim.parallel else 1 for d, dim in enumerate(plan.dims)]
+        share_box = plan.share_box()
         body_box = list(plan.steps)
         copies = prod(body_box)
-        reduction_points = copies // prod(tile_box)
+        sharing_groups = copies // prod(share_box)
         loops = [d for d, dim in enumerate(plan.dims) if plan.steps[d] < dim.bound]
         innermost = loops[-1] if loops else None
         inputs = list(enumerate(plan.accesses[: self.n_inputs]))
         hoisted = [(k, a) for k, a in inputs if innermost is not None and not a.stride[innermost]]
         streamed = [(k, a) for k, a in inputs if (k, a) not in hoisted or k in plan.reloaded]
-        # the nest shares a load between the tile points of one reduction point only (the
-        # count is the same at every reduction point: it is the tile translated)
-        loads = reduction_points * sum(distinct_in_box(a, tile_box) for _, a in streamed)
+        # the nest shares a load between the tile points of one reduction point (and along the
+        # window): the count is the same in every group, the box translated
+        loads = sharing_groups * sum(distinct_in_box(a, share_box) for _, a in streamed)
         # per iteration of the innermost loop: the bound test, the loop variable's step and
         # one bump per other pointer the loop moves
         overhead = 0 if not loops else 1 + sum(1 for a in plan.accesses if a.stride[loops[-1]])
         per_copy = (loads + overhead + copies * self.body_operations) / copies
         # live in the innermost loop: accumulators, the tile row of one input kept while the
         # other streams, values held through the loop, the body's own temporaries, the innermost loop's
-        row = held_row(plan, [a for _, a in streamed], tile_box)
+        row = held_row(plan, [a for _, a in streamed], share_box)
         held = sum(distinct_in_box(a, body_box) for k, a in hoisted if k not in plan.reloaded)
         temporaries = min(BODY_TEMPORARIES_MAX, 2 + self.body_operations // 8)
         bases = sum(extra_bases(a, body_box) for a in plan.accesses)
@@ -245,16 +265,17 @@ class CostModel:
         return [k for k, a in sorted(inputs, key=lambda ka: -distinct_in_box(ka[1], plan.steps))]
 
 
-def held_row(plan: NestPlan, streamed: list[Access], tile_box: list[int]) -> int:
-    """Loaded values held across the tile points of one reduction point. The nest visits the
-    tile points in dimension order (`NestPlan.body_points`): with two tile dimensions, the loads
-    of the inputs that do not vary with the outer one (one per index of the inner one) are held
-    while the outer one steps; with one, the smallest row of the streamed inputs."""
+def held_row(plan: NestPlan, streamed: list[Access], share_box: list[int]) -> int:
+    """Loaded values held across the tile points of one reduction point (with a window: across
+    its points too, `NestPlan.share_box`). The nest visits the tile points in dimension order
+    (`NestPlan.body_points`): with two tile dimensions, the loads of the inputs that do not vary
+    with the outer one (one per index of the inner one) are held while the outer one steps; with
+    one, the smallest row of the streamed inputs."""
     tiled = [d for d, dim in enumerate(plan.dims) if dim.parallel and plan.steps[d] > 1]
     if len(tiled) == 2:
         outer = tiled[0]
-        return max((distinct_in_box(a, tile_box) for a in streamed if not a.stride[outer]), default=1)
-    return min((r for r in (distinct_in_box(a, tile_box) for a in streamed) if r > 1), default=1)
+        return max((distinct_in_box(a, share_box) for a in streamed if not a.stride[outer]), default=1)
+    return min((r for r in (distinct_in_box(a, share_box) for a in streamed) if r > 1), default=1)
 
 
 def loop_registers(plan: NestPlan, loops: list[int]) -> int:
@@ -285,6 +306,8 @@ def plan_nest(
     small = [d for d in reduction if dims[d].bound <= FULL_UNROLL_MAX_BOUND]
     best: tuple[float, int, NestPlan] | None = None
     for tile in _tile_candidates(dims, parallel, bool(reduction), cost.body_operations):
+        if cost.max_tile_points is not None and prod(tile.values()) > cost.max_tile_points:
+            continue
         for unroll in _reduction_candidates(dims, reduction, small):
             steps = list(base_steps)
             for d, t in {**tile, **unroll}.items():
@@ -292,22 +315,36 @@ def plan_nest(
             copies = prod(steps)
             if copies > MAX_BODY_COPIES:
                 continue
-            plan = NestPlan(dims, accesses, steps)
-            per_copy, needed = cost.estimate(plan)
-            for operand in cost.hoistable(plan):
-                if needed <= registers:
-                    break
-                plan.reloaded = plan.reloaded | {operand}
+            for window in (None, *_windows(dims, accesses[: cost.n_inputs], steps)):
+                plan = NestPlan(dims, accesses, steps, window=window)
                 per_copy, needed = cost.estimate(plan)
-            if needed > registers and copies > 1:
-                continue
-            key = (per_copy, copies)
-            if best is None or key < best[:2]:
-                best = (per_copy, copies, plan)
+                for operand in cost.hoistable(plan):
+                    if needed <= registers:
+                        break
+                    plan.reloaded = plan.reloaded | {operand}
+                    per_copy, needed = cost.estimate(plan)
+                if needed > registers and copies > 1:
+                    continue
+                key = (per_copy, copies)
+                if best is None or key < best[:2]:
+                    best = (per_copy, copies, plan)
     assert best is not None  # the all-ones candidate always exists
     plan = best[2]
     plan.loops = [d for d in range(n) if plan.steps[d] < dims[d].bound]
     return plan
+
+
+def _windows(dims: list[Dim], inputs: list[Access], steps: list[int]) -> list[int]:
+    """The last fully unrolled reduction dimension, where an input's elements at its points
+    overlap across the tile (a sliding window: fewer distinct elements than points)."""
+    unrolled = [d for d, dim in enumerate(dims) if not dim.parallel and steps[d] == dim.bound > 1]
+    if not unrolled:
+        return []
+    window = unrolled[-1]
+    tile_box = [steps[d] if dim.parallel else 1 for d, dim in enumerate(dims)]
+    share_box = [steps[d] if dim.parallel or d == window else 1 for d, dim in enumerate(dims)]
+    overlapping = any(distinct_in_box(a, share_box) < distinct_in_box(a, tile_box) * steps[window] for a in inputs)
+    return [window] if overlapping else []
 
 
 def _tile_candidates(dims: list[Dim], parallel: list[int], reducing: bool, body: int) -> list[dict[int, int]]:

@@ -22,6 +22,8 @@ becomes a register-tiled nest of `riscv_scf.for` loops over pointers (the plan i
   into the order the nest reads them (`weight_panels.py`): a linear walk with small immediates.
 - A contraction's bias fill and requantization epilogue fused into its nest (`fused_epilogue.py`):
   the accumulators start as the bias, the epilogue's body runs on the tile after the reduction.
+- Constant fills of byte and halfword workspace buffers (a padded input's zero point) store
+  words (`wide_fills.py`).
 
 Loop variables are pointers compared with `blt`: no buffer may straddle address 2**(XLEN-1)
 (docs/riscv-abi.md). Generics this cannot express (non-linear maps, `linalg.index`, ops that
@@ -55,7 +57,7 @@ from bitfold.backends.riscv.lowering.registers import (
     sign_extend,
     zero_extend,
 )
-from bitfold.backends.riscv.schedule.fused_epilogue import Fusion, fuse_epilogues
+from bitfold.backends.riscv.schedule.fused_epilogue import SEPARATE_NEST_UNROLL, Fusion, fuse_epilogues
 from bitfold.backends.riscv.schedule.loop_nest_plan import (
     IMMEDIATE_REACH,
     Access,
@@ -66,6 +68,7 @@ from bitfold.backends.riscv.schedule.loop_nest_plan import (
     plan_nest,
 )
 from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals, Panel, relayout_constant_operands
+from bitfold.backends.riscv.schedule.wide_fills import widen_fills
 
 TOP = -1
 """The level before the outermost loop."""
@@ -276,10 +279,9 @@ class NestEmitter:
         """The operand's element at `point` (offsets of unrolled indices), typed, and its level."""
         level = self.load_level(operand)
         # loads in the innermost loop are shared by the tile points of one reduction point
-        # only: sharing a sliding window's elements across reduction points would keep them
-        # all live
-        reduction_point = tuple(p for d, p in enumerate(point) if not self.plan.dims[d].parallel)
-        sharing = reduction_point if level == self.innermost else None
+        # (and along the plan's window): sharing a sliding window's elements across every
+        # reduction point would keep them all live
+        sharing = self.plan.sharing_point(point) if level == self.innermost else None
         offset = self.immediate(operand, point)
         packed = self.packed_slot(operand, point)
         key = (operand, offset, packed, extension, sharing)
@@ -614,6 +616,11 @@ def held_through(op: linalg.GenericOp) -> int:
     return sum(1 for argument in function.body.block.args if argument not in walked)
 
 
+FUSED_EPILOGUE_COPIES = SEPARATE_NEST_UNROLL
+"""The largest tile of a nest with a fused epilogue: the epilogue is copied once per tile point,
+no more often than its own nest would unroll it (`fused_epilogue.worth_fusing`)."""
+
+
 def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = None) -> NestPlan | None:
     """The plan of a generic this pass can emit, else None (module docstring); a fused nest's
     bias and epilogue tables are not in its cost (read once per output, after the reduction)."""
@@ -642,8 +649,9 @@ def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = 
     inputs = len(op.inputs) if fusion is None else fusion.bias
     # the bias and the tables walked alike share one interleaved panel (`weight_panels.py`)
     epilogue_walks = [accesses[k].stride for k in range(inputs, len(op.inputs))]
+    fused_copies = FUSED_EPILOGUE_COPIES if fusion is not None and fusion.epilogue is not None else None
     cost = CostModel(body_operation_count(op.body.block), len(op.outputs), inputs,
-                     len(epilogue_walks) - len(set(epilogue_walks)))
+                     len(epilogue_walks) - len(set(epilogue_walks)), fused_copies)
     return plan_nest(dims, accesses, cost, registers)
 
 
@@ -686,6 +694,7 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
             plan = nest_plan_for(generic, self.registers - held_through(generic), fusion)
             return len(plan.tile_points())
 
+        widen_fills(op)
         fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, self.registers) is not None, tile_points)
         pattern = LowerGenericToTiledNest(self.xlen, ModuleGlobals(op), self.registers, fusions=fusions)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

@@ -269,6 +269,43 @@ def test_requant_mulsi_extended_shift_select_clamp(target, tmp_path):
     np.testing.assert_array_equal(out, requant_reference(x))
 
 
+HIGH_WORD_REQUANT = """
+func.func @requant(%acc: tensor<3x5xi32>) -> tensor<3x5xi8> {
+  %e = tensor.empty() : tensor<3x5xi8>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc : tensor<3x5xi32>) outs(%e : tensor<3x5xi8>) {
+  ^bb0(%x: i32, %o: i8):
+    %m = arith.constant 1374389535 : i32
+    %lo, %hi = arith.mulsi_extended %x, %m : i32
+    %half = arith.constant 8 : i32
+    %biased = arith.addi %hi, %half : i32
+    %c4 = arith.constant 4 : i32
+    %q = arith.shrsi %biased, %c4 : i32
+    %lo8 = arith.constant -128 : i32
+    %hi8 = arith.constant 127 : i32
+    %a = arith.maxsi %q, %lo8 : i32
+    %b = arith.minsi %a, %hi8 : i32
+    %t = arith.trunci %b : i32 to i8
+    linalg.yield %t : i8
+  } -> tensor<3x5xi8>
+  func.return %r : tensor<3x5xi8>
+}
+"""
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", ["rv32im", "rv64im"])
+def test_requant_high_word_only(target, tmp_path):
+    """lower-quant's half-up requantization reads the high word of the product alone (`mulh`
+    without `mul` on RV32): round(x * M / 2^36) half up, clamped to i8."""
+    rng = np.random.default_rng(6)
+    x = rng.integers(-(2**31), 2**31, size=(3, 5), dtype=np.int64).astype(np.int32)
+    x[0, :5] = [0, -1, 2**31 - 1, -(2**31), 200]
+    x[1, :5] = rng.integers(-(2**12), 2**12, size=5)
+    (out,) = run_kernel(HIGH_WORD_REQUANT, [x], target, tmp_path)
+    expected = np.clip((x.astype(np.int64) * 1374389535 + 2**35) >> 36, -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(out, expected)
+
+
 def packed_matmul_ir(extension: str) -> str:
     return f"""
 func.func @mm4(%a: tensor<2x7xi8>) -> tensor<2x3xi32> {{

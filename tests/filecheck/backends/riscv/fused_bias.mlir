@@ -1,18 +1,19 @@
 // RUN: bitfold-opt %s -p 'bitfold-riscv-register-tiled-loops{xlen=32}' | filecheck %s
 
 // The bias alone fused (backends/riscv/schedule/fused_epilogue.py): the contraction's register tile
-// has 16 points, so its requantization epilogue stays a nest of its own (copied per tile point it
-// would make `.text` larger), but the bias broadcast into the i32 buffer is not a nest any more:
+// has 16 points and a reduction of 32 (longer than `fused_epilogue.SHORT_REDUCTION`), so its
+// requantization epilogue stays a nest of its own (copied per tile point it would make `.text`
+// larger), but the bias broadcast into the i32 buffer is not a nest any more:
 // the accumulators start as the bias (2 columns a tile, lw from the bias panel whose pointer is
 // the column loop's variable), the tile is stored once into the buffer, and the epilogue's nest
 // reads it.
 
-"memref.global"() <{sym_name = "w", type = memref<8x16xi8>, initial_value = dense<1> : tensor<8x16xi8>, sym_visibility = "private", constant}> : () -> ()
+"memref.global"() <{sym_name = "w", type = memref<8x32xi8>, initial_value = dense<1> : tensor<8x32xi8>, sym_visibility = "private", constant}> : () -> ()
 "memref.global"() <{sym_name = "bias", type = memref<8xi32>, initial_value = dense<[1, 2, 3, 4, 5, 6, 7, 8]> : tensor<8xi32>, sym_visibility = "private", constant}> : () -> ()
 "memref.global"() <{sym_name = "shift", type = memref<8xi32>, initial_value = dense<[1, 2, 3, 1, 2, 3, 1, 2]> : tensor<8xi32>, sym_visibility = "private", constant}> : () -> ()
 
-func.func @bias_fused(%x: memref<8x16xi8>, %out: memref<8x8xi8>, %workspace: memref<256xi8>) {
-  %w = memref.get_global @w : memref<8x16xi8>
+func.func @bias_fused(%x: memref<8x32xi8>, %out: memref<8x8xi8>, %workspace: memref<256xi8>) {
+  %w = memref.get_global @w : memref<8x32xi8>
   %bias = memref.get_global @bias : memref<8xi32>
   %offset = arith.constant 0 : index
   %acc = memref.view %workspace[%offset][] : memref<256xi8> to memref<8x8xi32>
@@ -20,7 +21,7 @@ func.func @bias_fused(%x: memref<8x16xi8>, %out: memref<8x8xi8>, %workspace: mem
   ^bb0(%b: i32, %o: i32):
     linalg.yield %b : i32
   }
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<8x16xi8>, memref<8x16xi8>) outs(%acc : memref<8x8xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<8x32xi8>, memref<8x32xi8>) outs(%acc : memref<8x8xi32>) {
   ^bb0(%a: i8, %v: i8, %s: i32):
     %ae = arith.extsi %a : i8 to i32
     %ve = arith.extsi %v : i8 to i32
