@@ -90,6 +90,7 @@ generators'; the RISC-V backend's are listed in `riscv_passes` order, then their
         ),
         "bitfold-riscv-linalg-to-loops": _lazy("backends.riscv.lowering.linalg_to_loops", "BitfoldRiscvLinalgToLoopsPass"),
         "bitfold-riscv-memref-to-addresses": _lazy("backends.riscv.lowering.lower_memory", "BitfoldRiscvMemrefToAddressesPass"),
+        "bitfold-riscv-canonicalize": _lazy("backends.riscv.lowering.canonicalize", "BitfoldRiscvCanonicalizePass"),
         "bitfold-riscv-multiply-to-shift": _lazy(
             "backends.riscv.lowering.multiply_to_shift", "BitfoldRiscvMultiplyToShiftPass"
         ),

@@ -16,7 +16,7 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
     bitfold-riscv-memref-to-addresses       la for globals, packed sub-byte constants, reshapes
     convert-memref-to-ptr                   xDSL: index arithmetic + ptr ops
     convert-ptr-type-offsets                xDSL
-    canonicalize, bitfold-riscv-multiply-to-shift, licm, cse
+    bitfold-riscv-canonicalize, bitfold-riscv-multiply-to-shift, licm, cse
                                             (xDSL's canonicalize, its dead code
                                             elimination in one pass: xdsl_compat)
     bitfold-riscv-lower-ptr                 lb/lbu/lh/lhu/lw/lwu/ld, sb/sh/sw/sd
@@ -66,6 +66,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from bitfold.backends.kernel.isa import Isa, IsaError
 from bitfold.backends.riscv.emission.prologue import BitfoldRiscvPrologueEpiloguePass
+from bitfold.backends.riscv.lowering.canonicalize import BitfoldRiscvCanonicalizePass
 from bitfold.backends.riscv.lowering.float_rounding import BitfoldRiscvExpandFloatRoundingPass
 from bitfold.backends.riscv.lowering.immediates import BitfoldRiscvImmediatesPass
 from bitfold.backends.riscv.lowering.linalg_to_loops import BitfoldRiscvLinalgToLoopsPass
@@ -83,7 +84,6 @@ from bitfold.backends.riscv.regalloc.loop_value_copies import BitfoldRiscvCopyLo
 from bitfold.backends.riscv.regalloc.register_allocation import BitfoldRiscvAllocateRegistersPass, NeedsSpilling
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
-from bitfold.dialects.xdsl_compat.dead_code import Canonicalize
 from bitfold.dialects.xdsl_compat.worklist_walk import listed_worklist_walk
 
 MAX_REGISTER_ARGUMENTS = 8
@@ -157,11 +157,11 @@ def riscv_passes(
         BitfoldRiscvMemrefToAddressesPass(xlen=xlen),
         ConvertMemRefToPtr(),
         ConvertPtrTypeOffsetsPass(),
-        Canonicalize(),
+        BitfoldRiscvCanonicalizePass(),
         BitfoldRiscvMultiplyToShiftPass(),
         LoopInvariantCodeMotionPass(),
         CommonSubexpressionElimination(),
-        Canonicalize(),
+        BitfoldRiscvCanonicalizePass(),
         BitfoldRiscvLowerPtrPass(xlen=xlen, hard_float=hard_float),
         BitfoldRiscvLowerFloatPass(xlen=xlen) if hard_float else BitfoldRiscvSoftFloatPass(),
         BitfoldRiscvLowerArithPass(xlen=xlen, zbb=zbb),

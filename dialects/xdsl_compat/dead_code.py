@@ -8,16 +8,15 @@ with the same listener calls (it is `LiveSet.delete_dead` on the same live set),
 live set in one pass: the effects of every op once, bottom-up, then the least fixpoint of xDSL's
 rule (an op is live if it would not be trivially dead, or if a live op uses one of its results)
 as a closure over operands. Like xDSL's, it visits only the blocks reachable from each region's
-entry. `Canonicalize` is xDSL's `canonicalize` with this `region_dce`."""
+entry. `bitfold-riscv-canonicalize` (backends/riscv/lowering/canonicalize.py) is xDSL's
+`canonicalize` with this `region_dce`."""
 
 from collections.abc import Iterator
 from typing import AbstractSet
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, OpResult, Region, SSAValue
 from xdsl.ir.post_order import PostOrderIterator
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriterListener, PatternRewriteWalker
+from xdsl.pattern_rewriter import PatternRewriterListener
 from xdsl.traits import (
     EffectInstance,
     IsTerminator,
@@ -26,7 +25,6 @@ from xdsl.traits import (
     RecursiveMemoryEffect,
     SymbolOpInterface,
 )
-from xdsl.transforms.canonicalize import CanonicalizationRewritePattern, CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
 
 Effects = AbstractSet[EffectInstance] | None
@@ -125,11 +123,3 @@ def region_dce(region: Region, listener: PatternRewriterListener | None = None) 
     live.changed = False
     live.delete_dead(region, listener)
     return live.changed
-
-
-class Canonicalize(CanonicalizePass):
-    """xDSL's `canonicalize` (same patterns, folding, walk) with the one-pass `region_dce`."""
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        pattern = GreedyRewritePatternApplier([CanonicalizationRewritePattern()], ctx=ctx, folding_enabled=True)
-        PatternRewriteWalker(pattern, post_walk_func=region_dce).rewrite_module(op)
