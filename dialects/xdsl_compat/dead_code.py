@@ -12,7 +12,7 @@ entry. `bitfold-riscv-canonicalize` (backends/riscv/lowering/canonicalize.py) is
 `canonicalize` with this `region_dce`."""
 
 from collections.abc import Iterator
-from typing import AbstractSet
+from collections.abc import Set as AbstractSet
 
 from xdsl.ir import Operation, OpResult, Region, SSAValue
 from xdsl.ir.post_order import PostOrderIterator
