@@ -81,7 +81,11 @@ from bitfold.backends.riscv.lowering.soft_float import BitfoldRiscvSoftFloatPass
 from bitfold.backends.riscv.lowering.soft_float_calls import BitfoldRiscvExpandCallsPass
 from bitfold.backends.riscv.regalloc.constant_sinking import BitfoldRiscvSinkConstantsPass
 from bitfold.backends.riscv.regalloc.loop_value_copies import BitfoldRiscvCopyLoopValuesPass
-from bitfold.backends.riscv.regalloc.register_allocation import BitfoldRiscvAllocateRegistersPass, NeedsSpilling
+from bitfold.backends.riscv.regalloc.register_allocation import (
+    BitfoldRiscvAllocateRegistersPass,
+    NeedsSpilling,
+    RegisterAllocationError,
+)
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
 from bitfold.dialects.xdsl_compat.worklist_walk import listed_worklist_walk
@@ -130,6 +134,10 @@ def check_input(module: ModuleOp, xlen: int) -> func.FuncOp:
 TILE_REGISTER_BUDGETS = tuple(ALLOCATABLE_INTEGER_REGISTERS - fewer for fewer in (0, 4, 8))
 """Registers the tile planner may fill (27, 23, 19), tried in turn until no loop nest needs
 spilling (`lower_to_riscv`); the last budget's code is allowed to spill."""
+SMALLER_TILE_BUDGET_STEP = 4
+"""Below the last of `TILE_REGISTER_BUDGETS`, budgets 4 registers apart (15, 11, 7, 3), tried while
+the code cannot be allocated even spilling: a loop's variables, bounds and carried values (a
+sliding window's held row) are not spilled, and smaller tiles hold fewer of them."""
 
 
 def riscv_tensor_passes(xlen: int) -> list[ModulePass]:
@@ -200,25 +208,31 @@ def lower_to_riscv(
 ) -> ModuleOp:
     """`riscv_passes` on a copy of `module` (the kernel ABI's memref form), with the largest
     register-tile budget (at most `registers`, default all: `ALLOCATABLE_INTEGER_REGISTERS`) whose
-    code needs no spilling, else the smallest, spilling; returns the lowered copy. `after` sees
-    each pass and the module it produced (bench/compile_speed.py times them)."""
+    code needs no spilling, else the smallest, spilling, or smaller ones where even spilling does
+    not fit (`SMALLER_TILE_BUDGET_STEP`); returns the lowered copy. `after` sees each pass and the
+    module it produced (bench/compile_speed.py times them)."""
     ctx = riscv_context() if ctx is None else ctx
     registers = ALLOCATABLE_INTEGER_REGISTERS if registers is None else registers
     budgets = sorted({min(budget, registers) for budget in TILE_REGISTER_BUDGETS}, reverse=True)
+    spilling = budgets[-1]
+    budgets += range(spilling - SMALLER_TILE_BUDGET_STEP, 0, -SMALLER_TILE_BUDGET_STEP)
     for budget in budgets:
         attempt = module.clone()
-        last = budget == budgets[-1]
         try:
             with listed_worklist_walk():
-                for module_pass in riscv_passes(xlen, budget, spill=last, registers=registers, zbb=zbb,
-                                                hard_float=hard_float):
+                for module_pass in riscv_passes(xlen, budget, spill=budget <= spilling, registers=registers,
+                                                zbb=zbb, hard_float=hard_float):
                     module_pass.apply(ctx, attempt)
                     if after is not None:
                         after(module_pass, attempt)
         except NeedsSpilling:
             continue
+        except RegisterAllocationError:
+            if budget == budgets[-1]:
+                raise
+            continue
         return attempt
-    raise AssertionError("the last budget allows spilling")
+    raise AssertionError("the budgets from the spilling one on raise or return")
 
 
 @dataclass(frozen=True)
