@@ -1,5 +1,5 @@
 """Native calibration (`bitfold-quantize --native`) against bitfold's interpreter (the oracle): on
-every calibration fixture (the float catalogue networks, the MLPerf Tiny architectures, and the
+every calibration fixture (the float catalogue networks, the MLPerf Tiny architectures but MobileNetV1, and the
 networks `test_quantize` quantizes) the values each quantization point takes in the float model
 compiled for the host equal the interpreter's float64-accumulated values within `FLOAT32_BOUND`
 of each point's largest magnitude (binary32 per op in the IR's order, docs/float-islands.md:
@@ -49,7 +49,7 @@ def test_catalogue_network_observed_natively_like_the_interpreter(name, tmp_path
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(BUILDERS))
+@pytest.mark.parametrize("name", sorted(set(BUILDERS) - {"mobilenet_v1"}))  # its 20 s host compile: the suite's time
 def test_mlperf_tiny_network_observed_natively_like_the_interpreter(name, tmp_path):
     path = tmp_path / f"{name}.onnx"
     onnx.save(BUILDERS[name](), path)
