@@ -27,15 +27,19 @@ def _region_order(region: Region, reverse: bool, region_first: bool, order: list
 
 def _block_order(block: Block, reverse: bool, region_first: bool, order: list[Operation]) -> None:
     for op in reversed(block.ops) if reverse else block.ops:
-        if not op.regions:
+        if op.regions:
+            _op_order(op, reverse, region_first, order)
+        else:
             order.append(op)
-            continue
-        if not region_first:
-            order.append(op)
-        for region in reversed(op.regions) if reverse else op.regions:
-            _region_order(region, reverse, region_first, order)
-        if region_first:
-            order.append(op)
+
+
+def _op_order(op: Operation, reverse: bool, region_first: bool, order: list[Operation]) -> None:
+    if not region_first:
+        order.append(op)
+    for region in reversed(op.regions) if reverse else op.regions:
+        _region_order(region, reverse, region_first, order)
+    if region_first:
+        order.append(op)
 
 
 def walk_order(root: Operation | Block | Region, reverse: bool = False, region_first: bool = False) -> list[Operation]:
@@ -46,12 +50,7 @@ def walk_order(root: Operation | Block | Region, reverse: bool = False, region_f
     elif isinstance(root, Block):
         _block_order(root, reverse, region_first, order)
     else:
-        if not region_first:
-            order.append(root)
-        for region in reversed(root.regions) if reverse else root.regions:
-            _region_order(region, reverse, region_first, order)
-        if region_first:
-            order.append(root)
+        _op_order(root, reverse, region_first, order)
     return order
 
 
