@@ -3,6 +3,7 @@ inputs and outputs (`passes/pipelines.py`), the kernel ABI (`backends/kernel`: b
 header), then the code generator: bitfold's (`backends/riscv`) for the scalar RISC-V targets, upstream
 MLIR/LLVM's (`backends/llvm`) for RVV, the host, and the scalar targets on request.
 
+    lowered = lower_model(module)                # the integer IR every target starts from, and its ports
     compiled = compile_model(module, "rv32im")   # or "rv64imv", "host", backend="llvm", ...
     compiled.assembly, compiled.header          # the .S and .h texts
     compiled.workspace_size                     # bytes of the workspace the function takes last
@@ -66,18 +67,13 @@ def c_symbol(name: str) -> str:
 
 
 @dataclass
-class CompiledModel:
-    """A model compiled for one target (module docstring)."""
+class LoweredModel:
+    """A model lowered to the code generators' input, integer IR with integer ports (module docstring)."""
 
     module: ModuleOp
-    target: str
     symbol: str
     inputs: list[Port]
     outputs: list[Port]
-    assembly: str
-    header: str
-    workspace_size: int
-    """bytes of the workspace the caller passes as the last argument (docs/riscv-abi.md)"""
 
     def quantize(self, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         """The model's inputs (by name) as the stored integers the function takes: float inputs
@@ -92,9 +88,20 @@ class CompiledModel:
         return [p.dequantize(np.asarray(o)) for o, p in zip(outputs, self.outputs, strict=True)]
 
     def run_reference(self, stored: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """The integer IR the assembly was made from, run by bitfold's interpreter."""
+        """The integer IR (the one the assembly was made from), run by bitfold's interpreter."""
         results = run(self.module, list(stored))
         return [buffer_bytes(np.asarray(results[p.name]), p) for p in self.outputs]
+
+
+@dataclass
+class CompiledModel(LoweredModel):
+    """A model compiled for one target (module docstring)."""
+
+    target: str
+    assembly: str
+    header: str
+    workspace_size: int
+    """bytes of the workspace the caller passes as the last argument (docs/riscv-abi.md)"""
 
     @property
     def layouts(self) -> list[tuple[tuple[int, ...], np.dtype]]:
@@ -122,27 +129,37 @@ class CompiledModel:
         return self.native_kernel(workdir)(list(stored), self.layouts)
 
 
+def lower_model(module: ModuleOp, symbol: str | None = None, integer_only: bool = False) -> LoweredModel:
+    """Lower `module` (ONNX-imported or quant-form IR), in place, to the code generators' input with
+    integer inputs and outputs: the target-independent stages every target starts from.
+    `integer_only`: refuse float islands (docs/float-islands.md) instead of keeping them."""
+    source_type = entry_function(module).function_type
+    lower_to_backend_input(full_context(), module, integer_only=integer_only)
+    function = entry_function(module)
+    return LoweredModel(
+        module,
+        symbol or c_symbol(function.sym_name.data),
+        ports(input_names(function), function.function_type.inputs, function.arg_attrs, source_type.inputs),
+        ports(output_names(function), function.function_type.outputs, function.res_attrs, source_type.outputs),
+    )
+
+
 def compile_model(
     module: ModuleOp, target: str, symbol: str | None = None, backend: str = "xdsl", integer_only: bool = False
 ) -> CompiledModel:
-    """Lower `module` (ONNX-imported or quant-form IR) to the backend's input with integer
-    inputs and outputs, then to assembly and a header for `target`: with `backend` "xdsl" (bitfold's
+    """`lower_model`, then assembly and a header for `target`: with `backend` "xdsl" (bitfold's
     own code generator) "rv32im", "rv64im", or either with compressed instructions, "rv32imc",
     "rv64imc", or hardware float "rv32imf", "rv32imfc", "rv64imfd"; with "llvm" (upstream MLIR 22
     and LLVM 22, `backends.llvm`) those and "rv32imv", "rv64imv", "rv64gcv" (RVV 1.0) and "host"
     (x86-64). The LLVM-only targets imply "llvm".
     `integer_only`: refuse float islands (docs/float-islands.md) instead of compiling them."""
-    source_type = entry_function(module).function_type
-    lower_to_backend_input(full_context(), module, integer_only=integer_only)
-    function = entry_function(module)
-    symbol = symbol or c_symbol(function.sym_name.data)
-    inputs = ports(input_names(function), function.function_type.inputs, function.arg_attrs, source_type.inputs)
-    outputs = ports(output_names(function), function.function_type.outputs, function.res_attrs, source_type.outputs)
+    lowered = lower_model(module, symbol, integer_only)
     if backend == "llvm" or target not in ARCHITECTURES:
-        kernel = compile_llvm_kernel(full_context(), module, target, symbol)
+        kernel = compile_llvm_kernel(full_context(), module, target, lowered.symbol)
     else:
-        kernel = compile_kernel(module, target, symbol)
-    header = c_header(symbol, [p.buffer() for p in inputs], [p.buffer() for p in outputs], kernel.workspace_size,
-                      kernel.calls)
-    return CompiledModel(module, target, symbol, inputs, outputs, kernel.assembly, header, kernel.workspace_size)
+        kernel = compile_kernel(module, target, lowered.symbol)
+    header = c_header(lowered.symbol, [p.buffer() for p in lowered.inputs], [p.buffer() for p in lowered.outputs],
+                      kernel.workspace_size, kernel.calls)
+    return CompiledModel(**vars(lowered), target=target, assembly=kernel.assembly, header=header,
+                         workspace_size=kernel.workspace_size)
 

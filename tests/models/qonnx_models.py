@@ -303,15 +303,7 @@ class ShippedModel:
 
     def cleaned_model(self) -> onnx.ModelProto:
         """The model after `qonnx.util.cleanup.cleanup_model` (what qonnx's own flows run first)."""
-        from qonnx.core.modelwrapper import ModelWrapper
-        from qonnx.util.cleanup import cleanup_model
-
-        from .runners import qonnx_ir_version_shim
-
-        with qonnx_ir_version_shim():
-            model = cleanup_model(ModelWrapper(self.path)).model
-        model.ir_version = IR_VERSION
-        return model
+        return cleaned_model(self.path)
 
     def cleaned_feeds(self, model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
         """`feeds(seed)` renamed, by position, to the cleaned model's graph input names."""
@@ -357,6 +349,19 @@ SHIPPED_QONNX_MODELS: list[ShippedModel] = [
                  note="intermediate shapes unspecified", ops=("Conv", "Relu", "Resize")),
 ]
 """The ONNX files in qonnx 1.0's package data, with how to feed them and whether its executor runs them."""
+
+
+def cleaned_model(path: str) -> onnx.ModelProto:
+    """The ONNX file at `path` after `qonnx.util.cleanup.cleanup_model` (what qonnx's own flows run first)."""
+    from qonnx.core.modelwrapper import ModelWrapper
+    from qonnx.util.cleanup import cleanup_model
+
+    from .runners import qonnx_ir_version_shim
+
+    with qonnx_ir_version_shim():
+        model = cleanup_model(ModelWrapper(path)).model
+    model.ir_version = IR_VERSION
+    return model
 
 
 def shipped_model_paths() -> list[str]:
