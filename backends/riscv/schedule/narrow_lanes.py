@@ -1,0 +1,245 @@
+"""`bitfold-riscv-narrow-lanes`: SIMD within a register for narrow operands. An i32 contraction by
+constant weights whose exact per-channel sums fit in F-bit fields accumulates K <= xlen // F output
+channels in one xlen-bit register, so one `mul` and one `add` make K multiply-accumulates (on RV32
+two 16-bit lanes for 4-bit activations and weights; on RV64 four).
+
+It rewrites, on tensors (before bufferization), the `linalg.generic` that `bitfold-riscv-pair-lanes`
+takes (`lane_pairs.py`: weights w constant, the activation x extended from at most 16 bits, c a
+parallel dimension of the weight and the output that x does not use, here of bound a multiple of K)
+
+    out[..., c, ...] = init[..., c, ...] + sum_r ext(x[...]) * ext(w[..., c, ...])       (i32)
+
+into (N = xlen, lanes j = 0 .. K - 1 of F bits, the top one xlen - F (K - 1) >= F bits wide)
+
+    W[..., p, ...] = sum_j w[..., K p + j, ...] 2^(F j)  mod 2^N            (iN, compile time)
+    S[..., p, ...] = O + sum_r ext(x[...]) * W[..., p, ...]  mod 2^N          (iN generic, C / K)
+    out[..., K p + j, ...] = init + ((S >>s F j) & (2^F - 1)) - 2^(F - 1)     (j < K - 1)
+    out[..., K p + K - 1, ...] = init + (S >>s F (K - 1))                      (the top lane)
+
+with the offset O = sum_{j < K - 1} 2^(F - 1) 2^(F j), one elementwise generic a lane. A sub-byte
+x (i4, i2: one element a byte in memory, re-extended from its width at every load) is first
+extended into an i8 tensor once, so the packed nest's loads are plain `lb`/`lbu`.
+
+Exactness. Let L_j = sum_r x_r w_{K p + j, r} be the exact lane sums and suppose -2^(F - 1) <= L_j
+< 2^(F - 1) for every j. Multiplication and addition modulo 2^N are ring operations, so
+S = O + sum_j L_j 2^(F j) = sum_{j < K - 1} d_j 2^(F j) + L_{K - 1} 2^(F (K - 1)) (mod 2^N) with the
+digits d_j = L_j + 2^(F - 1) in [0, 2^F). The lower part lies in [0, 2^(F (K - 1))) and the top
+term is a multiple of 2^(F (K - 1)) with |L_{K - 1}| <= 2^(F - 1) <= 2^(N - F (K - 1) - 1), so the
+right-hand side is in [-2^(N - 1), 2^(N - 1)): it is S itself, read as a signed iN, whatever the
+partial sums did on the way (they wrap harmlessly). An arithmetic shift is floor division, so
+S >>s F (K - 1) = L_{K - 1}, and (S >>s F j) & (2^F - 1) = d_j for j < K - 1: the formulas above
+give init + L_j modulo 2^32, which is what the i32 generic computes: the two agree bit for bit.
+
+The lane bound. x lies in [x_lo, x_hi] (its extension's source type: [-2^(b-1), 2^(b-1) - 1] or
+[0, 2^b - 1]; 0 in both), so L_j lies in [sum_r min(x_lo w_r, x_hi w_r), sum_r max(x_lo w_r,
+x_hi w_r)] over the weights of channel K p + j; the pass takes the narrowest F that holds this
+interval for every channel and packs the most lanes K <= N // F (at least MIN_LANES: 2 on RV32,
+4 on RV64, where `bitfold-riscv-pair-lanes` makes two) whose K divides the channel count. Where no K
+does, nothing changes. The init (an int32 bias) stays outside the lanes: it is added as the lanes
+are split, once per output.
+
+Cost: per K MACs one `mul` and one `add` (loads amortized by the register tile); per output a
+shift, a mask, an add of the constant and of the init. The packed weights take N / K bits each
+(two bytes for K = 2 on RV32 and K = 4 on RV64: twice an int8 weight, four times a packed int4
+one in `.rodata`).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, i32
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+
+from bitfold.backends.riscv.schedule.lane_pairs import contraction_terms, lane_dimension
+from bitfold.dialects.onnx.constant import constant_array
+from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.xdsl_compat.dead_code import region_dce
+
+BYTE_BITS = 8
+MIN_LANES = {32: 2, 64: 4}
+"""fewest lanes packed per XLEN: RV64's two 32-bit lanes are `bitfold-riscv-pair-lanes`; three of
+21 bits would take int8 contractions of up to 64 terms, where splitting a third lane per output
+costs about what it saves"""
+
+
+def extension_range(kind: type, source: IntegerType) -> tuple[int, int]:
+    """[lo, hi] of a value of `source` type extended by `kind` (arith.ExtSIOp or arith.ExtUIOp)."""
+    bits = source.width.data
+    return (0, (1 << bits) - 1) if kind is arith.ExtUIOp else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
+def lane_sum_bounds(weights: np.ndarray, axis: int, x_lo: int, x_hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per channel (along `axis`) the least and the greatest sum_r x_r w_r over x_r in [x_lo, x_hi]."""
+    per_channel = np.moveaxis(weights.astype(np.int64), axis, 0).reshape(weights.shape[axis], -1)
+    low, high = per_channel * x_lo, per_channel * x_hi
+    return np.minimum(low, high).sum(axis=1), np.maximum(low, high).sum(axis=1)
+
+
+def field_bits(lo: int, hi: int) -> int:
+    """The fewest bits F of a signed field holding [lo, hi]: -2^(F-1) <= lo, hi < 2^(F-1)."""
+    return max(int(lo).bit_length() if lo >= 0 else int(-lo - 1).bit_length(),
+               int(hi).bit_length() if hi >= 0 else int(-hi - 1).bit_length()) + 1
+
+
+def lane_count(bits: int, channels: int, xlen: int) -> int | None:
+    """K of the module docstring: the most lanes of at least `bits` bits in `xlen` that divide
+    `channels`, at least MIN_LANES[xlen]; None where none does."""
+    for lanes in range(xlen // bits, MIN_LANES[xlen] - 1, -1):
+        if channels % lanes == 0:
+            return lanes
+    return None
+
+
+def signed_word(value: int, xlen: int) -> int:
+    """`value` modulo 2^xlen, read as a signed xlen-bit integer."""
+    value %= 1 << xlen
+    return value - (1 << xlen) if value >> (xlen - 1) else value
+
+
+def pack_lanes(weights: np.ndarray, axis: int, lanes: int, field: int, xlen: int) -> np.ndarray:
+    """sum_j w[..., K p + j, ...] 2^(F j) along `axis` as signed xlen-bit integers (`signed_word`)."""
+    moved = np.moveaxis(weights.astype(np.int64).astype(object), axis, 0)
+    packed = sum(moved[j::lanes] << (field * j) for j in range(lanes))
+    words = np.vectorize(lambda v: signed_word(v, xlen), otypes=[np.int64])(packed)
+    return np.moveaxis(words, 0, axis)
+
+
+def _shrunk(shape: tuple[int, ...], axis: int, lanes: int) -> tuple[int, ...]:
+    return tuple(s // lanes if k == axis else s for k, s in enumerate(shape))
+
+
+class NarrowLanes(RewritePattern):
+    """The rewrite of the module docstring for RV`xlen`."""
+
+    def __init__(self, xlen: int):
+        self.xlen = xlen
+        self.word = IntegerType(xlen)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
+        terms = contraction_terms(op)
+        if terms is None or not op.res:
+            return
+        activation, activation_kind, weight_kind = terms
+        weight = 1 - activation
+        weights = constant_array(op.inputs[weight]).astype(np.int64)
+        if weight_kind is arith.ExtUIOp:
+            weights %= 1 << op.body.block.args[weight].type.width.data
+        x_type = op.body.block.args[activation].type
+        lane = lane_dimension(op, activation, weight, lanes=1)
+        if lane is None:
+            return
+        weight_axis, out_axis = lane
+        lows, highs = lane_sum_bounds(weights, weight_axis, *extension_range(activation_kind, x_type))
+        bits = max(field_bits(int(lo), int(hi)) for lo, hi in zip(lows, highs))
+        lanes = lane_count(bits, weights.shape[weight_axis], self.xlen)
+        if lanes is None:
+            return
+        field = self.xlen // lanes
+        out_type = op.outputs[0].type
+        packed_type = TensorType(self.word, _shrunk(tuple(out_type.get_shape()), out_axis, lanes))
+        packed_weights = arith.ConstantOp(dense_attr(pack_lanes(weights, weight_axis, lanes, field, self.xlen),
+                                                     self.word))
+        offset = sum(1 << (field * j + field - 1) for j in range(lanes - 1))
+        init = self._fill(packed_type, offset)
+        x_value, widen = op.inputs[activation], []
+        if x_type.width.data < BYTE_BITS:
+            widen = self._widened(x_value, activation_kind)
+            x_value, x_type = widen[-1].res[0], IntegerType(BYTE_BITS)
+        body = Block(arg_types=[x_type if k == activation else self.word for k in range(2)] + [self.word])
+        extended = activation_kind(body.args[activation], self.word)
+        multiply = arith.MuliOp(extended.result, body.args[weight])
+        accumulate = arith.AddiOp(body.args[2], multiply.result)
+        body.add_ops([extended, multiply, accumulate, linalg.YieldOp(accumulate.result)])
+        inputs = [x_value, packed_weights.result]
+        packed = linalg.GenericOp(
+            inputs if activation == 0 else inputs[::-1], [init[-1].res[0]], Region(body), op.indexing_maps,
+            op.iterator_types, [packed_type],
+        )
+        rewriter.insert([*widen, packed_weights, *init, packed])
+        result = op.outputs[0]
+        for j in range(lanes):
+            split = self._lane(packed.res[0], result, out_axis, lanes, field, j)
+            rewriter.insert(split)
+            result = split.res[0]
+        rewriter.replace(op, [], [result])
+
+    @staticmethod
+    def _widened(x: SSAValue, kind: type) -> list[Operation]:
+        """x (sub-byte elements) extended by `kind` into an i8 tensor of its shape: read one byte an
+        element, as the code generator stores them, where a sub-byte load re-extends its value."""
+        x_type = x.type
+        wide_type = TensorType(IntegerType(BYTE_BITS), x_type.get_shape())
+        empty = tensor.EmptyOp([], wide_type)
+        block = Block(arg_types=[x_type.element_type, wide_type.element_type])
+        extended = kind(block.args[0], wide_type.element_type)
+        block.add_ops([extended, linalg.YieldOp(extended.result)])
+        rank = len(wide_type.get_shape())
+        identity = AffineMapAttr(AffineMap.identity(rank))
+        return [empty, linalg.GenericOp([x], [empty.tensor], Region(block), [identity, identity],
+                                        [linalg.IteratorTypeAttr.parallel()] * rank, [wide_type])]
+
+    def _fill(self, packed_type: TensorType, offset: int) -> list[Operation]:
+        """An empty tensor of `packed_type` filled with the offset O (as a signed xlen-bit value)."""
+        empty = tensor.EmptyOp([], packed_type)
+        block = Block(arg_types=[self.word])
+        constant = arith.ConstantOp(IntegerAttr(signed_word(offset, self.xlen), self.word))
+        block.add_ops([constant, linalg.YieldOp(constant.result)])
+        rank = len(packed_type.get_shape())
+        fill = linalg.GenericOp([], [empty.tensor], Region(block), [AffineMapAttr(AffineMap.identity(rank))],
+                                [linalg.IteratorTypeAttr.parallel()] * rank, [packed_type])
+        return [empty, fill]
+
+    def _lane(self, packed: SSAValue, into: SSAValue, axis: int, lanes: int, field: int, j: int) -> linalg.GenericOp:
+        """The generic adding lane j of every packed sum to into[..., K p + j, ...]."""
+        rank = len(into.type.get_shape())
+        results = [AffineDimExpr(k) * lanes + j if k == axis else AffineDimExpr(k) for k in range(rank)]
+        block = Block(arg_types=[self.word, i32])
+        ops: list[Operation] = []
+        value = block.args[0]
+        if j:
+            shift = arith.ConstantOp(IntegerAttr(field * j, self.word))
+            shifted = arith.ShRSIOp(value, shift.result)
+            ops += [shift, shifted]
+            value = shifted.result
+        if self.xlen != 32:
+            narrow = arith.TruncIOp(value, i32)
+            ops.append(narrow)
+            value = narrow.result
+        if j < lanes - 1:
+            mask = arith.ConstantOp(IntegerAttr((1 << field) - 1, i32))
+            digit = arith.AndIOp(value, mask.result)
+            centre = arith.ConstantOp(IntegerAttr(-(1 << (field - 1)), i32))
+            lane = arith.AddiOp(digit.result, centre.result)
+            ops += [mask, digit, centre, lane]
+            value = lane.result
+        total = arith.AddiOp(block.args[1], value)
+        block.add_ops([*ops, total, linalg.YieldOp(total.result)])
+        return linalg.GenericOp(
+            [packed], [into], Region(block),
+            [AffineMapAttr(AffineMap.identity(rank)), AffineMapAttr(AffineMap(rank, 0, tuple(results)))],
+            [linalg.IteratorTypeAttr.parallel()] * rank, [into.type],
+        )
+
+
+@dataclass(frozen=True)
+class BitfoldRiscvNarrowLanesPass(ModulePass):
+    """i32 contractions by constant weights whose lane sums fit in fields of xlen // K bits, K at
+    least MIN_LANES[xlen], accumulate K channels per register (module docstring); on tensors,
+    before `bitfold-riscv-pair-lanes`."""
+
+    name = "bitfold-riscv-narrow-lanes"
+
+    xlen: int = 32
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(NarrowLanes(self.xlen), apply_recursively=False).rewrite_module(op)
+        for function in op.ops:
+            for region in function.regions:
+                region_dce(region)  # the unpacked weights

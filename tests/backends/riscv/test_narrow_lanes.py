@@ -1,0 +1,101 @@
+"""`bitfold-riscv-narrow-lanes` (backends/riscv/schedule/narrow_lanes.py) against numpy's int64
+matmul: i4 activations (signed or unsigned) by 8-bit weights whose lane sums reach the ends of a
+16-bit lane (-2^15 exactly for signed activations; within 8 of both ends otherwise), plus an int32
+bias far outside any lane. Run by bitfold's interpreter before and after the pass, and compiled
+(two lanes a word on RV32IM, four a doubleword on RV64IM) and run under qemu."""
+
+import numpy as np
+import pytest
+from test_codegen_execution import needs_qemu, parse, riscv_toolchain, run_kernel  # noqa: F401 (fixture)
+
+import bitfold
+from bitfold.backends.riscv.schedule.narrow_lanes import BitfoldRiscvNarrowLanesPass
+
+ROWS, DEPTH, CHANNELS = 5, 64, 4
+PACKED_TYPE = {"rv32im": "tensor<2x64xi32>", "rv64im": "tensor<1x64xi64>"}
+"""the packed weights: CHANNELS / K words of K lanes"""
+
+
+def contraction_ir(extension: str, weights: np.ndarray, bias: np.ndarray) -> str:
+    w = ", ".join("[" + ", ".join(str(v) for v in row) + "]" for row in weights)
+    b = ", ".join(str(v) for v in bias)
+    return f"""
+func.func @kernel(%a: tensor<{ROWS}x{DEPTH}xi4>) -> tensor<{ROWS}x{CHANNELS}xi32> {{
+  %w = arith.constant dense<[{w}]> : tensor<{CHANNELS}x{DEPTH}xi8>
+  %bias = arith.constant dense<[{b}]> : tensor<{CHANNELS}xi32>
+  %e = tensor.empty() : tensor<{ROWS}x{CHANNELS}xi32>
+  %init = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+      iterator_types = ["parallel", "parallel"]}}
+      ins(%bias : tensor<{CHANNELS}xi32>) outs(%e : tensor<{ROWS}x{CHANNELS}xi32>) {{
+  ^bb0(%b: i32, %o: i32):
+    linalg.yield %b : i32
+  }} -> tensor<{ROWS}x{CHANNELS}xi32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>,
+      affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%a, %w : tensor<{ROWS}x{DEPTH}xi4>, tensor<{CHANNELS}x{DEPTH}xi8>)
+      outs(%init : tensor<{ROWS}x{CHANNELS}xi32>) {{
+  ^bb0(%x: i4, %y: i8, %acc: i32):
+    %xe = arith.{extension} %x : i4 to i32
+    %ye = arith.extsi %y : i8 to i32
+    %p = arith.muli %xe, %ye : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }} -> tensor<{ROWS}x{CHANNELS}xi32>
+  func.return %r : tensor<{ROWS}x{CHANNELS}xi32>
+}}
+"""
+
+
+def spread(total: int) -> np.ndarray:
+    """DEPTH int8 weights of one sign summing to `total`."""
+    magnitude, remainder = divmod(abs(total), DEPTH)
+    values = np.full(DEPTH, magnitude) + (np.arange(DEPTH) < remainder)
+    return np.sign(total) * values
+
+
+def case(extension: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(weights, bias, activations as stored, their values): rows 0 and 1 hold the activation
+    range's ends, which take channels 0 and 1 to the ends of a 16-bit lane."""
+    rng = np.random.default_rng(21)
+    signed = extension == "extsi"
+    lo, hi = (-8, 7) if signed else (0, 15)
+    extreme = lo if signed else hi  # the larger magnitude
+    reach = (1 << 15) // abs(extreme)  # sum |w| with |extreme| * sum |w| <= 2^15
+    weights = np.stack([spread(reach), spread(-(reach - 1) if signed else -reach),
+                        rng.integers(-8, 8, DEPTH), rng.integers(-128, 128, DEPTH) // 16])
+    bias = np.array([1_000_000_000, -1_000_000_000, 123_456_789, -7], np.int64)
+    values = rng.integers(lo, hi, size=(ROWS, DEPTH), endpoint=True)
+    values[0], values[1] = lo, hi
+    stored = values.astype(np.int8)  # one element a byte, sign- or zero-extended (docs/riscv-abi.md)
+    return weights, bias, stored, values
+
+
+@pytest.mark.parametrize("extension", ["extsi", "extui"])
+def test_interpreter_equal_before_and_after(extension):
+    weights, bias, stored, values = case(extension)
+    expected = values @ weights.T + bias
+    lanes = expected[:2, :2] - bias[:2]
+    assert lanes.min() >= -(1 << 15) and lanes.max() <= (1 << 15) - 1
+    assert (1 << 15) - abs(lanes).max() <= 8 and (extension == "extui" or lanes.min() == -(1 << 15))
+    ir = contraction_ir(extension, weights, bias)
+    for xlen in (32, 64):
+        module = parse(ir)
+        BitfoldRiscvNarrowLanesPass(xlen=xlen).apply(None, module)
+        assert "arith.shrsi" in str(module)
+        (before,) = bitfold.run(parse(ir), [stored]).values()
+        (after,) = bitfold.run(module, [stored]).values()
+        np.testing.assert_array_equal(np.asarray(before), expected)
+        np.testing.assert_array_equal(np.asarray(after), expected)
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", ["rv32im", "rv64im"])
+@pytest.mark.parametrize("extension", ["extsi", "extui"])
+def test_lanes_exact_at_the_bound_under_qemu(extension, target, tmp_path):
+    weights, bias, stored, values = case(extension)
+    ir = contraction_ir(extension, weights, bias)
+    module = parse(ir)
+    BitfoldRiscvNarrowLanesPass(xlen=int(target[2:4])).apply(None, module)
+    assert PACKED_TYPE[target] in str(module)
+    (out,) = run_kernel(ir, [stored], target, tmp_path)
+    np.testing.assert_array_equal(out, (values @ weights.T + bias).astype(np.int32))
