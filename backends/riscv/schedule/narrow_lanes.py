@@ -102,11 +102,15 @@ def signed_word(value: int, xlen: int) -> int:
     return value - (1 << xlen) if value >> (xlen - 1) else value
 
 
+SIGNED_WORD = {32: np.int32, 64: np.int64}
+
+
 def pack_lanes(weights: np.ndarray, axis: int, lanes: int, field: int, xlen: int) -> np.ndarray:
-    """sum_j w[..., K p + j, ...] 2^(F j) along `axis` as signed xlen-bit integers (`signed_word`)."""
-    moved = np.moveaxis(weights.astype(np.int64).astype(object), axis, 0)
-    packed = sum(moved[j::lanes] << (field * j) for j in range(lanes))
-    words = np.vectorize(lambda v: signed_word(v, xlen), otypes=[np.int64])(packed)
+    """sum_j w[..., K p + j, ...] 2^(F j) along `axis`, modulo 2^xlen read as signed xlen-bit
+    integers (as int64): computed in uint64, whose shifts and sums are exact modulo 2^64."""
+    moved = np.moveaxis(weights.astype(np.int64).astype(np.uint64), axis, 0)
+    packed = sum((moved[j::lanes] << np.uint64(field * j) for j in range(lanes)), np.zeros_like(moved[0::lanes]))
+    words = packed.astype(f"uint{xlen}").view(SIGNED_WORD[xlen]).astype(np.int64)
     return np.moveaxis(words, 0, axis)
 
 

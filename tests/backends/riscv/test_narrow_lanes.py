@@ -9,7 +9,13 @@ import pytest
 from test_codegen_execution import needs_qemu, parse, riscv_toolchain, run_kernel  # noqa: F401 (fixture)
 
 import bitfold
-from bitfold.backends.riscv.schedule.narrow_lanes import BitfoldRiscvNarrowLanesPass
+from bitfold.backends.riscv.schedule.narrow_lanes import (
+    BitfoldRiscvNarrowLanesPass,
+    field_bits,
+    lane_count,
+    lane_sum_bounds,
+    pack_lanes,
+)
 
 ROWS, DEPTH, CHANNELS = 5, 64, 4
 PACKED_TYPE = {"rv32im": "tensor<2x64xi32>", "rv64im": "tensor<1x64xi64>"}
@@ -99,3 +105,25 @@ def test_lanes_exact_at_the_bound_under_qemu(extension, target, tmp_path):
     assert PACKED_TYPE[target] in str(module)
     (out,) = run_kernel(ir, [stored], target, tmp_path)
     np.testing.assert_array_equal(out, (values @ weights.T + bias).astype(np.int32))
+
+
+@pytest.mark.parametrize(("lo", "hi", "bits"), [(0, 0, 1), (-1, 0, 1), (-32768, 32767, 16), (-32769, 0, 17),
+                                                (0, 32768, 17), (-512, 511, 10), (-513, 5, 11)])
+def test_field_bits_is_the_narrowest_signed_field(lo, hi, bits):
+    assert field_bits(lo, hi) == bits
+    assert -(1 << (bits - 1)) <= lo and hi < 1 << (bits - 1)
+
+
+def test_lane_count_takes_the_most_lanes_that_divide_the_channels():
+    assert lane_count(16, 32, 32) == 2 and lane_count(17, 32, 32) is None
+    assert lane_count(10, 32, 32) == 2 and lane_count(10, 30, 32) == 3
+    assert lane_count(16, 8, 64) == 4 and lane_count(16, 6, 64) is None and lane_count(12, 10, 64) == 5
+
+
+def test_lane_sums_bounds_and_packing():
+    weights = np.array([[3, -2], [-8, 7]])
+    lows, highs = lane_sum_bounds(weights, 0, -8, 7)
+    assert lows.tolist() == [-8 * 3 + 7 * -2, -8 * 7 + 7 * -8] and highs.tolist() == [7 * 3 + 16, 64 + 49]
+    packed = pack_lanes(weights, 0, 2, 16, 32)  # w[0] + 2^16 w[1], as a signed 32-bit word
+    assert packed.tolist() == [[3 - 8 * 65536, -2 + 7 * 65536]]
+    assert pack_lanes(np.array([[-1], [-1], [-1], [-1]]), 0, 4, 16, 64).tolist() == [[-1 - 65536 - 2**32 - 2**48]]
