@@ -38,6 +38,14 @@ interval for every channel and packs the most lanes K <= N // F (at least MIN_LA
 does, nothing changes. The init (an int32 bias) stays outside the lanes: it is added as the lanes
 are split, once per output.
 
+Chunks. Where the whole reduction's interval needs more bits than any K >= MIN_LANES leaves, a
+reduction dimension r that x's and w's maps index by a plain `d_r` is cut into contiguous ranges
+[a, b) (`chunk_bounds`: in turn the longest whose per-channel interval fits F = xlen / MIN_LANES
+bits, each holding at least MIN_CHUNK_TERMS products a lane). Each range is a packed generic of its
+own over the weights' slice [a, b), reading x at d_r + a, and its lanes are split and added to the
+output as above: the output is init + sum over ranges of the exact lane sums, the same i32 sum
+regrouped (exact modulo 2^32, as the i32 generic computes).
+
 Cost: per K MACs one `mul` and one `add` (loads amortized by the register tile); per output a
 shift, a mask, an add of the constant and of the init. The packed weights take N / K bits each
 (two bytes for K = 2 on RV32 and K = 4 on RV64: twice an int8 weight, four times a packed int4
@@ -52,7 +60,7 @@ from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, i32
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 
@@ -66,6 +74,11 @@ MIN_LANES = {32: 2, 64: 4}
 """fewest lanes packed per XLEN: RV64's two 32-bit lanes are `bitfold-riscv-pair-lanes`; three of
 21 bits would take int8 contractions of up to 64 terms, where splitting a third lane per output
 costs about what it saves"""
+
+
+MIN_CHUNK_TERMS = 32
+"""Products a lane sums in a chunk at least: per K outputs a chunk saves (K - 1) x 2 instructions a
+product and costs about 6 K + 4 (the lane splits, the offset fill, the tile's loads and stores)."""
 
 
 def extension_range(kind: type, source: IntegerType) -> tuple[int, int]:
@@ -114,6 +127,52 @@ def pack_lanes(weights: np.ndarray, axis: int, lanes: int, field: int, xlen: int
     return np.moveaxis(words, 0, axis)
 
 
+def chunk_dimension(op: linalg.GenericOp, activation: int) -> tuple[int, int, int] | None:
+    """(d, the result of x's map, the result of w's map) of a reduction dimension d that x's and
+    w's maps each index by a plain `d` in one result and the output's map does not use."""
+    maps = [m.data for m in op.indexing_maps]
+    for d, iterator in enumerate(op.iterator_types.data):
+        if iterator.data != linalg.IteratorType.REDUCTION or any(d in r.used_dims() for r in maps[2].results):
+            continue
+        places = []
+        for affine_map in (maps[activation], maps[1 - activation]):
+            uses = [j for j, r in enumerate(affine_map.results) if d in r.used_dims()]
+            places.append(uses[0] if len(uses) == 1 and isinstance(affine_map.results[uses[0]], AffineDimExpr)
+                          else None)
+        if None not in places:
+            return d, places[0], places[1]
+    return None
+
+
+def chunk_bounds(
+    weights: np.ndarray, lane_axis: int, chunk_axis: int, x_range: tuple[int, int], field: int
+) -> list[tuple[int, int]] | None:
+    """Contiguous ranges [a, b) of the weights' `chunk_axis`, in order, each as long as the lane
+    sums of every channel over it (`lane_sum_bounds` of that slice) fit `field` bits; None where
+    one index alone does not, or a range holds fewer than MIN_CHUNK_TERMS products a channel."""
+    per_index = np.moveaxis(weights.astype(np.int64), (lane_axis, chunk_axis), (0, 1))
+    per_index = per_index.reshape(*per_index.shape[:2], -1)
+    low, high = per_index * x_range[0], per_index * x_range[1]
+    term_lows, term_highs = np.minimum(low, high).sum(axis=2), np.maximum(low, high).sum(axis=2)
+    limit = 1 << (field - 1)
+    bounds, start = [], 0
+    lows, highs = np.zeros(per_index.shape[0], np.int64), np.zeros(per_index.shape[0], np.int64)
+    for index in range(per_index.shape[1]):
+        lows, highs = lows + term_lows[:, index], highs + term_highs[:, index]
+        if lows.min() >= -limit and highs.max() < limit:
+            continue
+        if index == start:
+            return None
+        bounds.append((start, index))
+        start, lows, highs = index, term_lows[:, index].copy(), term_highs[:, index].copy()
+        if lows.min() < -limit or highs.max() >= limit:
+            return None
+    bounds.append((start, per_index.shape[1]))
+    if min(stop - start for start, stop in bounds) * per_index.shape[2] < MIN_CHUNK_TERMS:
+        return None
+    return bounds
+
+
 def _shrunk(shape: tuple[int, ...], axis: int, lanes: int) -> tuple[int, ...]:
     return tuple(s // lanes if k == axis else s for k, s in enumerate(shape))
 
@@ -140,11 +199,64 @@ class NarrowLanes(RewritePattern):
         if lane is None:
             return
         weight_axis, out_axis = lane
-        lows, highs = lane_sum_bounds(weights, weight_axis, *extension_range(activation_kind, x_type))
-        bits = max(field_bits(int(lo), int(hi)) for lo, hi in zip(lows, highs))
-        lanes = lane_count(bits, weights.shape[weight_axis], self.xlen)
-        if lanes is None:
+        x_range = extension_range(activation_kind, x_type)
+        plan = self._plan(op, activation, weights, weight_axis, x_range)
+        if plan is None:
             return
+        lanes, chunks = plan
+        field = self.xlen // lanes
+        x_value, widen = op.inputs[activation], []
+        if x_type.width.data < BYTE_BITS:
+            widen = self._widened(x_value, activation_kind)
+            x_value, x_type = widen[-1].res[0], IntegerType(BYTE_BITS)
+        rewriter.insert(widen)
+        result = op.outputs[0]
+        for chunk_weights, x_map in chunks:
+            maps = list(op.indexing_maps)
+            if x_map is not None:
+                maps[activation] = AffineMapAttr(x_map)
+            packed = self._packed_sums(op, activation, x_value, x_type, activation_kind, chunk_weights, weight_axis,
+                                       out_axis, lanes, maps, rewriter)
+            for j in range(lanes):
+                split = self._lane(packed, result, out_axis, lanes, field, j)
+                rewriter.insert(split)
+                result = split.res[0]
+        rewriter.replace(op, [], [result])
+
+    def _plan(
+        self, op: linalg.GenericOp, activation: int, weights: np.ndarray, weight_axis: int, x_range: tuple[int, int]
+    ) -> tuple[int, list[tuple[np.ndarray, AffineMap | None]]] | None:
+        """(K, the chunks: their weights and x's map, None for the op's own) of the module
+        docstring: the whole reduction where its lane sums allow K >= MIN_LANES lanes, else
+        chunks of CHUNK_FIELD_BITS-bit lane sums; None where neither fits."""
+        channels = weights.shape[weight_axis]
+        lows, highs = lane_sum_bounds(weights, weight_axis, *x_range)
+        lanes = lane_count(max(field_bits(int(lo), int(hi)) for lo, hi in zip(lows, highs)), channels, self.xlen)
+        if lanes is not None:
+            return lanes, [(weights, None)]
+        lanes = lane_count(self.xlen // MIN_LANES[self.xlen], channels, self.xlen)
+        chunking = chunk_dimension(op, activation)
+        if lanes is None or chunking is None:
+            return None
+        dimension, x_result, chunk_axis = chunking
+        bounds = chunk_bounds(weights, weight_axis, chunk_axis, x_range, self.xlen // lanes)
+        if bounds is None:
+            return None
+        x_map = op.indexing_maps.data[activation].data
+        chunks = []
+        for start, stop in bounds:
+            results = list(x_map.results)
+            # `d + a` kept as a sum even for a = 0: a plain `d` would make x's extent the loop's bound
+            results[x_result] = AffineBinaryOpExpr(AffineBinaryOpKind.Add, results[x_result], AffineConstantExpr(start))
+            taken = np.take(weights, range(start, stop), axis=chunk_axis)
+            chunks.append((taken, AffineMap(x_map.num_dims, x_map.num_symbols, tuple(results))))
+        return lanes, chunks
+
+    def _packed_sums(
+        self, op: linalg.GenericOp, activation: int, x: SSAValue, x_type: IntegerType, kind: type, weights: np.ndarray,
+        weight_axis: int, out_axis: int, lanes: int, maps: list[AffineMapAttr], rewriter: PatternRewriter,
+    ) -> SSAValue:
+        """S of the module docstring: O + sum_r ext(x) W over `weights` (x read through `maps`)."""
         field = self.xlen // lanes
         out_type = op.outputs[0].type
         packed_type = TensorType(self.word, _shrunk(tuple(out_type.get_shape()), out_axis, lanes))
@@ -152,27 +264,18 @@ class NarrowLanes(RewritePattern):
                                                      self.word))
         offset = sum(1 << (field * j + field - 1) for j in range(lanes - 1))
         init = self._fill(packed_type, offset)
-        x_value, widen = op.inputs[activation], []
-        if x_type.width.data < BYTE_BITS:
-            widen = self._widened(x_value, activation_kind)
-            x_value, x_type = widen[-1].res[0], IntegerType(BYTE_BITS)
         body = Block(arg_types=[x_type if k == activation else self.word for k in range(2)] + [self.word])
-        extended = activation_kind(body.args[activation], self.word)
-        multiply = arith.MuliOp(extended.result, body.args[weight])
+        extended = kind(body.args[activation], self.word)
+        multiply = arith.MuliOp(extended.result, body.args[1 - activation])
         accumulate = arith.AddiOp(body.args[2], multiply.result)
         body.add_ops([extended, multiply, accumulate, linalg.YieldOp(accumulate.result)])
-        inputs = [x_value, packed_weights.result]
+        inputs = [x, packed_weights.result]
         packed = linalg.GenericOp(
-            inputs if activation == 0 else inputs[::-1], [init[-1].res[0]], Region(body), op.indexing_maps,
+            inputs if activation == 0 else inputs[::-1], [init[-1].res[0]], Region(body), maps,
             op.iterator_types, [packed_type],
         )
-        rewriter.insert([*widen, packed_weights, *init, packed])
-        result = op.outputs[0]
-        for j in range(lanes):
-            split = self._lane(packed.res[0], result, out_axis, lanes, field, j)
-            rewriter.insert(split)
-            result = split.res[0]
-        rewriter.replace(op, [], [result])
+        rewriter.insert([packed_weights, *init, packed])
+        return packed.res[0]
 
     @staticmethod
     def _widened(x: SSAValue, kind: type) -> list[Operation]:

@@ -18,16 +18,18 @@ from bitfold.backends.riscv.schedule.narrow_lanes import (
 )
 
 ROWS, DEPTH, CHANNELS = 5, 64, 4
+LONG_DEPTH = 256
+"""a reduction whose lane sums need chunks: 8 * 60 * 256 > 2^15"""
 PACKED_TYPE = {"rv32im": "tensor<2x64xi32>", "rv64im": "tensor<1x64xi64>"}
 """the packed weights: CHANNELS / K words of K lanes"""
 
 
-def contraction_ir(extension: str, weights: np.ndarray, bias: np.ndarray) -> str:
+def contraction_ir(extension: str, weights: np.ndarray, bias: np.ndarray, depth: int = DEPTH) -> str:
     w = ", ".join("[" + ", ".join(str(v) for v in row) + "]" for row in weights)
     b = ", ".join(str(v) for v in bias)
     return f"""
-func.func @kernel(%a: tensor<{ROWS}x{DEPTH}xi4>) -> tensor<{ROWS}x{CHANNELS}xi32> {{
-  %w = arith.constant dense<[{w}]> : tensor<{CHANNELS}x{DEPTH}xi8>
+func.func @kernel(%a: tensor<{ROWS}x{depth}xi4>) -> tensor<{ROWS}x{CHANNELS}xi32> {{
+  %w = arith.constant dense<[{w}]> : tensor<{CHANNELS}x{depth}xi8>
   %bias = arith.constant dense<[{b}]> : tensor<{CHANNELS}xi32>
   %e = tensor.empty() : tensor<{ROWS}x{CHANNELS}xi32>
   %init = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
@@ -38,7 +40,7 @@ func.func @kernel(%a: tensor<{ROWS}x{DEPTH}xi4>) -> tensor<{ROWS}x{CHANNELS}xi32
   }} -> tensor<{ROWS}x{CHANNELS}xi32>
   %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>,
       affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}}
-      ins(%a, %w : tensor<{ROWS}x{DEPTH}xi4>, tensor<{CHANNELS}x{DEPTH}xi8>)
+      ins(%a, %w : tensor<{ROWS}x{depth}xi4>, tensor<{CHANNELS}x{depth}xi8>)
       outs(%init : tensor<{ROWS}x{CHANNELS}xi32>) {{
   ^bb0(%x: i4, %y: i8, %acc: i32):
     %xe = arith.{extension} %x : i4 to i32
@@ -127,3 +129,34 @@ def test_lane_sums_bounds_and_packing():
     packed = pack_lanes(weights, 0, 2, 16, 32)  # w[0] + 2^16 w[1], as a signed 32-bit word
     assert packed.tolist() == [[3 - 8 * 65536, -2 + 7 * 65536]]
     assert pack_lanes(np.array([[-1], [-1], [-1], [-1]]), 0, 4, 16, 64).tolist() == [[-1 - 65536 - 2**32 - 2**48]]
+
+
+def long_case() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(weights, bias, activations) of LONG_DEPTH terms: channel 0's weights all 60, so x = -8
+    everywhere (row 0) takes it to -8 * 60 * 256 = -122880, four chunks' worth of 16-bit lanes."""
+    rng = np.random.default_rng(8)
+    weights = rng.integers(-60, 61, size=(CHANNELS, LONG_DEPTH))
+    weights[0] = 60
+    x = rng.integers(-8, 8, size=(ROWS, LONG_DEPTH)).astype(np.int8)
+    x[0] = -8
+    return weights, np.array([5, -5, 1 << 30, -(1 << 30)]), x
+
+
+def test_chunked_reduction_in_the_interpreter():
+    weights, bias, x = long_case()
+    ir = contraction_ir("extsi", weights, bias, LONG_DEPTH)
+    module = parse(ir)
+    BitfoldRiscvNarrowLanesPass(xlen=32).apply(None, module)
+    assert str(module).count("arith.shrsi") >= 2 * 2  # two lanes a chunk, at least two chunks
+    expected = x.astype(np.int64) @ weights.T + bias
+    assert expected[0, 0] == -8 * 60 * LONG_DEPTH + 5
+    (after,) = bitfold.run(module, [x]).values()
+    np.testing.assert_array_equal(np.asarray(after), expected)
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", ["rv32im", "rv64im"])
+def test_chunked_reduction_under_qemu(target, tmp_path):
+    weights, bias, x = long_case()
+    (out,) = run_kernel(contraction_ir("extsi", weights, bias, LONG_DEPTH), [x], target, tmp_path)
+    np.testing.assert_array_equal(out, (x.astype(np.int64) @ weights.T + bias).astype(np.int32))

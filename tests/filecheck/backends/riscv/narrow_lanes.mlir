@@ -112,3 +112,43 @@ func.func @too_wide(%a: tensor<1x1024xi8>) -> tensor<1x2xi32> {
 // RV64-LABEL: func.func @too_wide
 // RV64-NOT:   i64
 // RV64:       func.return
+
+// -----
+
+// Weights of 100 over 80 i4 terms: a lane sum reaches -8 * 100 * 80 = -64000, beyond 16 bits; 40
+// terms (-32000) fit. The reduction is cut into two chunks of 40, each a packed nest reading x at
+// d2 + 0 and d2 + 40 (a sum, not a plain d2: x's extent is not the chunk's bound), each with its
+// lane splits, which add both chunks' lanes to the output in turn.
+
+func.func @chunked(%a: tensor<2x80xi4>) -> tensor<2x2xi32> {
+  %w = arith.constant dense<100> : tensor<2x80xi8>
+  %e = tensor.empty() : tensor<2x2xi32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<2x2xi32>) {
+  ^bb0(%o: i32):
+    %c7 = arith.constant 7 : i32
+    linalg.yield %c7 : i32
+  } -> tensor<2x2xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %w : tensor<2x80xi4>, tensor<2x80xi8>) outs(%init : tensor<2x2xi32>) {
+  ^bb0(%x: i4, %y: i8, %acc: i32):
+    %xe = arith.extsi %x : i4 to i32
+    %ye = arith.extsi %y : i8 to i32
+    %p = arith.muli %xe, %ye : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<2x2xi32>
+  func.return %r : tensor<2x2xi32>
+}
+
+// CHECK-LABEL: func.func @chunked
+// CHECK:       arith.constant dense<6553700> : tensor<1x40xi32>
+// CHECK:       affine_map<(d0, d1, d2) -> (d0, (d2 + 0))>
+// CHECK-SAME:  ins(%{{.*}}, %{{.*}} : tensor<2x80xi8>, tensor<1x40xi32>) outs(%{{.*}} : tensor<2x1xi32>)
+// CHECK:       affine_map<(d0, d1) -> (d0, (d1 * 2))>
+// CHECK-SAME:  outs(%init : tensor<2x2xi32>)
+// CHECK:       affine_map<(d0, d1) -> (d0, ((d1 * 2) + 1))>
+// CHECK:       arith.constant dense<6553700> : tensor<1x40xi32>
+// CHECK:       affine_map<(d0, d1, d2) -> (d0, (d2 + 40))>
+// CHECK:       affine_map<(d0, d1) -> (d0, (d1 * 2))>
+// CHECK:       affine_map<(d0, d1) -> (d0, ((d1 * 2) + 1))>
+// CHECK-NOT:   linalg.generic
+// CHECK:       func.return
