@@ -11,6 +11,7 @@ from test_codegen_execution import needs_qemu, parse, riscv_toolchain, run_kerne
 import bitfold
 from bitfold.backends.riscv.schedule.narrow_lanes import (
     BitfoldRiscvNarrowLanesPass,
+    chunk_length,
     field_bits,
     lane_count,
     lane_sum_bounds,
@@ -147,7 +148,7 @@ def test_chunked_reduction_in_the_interpreter():
     ir = contraction_ir("extsi", weights, bias, LONG_DEPTH)
     module = parse(ir)
     BitfoldRiscvNarrowLanesPass(xlen=32).apply(None, module)
-    assert str(module).count("arith.shrsi") >= 2 * 2  # two lanes a chunk, at least two chunks
+    assert "tensor<5x2x4xi32>" in str(module)  # two lanes a word, four chunks of 64 terms (8 * 60 * 64 = 2^15)
     expected = x.astype(np.int64) @ weights.T + bias
     assert expected[0, 0] == -8 * 60 * LONG_DEPTH + 5
     (after,) = bitfold.run(module, [x]).values()
@@ -160,3 +161,11 @@ def test_chunked_reduction_under_qemu(target, tmp_path):
     weights, bias, x = long_case()
     (out,) = run_kernel(contraction_ir("extsi", weights, bias, LONG_DEPTH), [x], target, tmp_path)
     np.testing.assert_array_equal(out, (x.astype(np.int64) @ weights.T + bias).astype(np.int32))
+
+
+def test_chunk_length_is_the_longest_divisor_that_fits():
+    weights = np.full((2, 80), 100)  # -8 * 100 per term: 40 terms reach -32000, 80 would -64000
+    assert chunk_length(weights, 0, 1, (-8, 7), 16) == 40
+    assert chunk_length(np.full((2, 96), 100), 0, 1, (-8, 7), 16) == 32  # 48 would reach -38400
+    assert chunk_length(np.full((2, 81), 100), 0, 1, (-8, 7), 16) is None  # 27 fits, but under 32 products
+    assert chunk_length(np.full((2, 80), 127), 0, 1, (-128, 127), 16) is None  # 2 terms at most: too short

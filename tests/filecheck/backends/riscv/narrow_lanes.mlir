@@ -116,9 +116,9 @@ func.func @too_wide(%a: tensor<1x1024xi8>) -> tensor<1x2xi32> {
 // -----
 
 // Weights of 100 over 80 i4 terms: a lane sum reaches -8 * 100 * 80 = -64000, beyond 16 bits; 40
-// terms (-32000) fit. The reduction is cut into two chunks of 40, each a packed nest reading x at
-// d2 + 0 and d2 + 40 (a sum, not a plain d2: x's extent is not the chunk's bound), each with its
-// lane splits, which add both chunks' lanes to the output in turn.
+// terms (-32000) fit. The reduction is cut into two chunks of 40: the packed nest gets a parallel
+// dimension g (d2, before the reduction d3), reads x at d3 + 40 g and the weights reshaped to
+// (2 chunks, 40), and writes one packed sum a chunk; each lane's generic reduces over g.
 
 func.func @chunked(%a: tensor<2x80xi4>) -> tensor<2x2xi32> {
   %w = arith.constant dense<100> : tensor<2x80xi8>
@@ -140,15 +140,13 @@ func.func @chunked(%a: tensor<2x80xi4>) -> tensor<2x2xi32> {
 }
 
 // CHECK-LABEL: func.func @chunked
-// CHECK:       arith.constant dense<6553700> : tensor<1x40xi32>
-// CHECK:       affine_map<(d0, d1, d2) -> (d0, (d2 + 0))>
-// CHECK-SAME:  ins(%{{.*}}, %{{.*}} : tensor<2x80xi8>, tensor<1x40xi32>) outs(%{{.*}} : tensor<2x1xi32>)
-// CHECK:       affine_map<(d0, d1) -> (d0, (d1 * 2))>
+// CHECK:       arith.constant dense<6553700> : tensor<1x2x40xi32>
+// CHECK:       affine_map<(d0, d1, d2, d3) -> (d0, (d3 + (d2 * 40)))>, affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-SAME:  iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK-SAME:  ins(%{{.*}}, %{{.*}} : tensor<2x80xi8>, tensor<1x2x40xi32>) outs(%{{.*}} : tensor<2x1x2xi32>)
+// CHECK:       affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, (d1 * 2))>
+// CHECK-SAME:  iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK-SAME:  outs(%init : tensor<2x2xi32>)
-// CHECK:       affine_map<(d0, d1) -> (d0, ((d1 * 2) + 1))>
-// CHECK:       arith.constant dense<6553700> : tensor<1x40xi32>
-// CHECK:       affine_map<(d0, d1, d2) -> (d0, (d2 + 40))>
-// CHECK:       affine_map<(d0, d1) -> (d0, (d1 * 2))>
-// CHECK:       affine_map<(d0, d1) -> (d0, ((d1 * 2) + 1))>
+// CHECK:       affine_map<(d0, d1, d2) -> (d0, ((d1 * 2) + 1))>
 // CHECK-NOT:   linalg.generic
 // CHECK:       func.return
