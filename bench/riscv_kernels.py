@@ -6,6 +6,7 @@ Five kernels, each written as a firmware engineer writes it in plain C (bench/ke
     conv3x3_s8        int8 3x3 convolution 16 -> 32 channels on 16x16, stride 1, padding 1, int32 bias,
                       per-channel fixed-point requantization (multiplier + shift) to int8
     conv3x3_s4w       the same layer with signed 4-bit weights packed two per byte
+    conv3x3_w4a4      the same layer with signed 4-bit activations (int4 QDQ; one per byte in C) too
     depthwise3x3_s8   int8 depthwise 3x3 convolution of 32 channels on 16x16, padding 1, requantized
     pointwise_s8      int8 1x1 convolution 32 -> 64 channels on 16x16, requantized
 
@@ -218,9 +219,12 @@ def tiled_weights(w: np.ndarray, bits: int) -> np.ndarray:
 
 
 def conv_case(name: str, shape: ConvShape, weight_bits: int, weight_scale_range: tuple[float, float],
-              tiled_source: str | None) -> KernelCase:
+              tiled_source: str | None, activation_bits: int = 8, source: str | None = None) -> KernelCase:
+    """The layer with `weight_bits` and `activation_bits` (8 or 4) operands; its plain C kernel is
+    `source` (default: the case's name)."""
     rng = np.random.default_rng(SEED)
-    x = rng.integers(*INT8_RANGE, size=(1, shape.in_channels, IMAGE_SIZE, IMAGE_SIZE), endpoint=True, dtype=np.int8)
+    activation_range = INT4_RANGE if activation_bits == 4 else INT8_RANGE
+    x = rng.integers(*activation_range, size=(1, shape.in_channels, IMAGE_SIZE, IMAGE_SIZE), endpoint=True, dtype=np.int8)
     weight_range = INT4_RANGE if weight_bits == 4 else INT8_RANGE
     w = rng.integers(*weight_range, size=shape.weight_shape, endpoint=True, dtype=np.int8)
     w_scales = rng.uniform(*weight_scale_range, size=shape.out_channels).astype(np.float32)
@@ -246,13 +250,14 @@ def conv_case(name: str, shape: ConvShape, weight_bits: int, weight_scale_range:
                         {"WEIGHT_BITS": weight_bits, "KERNEL_NAME": tiled_symbol})
     return KernelCase(
         name=name,
-        plain=Variant(f"{name}.c", name, {"x": x, **weights, **parameters}),
+        plain=Variant(f"{source or name}.c", source or name, {"x": x, **weights, **parameters}),
         tiled=tiled,
         reference={"y": y.reshape(1, shape.out_channels, IMAGE_SIZE, IMAGE_SIZE)},
         defines={**channels, "H": IMAGE_SIZE, "W": IMAGE_SIZE, "X_ZERO_POINT": X_ZERO_POINT,
                  "Y_ZERO_POINT": y_zero_point},
         macs=int(np.prod(shape.weight_shape)) * IMAGE_SIZE**2,
-        layer={"shape": shape, "w": w, "w_bits": weight_bits, "w_scales": w_scales, "bias": bias,
+        layer={"shape": shape, "w": w, "w_bits": weight_bits, "x_bits": activation_bits, "w_scales": w_scales,
+               "bias": bias,
                "y_scale": y_scale, "y_zero_point": y_zero_point},
     )
 
@@ -263,6 +268,8 @@ KERNELS: dict[str, Callable[[], KernelCase]] = {
                                     (0.002, 0.01), "conv3x3_tiled.c"),
     "conv3x3_s4w": lambda: conv_case("conv3x3_s4w", ConvShape(CONV_IN_CHANNELS, CONV_OUT_CHANNELS, 3), 4,
                                      (0.03, 0.15), "conv3x3_tiled.c"),
+    "conv3x3_w4a4": lambda: conv_case("conv3x3_w4a4", ConvShape(CONV_IN_CHANNELS, CONV_OUT_CHANNELS, 3), 4,
+                                      (0.03, 0.15), "conv3x3_tiled.c", activation_bits=4, source="conv3x3_s4w"),
     "depthwise3x3_s8": lambda: conv_case("depthwise3x3_s8", ConvShape(DEPTHWISE_CHANNELS, DEPTHWISE_CHANNELS, 3,
                                                                       depthwise=True), 8, (0.002, 0.01), None),
     "pointwise_s8": lambda: conv_case("pointwise_s8", ConvShape(POINTWISE_IN_CHANNELS, POINTWISE_OUT_CHANNELS, 1), 8,
@@ -412,8 +419,9 @@ def conv_model(case: KernelCase) -> onnx.ModelProto:
     shape: ConvShape = layer["shape"]
     w_scales = layer["w_scales"]
     zero_type = TensorProto.INT4 if layer["w_bits"] == 4 else TensorProto.INT8
+    x_zero_type = TensorProto.INT4 if layer["x_bits"] == 4 else TensorProto.INT8
     initializers = [
-        scalar("x_scale", X_SCALE, np.float32), scalar("x_zero_point", X_ZERO_POINT, np.int8),
+        scalar("x_scale", X_SCALE, np.float32), helper.make_tensor("x_zero_point", x_zero_type, [], [X_ZERO_POINT]),
         integer_tensor("w", layer["w"], layer["w_bits"]),
         numpy_helper.from_array(w_scales, "w_scale"),
         helper.make_tensor("w_zero_point", zero_type, w_scales.shape, [0] * w_scales.size),

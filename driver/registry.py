@@ -84,7 +84,9 @@ generators'; the RISC-V backend's are listed in `riscv_passes` order, then their
         "bitfold-llvm-index-to-i32": _lazy("backends.llvm.index_to_i32", "BitfoldLlvmIndexToI32Pass"),
         "bitfold-llvm-fptosi-by-bits": _lazy("backends.llvm.truncation_by_bits", "BitfoldLlvmFptosiByBitsPass"),
         "bitfold-riscv-expand-ctpop": _lazy("backends.riscv.lowering.population_count", "BitfoldRiscvExpandCtpopPass"),
+        "bitfold-riscv-narrow-lanes": _lazy("backends.riscv.schedule.narrow_lanes", "BitfoldRiscvNarrowLanesPass"),
         "bitfold-riscv-pair-lanes": _lazy("backends.riscv.schedule.lane_pairs", "BitfoldRiscvPairLanesPass"),
+        "bitfold-riscv-wide-binary-words": _lazy("backends.riscv.schedule.binary_words", "BitfoldRiscvWideBinaryWordsPass"),
         "bitfold-riscv-register-tiled-loops": _lazy(
             "backends.riscv.schedule.register_tiled_loops", "BitfoldRiscvRegisterTiledLoopsPass"
         ),

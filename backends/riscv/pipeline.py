@@ -1,7 +1,9 @@
 """The RISC-V code generator's pass sequence. On the backend's tensor IR, before the kernel ABI's
 form (`riscv_tensor_passes`):
 
+    bitfold-riscv-narrow-lanes              narrow operands: K >= 2 (RV32) / 4 (RV64) lanes a register
     bitfold-riscv-pair-lanes                RV64: two i32 accumulators in one register
+    bitfold-riscv-wide-binary-words         RV64: XNOR-popcount on 64-bit words
 
 then from the kernel ABI's memref form (`bitfold.backends.kernel.kernel_form`: bufferized, sub-byte
 outputs in bytes) to register-allocated riscv dialects, as one named pipeline:
@@ -86,7 +88,9 @@ from bitfold.backends.riscv.regalloc.register_allocation import (
     NeedsSpilling,
     RegisterAllocationError,
 )
+from bitfold.backends.riscv.schedule.binary_words import BitfoldRiscvWideBinaryWordsPass
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
+from bitfold.backends.riscv.schedule.narrow_lanes import BitfoldRiscvNarrowLanesPass
 from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
 from bitfold.dialects.xdsl_compat.worklist_walk import listed_worklist_walk
 
@@ -142,7 +146,8 @@ sliding window's held row) are not spilled, and smaller tiles hold fewer of them
 
 def riscv_tensor_passes(xlen: int) -> list[ModulePass]:
     """The passes on the backend's tensor IR, before `kernel_form` (module docstring)."""
-    return [BitfoldRiscvPairLanesPass()] if xlen == 64 else []
+    wide = [BitfoldRiscvPairLanesPass(), BitfoldRiscvWideBinaryWordsPass()] if xlen == 64 else []
+    return [BitfoldRiscvNarrowLanesPass(xlen=xlen), *wide]
 
 
 def riscv_passes(

@@ -17,7 +17,8 @@ def bench():
     return counting_bench("riscv_kernels")
 
 
-@pytest.mark.parametrize("kernel", ["matmul_s8", "conv3x3_s8", "conv3x3_s4w", "depthwise3x3_s8", "pointwise_s8"])
+@pytest.mark.parametrize("kernel", ["matmul_s8", "conv3x3_s8", "conv3x3_s4w", "conv3x3_w4a4", "depthwise3x3_s8",
+                                    "pointwise_s8"])
 def test_c_kernel_equals_the_reference(bench, kernel, tmp_path):
     case = bench.KERNELS[kernel]()
     column = "tiled, gcc -O2" if case.tiled is not None else "gcc -O2"

@@ -1,6 +1,7 @@
 """FINN-style binary networks (tests/models/binary_networks.py) against qonnx's executor, the
 oracle: bitfold-run on the model and on its integer IR bit for bit, and the integer IR compiled
-for rv32im, rv64im and rv32im_zbb bit for bit to bitfold-run on that IR under qemu."""
+for rv32im, rv64im, rv32im_zbb and rv64im_zbb bit for bit to bitfold-run on that IR under qemu (on
+RV64 the XNOR-popcounts on 64-bit words, `bitfold-riscv-wide-binary-words`: `cpop` rather than `cpopw`)."""
 
 import numpy as np
 import onnx
@@ -61,7 +62,7 @@ def test_integer_ir_equals_qonnx(network):
             np.testing.assert_array_equal(got[name], want[name])
 
 
-@pytest.mark.parametrize("target", ["rv32im", "rv64im", "rv32im_zbb"])
+@pytest.mark.parametrize("target", ["rv32im", "rv64im", "rv32im_zbb", "rv64im_zbb"])
 def test_riscv_equals_the_integer_ir(network, target, tmp_path):
     from bitfold.compile import compile_model
 
@@ -69,6 +70,8 @@ def test_riscv_equals_the_integer_ir(network, target, tmp_path):
     path, model, _ = network
     compiled = compile_model(import_model(path), target)
     assert ("cpop" in compiled.assembly) == target.endswith("_zbb")
+    if target == "rv64im_zbb":
+        assert "cpop " in compiled.assembly  # the 64-bit count
     stored = compiled.quantize(inputs(model, SEEDS[0]))
     for got, want in zip(compiled.run_qemu(stored, tmp_path), compiled.run_reference(stored), strict=True):
         np.testing.assert_array_equal(got, want)

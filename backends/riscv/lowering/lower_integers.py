@@ -6,7 +6,8 @@ ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wid
 `andi`/`ori`/`xori`/`shrsi` on any width):
 
 - `arith.extsi`, `arith.extui`, `arith.trunci`, `arith.index_cast`: not lowered by xDSL;
-  a `trunci` whose value is only stored by a store no wider than it costs nothing (`_only_stored`);
+  a `trunci` whose value is only stored by a store no wider than it costs nothing (`_only_stored`),
+  and so does one of a population count (`_small_count`: at most 64);
 - `arith.select`, `arith.maxsi`/`minsi`/`maxui`/`minui`: xDSL raises NotImplementedError;
 - `arith.mulsi_extended` / `arith.mului_extended`: not lowered (`mul` + `mulh`/`mulhu`, `mulh`
   alone where the low word is not read, or one `mul` and a shift when the full product fits a
@@ -21,8 +22,8 @@ ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wid
 - `arith.floordivsi` (from `lower-affine` of maps such as a grouped Conv's `m floordiv 8`):
   not lowered by xDSL; an arithmetic shift for a constant power of two (exact floor
   division for every sign), else `div`/`rem` and the floor correction;
-- `math.ctpop` on i32 with Zbb (`zbb`): `cpop`/`cpopw` (without, `bitfold-riscv-expand-ctpop` has
-  made it arith, `population_count.py`).
+- `math.ctpop` on i32 (and i64 on RV64) with Zbb (`zbb`): `cpop`/`cpopw` (without,
+  `bitfold-riscv-expand-ctpop` has made it arith, `population_count.py`).
 """
 
 from dataclasses import dataclass
@@ -125,6 +126,19 @@ def _only_stored(value: SSAValue, width: int) -> bool:
     )
 
 
+COUNT_BITS = 8
+"""A population count of at most 64 bits is at most 64 < 2^7: it fits a signed integer of 8 bits."""
+
+
+def _small_count(value: SSAValue, width: int) -> bool:
+    """Whether `value` (through casts to and from registers) is a population count (`math.ctpop`,
+    Zbb's `cpop`/`cpopw`), so already sign-extended from `width` >= COUNT_BITS bits."""
+    owner = value.owner
+    while isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
+        owner = owner.inputs[0].owner
+    return width >= COUNT_BITS and isinstance(owner, math.CtPopOp | riscv.CpopOp | riscv.CpopwOp)
+
+
 @dataclass
 class LowerIntegerArith(RewritePattern):
     """The integer arith ops listed in the module docstring."""
@@ -136,12 +150,13 @@ class LowerIntegerArith(RewritePattern):
         xlen = self.xlen
         match op:
             case math.CtPopOp():
-                if not self.zbb or target_bit_width(op.operand.type, xlen) != 32:
+                bits = target_bit_width(op.operand.type, xlen)
+                if not self.zbb or bits not in (32, xlen):
                     raise NotImplementedError(
-                        f"math.ctpop on {op.operand.type} without Zbb (bitfold-riscv-expand-ctpop expands i32)"
+                        f"math.ctpop on {op.operand.type} without Zbb (bitfold-riscv-expand-ctpop expands i32, i64)"
                     )
                 (x,) = cast_operands_to_regs(rewriter, op)
-                count = population_count(x, xlen)
+                count = population_count(x, xlen, bits)
                 _replace(rewriter, op, [count], [count.results[0]])
             case arith.ConstantOp(value=IntegerAttr() as value) if isinstance(op.result.type, _INTEGER_LIKE):
                 width = target_bit_width(op.result.type, xlen)
@@ -193,7 +208,9 @@ class LowerIntegerArith(RewritePattern):
                     ops, result = [zero, negate], negate.rd
             case arith.ExtUIOp() if source < target:
                 ops, result = zero_extend(x, source, xlen)
-            case _ if target < source and not _only_stored(op.results[0], target):
+            case _ if target < source and not _only_stored(op.results[0], target) and not _small_count(
+                op.operands[0], target
+            ):
                 ops, result = sign_extend(x, target, xlen)
             case _:
                 pass

@@ -68,7 +68,7 @@ def _extension(value: SSAValue) -> tuple[SSAValue, type | None] | None:
     return value, None
 
 
-def _contraction_terms(op: linalg.GenericOp) -> tuple[int, type | None, type | None] | None:
+def contraction_terms(op: linalg.GenericOp) -> tuple[int, type | None, type | None] | None:
     """(index of the activation input, its extension, the weight's extension) of a body
     `yield acc + ext(in_a) * ext(in_b)`, else None."""
     block = op.body.block
@@ -102,9 +102,9 @@ def _contraction_terms(op: linalg.GenericOp) -> tuple[int, type | None, type | N
     return activation, kinds[activation], kinds[weight]
 
 
-def _lane_dimension(op: linalg.GenericOp, activation: int, weight: int) -> tuple[int, int] | None:
+def lane_dimension(op: linalg.GenericOp, activation: int, weight: int, lanes: int = 2) -> tuple[int, int] | None:
     """(the result index in the weight's map, in the output's map) of the iteration dimension c:
-    a parallel dimension of even bound that the weight's and the output's maps each index by a
+    a parallel dimension of bound a multiple of `lanes` that the weight's and the output's maps each index by a
     plain `d_c` in one result (and nowhere else), and the activation's map does not use."""
     maps = [m.data for m in op.indexing_maps]
     bounds = op.get_static_loop_ranges()
@@ -116,7 +116,7 @@ def _lane_dimension(op: linalg.GenericOp, activation: int, weight: int) -> tuple
         return None
 
     for d in reversed(range(len(bounds))):
-        if op.iterator_types.data[d].data != linalg.IteratorType.PARALLEL or bounds[d] % 2 or bounds[d] < 2:
+        if op.iterator_types.data[d].data != linalg.IteratorType.PARALLEL or bounds[d] % lanes or bounds[d] < lanes:
             continue
         if any(d in r.used_dims() for r in maps[activation].results):
             continue
@@ -190,12 +190,12 @@ class PairLanes(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
-        terms = _contraction_terms(op)
+        terms = contraction_terms(op)
         if terms is None or not op.res:
             return
         activation, activation_kind, weight_kind = terms
         weight = 1 - activation
-        lane = _lane_dimension(op, activation, weight)
+        lane = lane_dimension(op, activation, weight)
         init = _init_fill(op.outputs[0])
         if lane is None or init is None:
             return

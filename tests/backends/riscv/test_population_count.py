@@ -1,5 +1,5 @@
 """`math.ctpop` on RISC-V (Zbb's cpop/cpopw, else the SWAR expansion) against numpy's
-bitwise_count on edge words, and the ISA strings the code generator accepts."""
+bitwise_count on edge words of 32 and (RV64) 64 bits, and the ISA strings the code generator accepts."""
 
 import numpy as np
 import pytest
@@ -46,6 +46,46 @@ def test_popcount_of_edge_words(target, tmp_path):
     x = np.concatenate([WORDS, rng.integers(-(2**31), 2**31, size=21)]).astype(np.int32)
     (got,) = run_kernel(popcount_ir(x.size), [x], target, tmp_path)
     np.testing.assert_array_equal(got, expected(x))
+
+
+WORDS_64 = np.array(
+    [0, -1, 1, -(2**63), 2**63 - 1, 0x5555555555555555, 0x0F0F0F0F0F0F0F0F, -0x7F7F7F7F7F7F7F80,
+     0x123456789ABCDEF0, 0xFFFFFFFF, -(2**32)],
+    dtype=np.int64,
+)
+
+
+def popcount64_ir(n: int) -> str:
+    """out[i] = trunci(ctpop(x[i])) + trunci(ctpop(x[i] ^ w)) on i64 (RV64's binary words)."""
+    return f"""
+func.func @kernel(%x: tensor<{n}xi64>) -> tensor<{n}xi32> {{
+  %e = tensor.empty() : tensor<{n}xi32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                        iterator_types = ["parallel"]}} ins(%x : tensor<{n}xi64>) outs(%e : tensor<{n}xi32>) {{
+  ^bb0(%a: i64, %o: i32):
+    %w = arith.constant -6148914691236517206 : i64
+    %p = math.ctpop %a : i64
+    %v = arith.xori %a, %w : i64
+    %q = math.ctpop %v : i64
+    %p32 = arith.trunci %p : i64 to i32
+    %q32 = arith.trunci %q : i64 to i32
+    %s = arith.addi %p32, %q32 : i32
+    linalg.yield %s : i32
+  }} -> tensor<{n}xi32>
+  func.return %r : tensor<{n}xi32>
+}}
+"""
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", ["rv64im", "rv64im_zbb"])
+def test_popcount_of_64_bit_edge_words(target, tmp_path):
+    rng = np.random.default_rng(1)
+    x = np.concatenate([WORDS_64, rng.integers(-(2**63), 2**63 - 1, size=21, dtype=np.int64)])
+    (got,) = run_kernel(popcount64_ir(x.size), [x], target, tmp_path)
+    bits = x.view(np.uint64)
+    want = np.bitwise_count(bits).astype(np.int32) + np.bitwise_count(bits ^ np.uint64(0xAAAAAAAAAAAAAAAA))
+    np.testing.assert_array_equal(got, want.astype(np.int32))
 
 
 def test_cpop_only_with_zbb():

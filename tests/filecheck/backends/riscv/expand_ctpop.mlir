@@ -30,3 +30,21 @@ func.func @popcount(%x : i32) -> i32 {
 // CHECK-NEXT: %[[TOP:.*]] = arith.constant 24 : i32
 // CHECK-NEXT: %[[COUNT:.*]] = arith.shrui %[[PRODUCT]], %[[TOP]] : i32
 // CHECK-NEXT: func.return %[[COUNT]] : i32
+
+// An i64 (RV64's 64-bit binary words): the same sequence with each mask's byte repeated eight
+// times and the top byte of the product at bit 56.
+
+func.func @popcount64(%x : i64) -> i64 {
+  %n = math.ctpop %x : i64
+  func.return %n : i64
+}
+
+// CHECK-LABEL: func.func @popcount64
+// CHECK:       arith.constant 6148914691236517205 : i64
+// CHECK:       arith.constant 3689348814741910323 : i64
+// CHECK:       arith.constant 1085102592571150095 : i64
+// CHECK:       %[[BYTE_SUM64:.*]] = arith.constant 72340172838076673 : i64
+// CHECK-NEXT:  %[[PRODUCT64:.*]] = arith.muli %{{.*}}, %[[BYTE_SUM64]] : i64
+// CHECK-NEXT:  %[[TOP64:.*]] = arith.constant 56 : i64
+// CHECK-NEXT:  %[[COUNT64:.*]] = arith.shrui %[[PRODUCT64]], %[[TOP64]] : i64
+// CHECK-NEXT:  func.return %[[COUNT64]] : i64
