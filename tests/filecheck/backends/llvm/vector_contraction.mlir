@@ -8,7 +8,10 @@
 // a wide image (32 output columns, 2 channels) over its output columns, contiguous loads and stores;
 // a depthwise convolution over its channels, both inputs vectors (its own schedule): the image
 // gathered at its channel stride (H * W = 9), the weights re-laid out channel-last.
-// The accumulators' masked-off lanes are never stored: their pass-through is poison. On rv32imv
+// An average pool over a narrow image (3 x 3 pixels, one output pixel) is vectorized over its
+// channels, its image gathered at the channel stride (one strided load a window tap).
+// The accumulators' and the loads' masked-off lanes are never stored: their pass-through is poison
+// (no undisturbed lanes, so LLVM keeps one vector type through the reduction loop). On rv32imv
 // (bitfold-llvm-index-to-i32) the gathers' lane offsets are i32 lanes of llvm.intr.stepvector times
 // the stride, a pattern LLVM turns into strided loads and stores.
 
@@ -121,15 +124,47 @@ func.func @depthwise(%x: memref<1x8x3x3xi8>, %out: memref<1x8x2x2xi32>) {
 // CHECK-NEXT:    %[[SPLAT:.*]] = vector.broadcast %[[NINE]] : index to vector<[16]xindex>
 // CHECK-NEXT:    %[[STEP:.*]] = vector.step : vector<[16]xindex>
 // CHECK-NEXT:    %[[LANES:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<[16]xindex>
+// CHECK-NEXT:    %[[XU:.*]] = llvm.mlir.poison : vector<[16]xi8>
+// CHECK-NEXT:    %[[DU:.*]] = llvm.mlir.poison : vector<[16]xi8>
 // CHECK:         scf.for
 // CHECK:         scf.for
 // CHECK:         scf.for
-// CHECK:           %[[XV:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %{{.*}} : memref<72xi8>
-// CHECK:           %[[DV:.*]] = vector.maskedload %[[D]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<1x2x2x8xi8>
+// CHECK:           %[[XV:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
+// CHECK:           %[[DV:.*]] = vector.maskedload %[[D]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %[[DU]] : memref<1x2x2x8xi8>
 // CHECK-NEXT:      %[[XW:.*]] = arith.extsi %[[XV]] : vector<[16]xi8> to vector<[16]xi32>
 // CHECK-NEXT:      %[[DW:.*]] = arith.extsi %[[DV]] : vector<[16]xi8> to vector<[16]xi32>
 // CHECK-NEXT:      %[[P:.*]] = arith.muli %[[XW]], %[[DW]] : vector<[16]xi32>
 // CHECK-NEXT:      %[[S:.*]] = arith.addi %{{.*}}, %[[P]] : vector<[16]xi32>
-// CHECK-NEXT:      scf.yield %[[S]], %[[XV]], %[[DV]]
+// CHECK-NEXT:      scf.yield %[[S]] : vector<[16]xi32>
 // CHECK:         vector.scatter %[[OUT]]
 // CHECK-NOT:     memref.load
+
+func.func @average_pool(%x: memref<1x8x3x3xi8>, %window: memref<3x3xi8>, %out: memref<1x8x1x1xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 3 + d4, d3 * 3 + d5)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %window : memref<1x8x3x3xi8>, memref<3x3xi8>) outs(%out : memref<1x8x1x1xi32>) {
+  ^bb0(%a: i8, %w: i8, %acc: i32):
+    %a32 = arith.extsi %a : i8 to i32
+    %s = arith.addi %acc, %a32 : i32
+    linalg.yield %s : i32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @average_pool
+// CHECK:       %[[X:.*]] = memref.collapse_shape %x {{\[\[}}0 : i64, 1 : i64, 2 : i64, 3 : i64]] : memref<1x8x3x3xi8> into memref<72xi8>
+// CHECK:         %[[ACC:.*]] = vector.maskedload %out[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<1x8x1x1xi32>
+// CHECK:         %[[NINE:.*]] = arith.constant 9 : index
+// CHECK-NEXT:    %[[SPLAT:.*]] = vector.broadcast %[[NINE]] : index to vector<[16]xindex>
+// CHECK-NEXT:    %[[STEP:.*]] = vector.step : vector<[16]xindex>
+// CHECK-NEXT:    %[[LANES:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<[16]xindex>
+// CHECK-NEXT:    %[[XU:.*]] = llvm.mlir.poison : vector<[16]xi8>
+// CHECK:         scf.for
+// CHECK:         scf.for
+// CHECK:           %[[XV:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
+// CHECK:           %[[XW:.*]] = arith.extsi %[[XV]] : vector<[16]xi8> to vector<[16]xi32>
+// CHECK-NEXT:      %[[S:.*]] = arith.addi %{{.*}}, %[[XW]] : vector<[16]xi32>
+// CHECK-NEXT:      scf.yield %[[S]] : vector<[16]xi32>
+// CHECK:         vector.maskedstore %out
