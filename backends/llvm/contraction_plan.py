@@ -41,6 +41,8 @@ GATHER = 4
 """the cost model's extra instructions for a strided vector load (module docstring)"""
 ROWS = 2
 """neighbouring output rows computed together: one vector load serves ROWS accumulators"""
+UNROLL = 9
+"""the most reduction steps one iteration of the innermost reduction loop holds (`unroll_factors`)"""
 ELEMENTWISE = (arith.ExtSIOp, arith.ExtUIOp, arith.MuliOp, arith.AddiOp, arith.SubiOp, arith.ConstantOp)
 """the body ops this schedule vectorizes (lane by lane)"""
 
@@ -201,3 +203,18 @@ def blocked_dim(op: GenericOp, plan_: Plan) -> int | None:
                 and not any(uses(e, d) for e in maps[plan_.vector_input].results)):
             return d
     return None
+
+
+def unroll_factors(bounds: list[int], reductions: list[int]) -> dict[int, int]:
+    """Each reduction dim's unroll factor: the innermost ones whole (factor = bound, no loop) while
+    their steps together stay within UNROLL, the next one by its largest divisor that keeps them
+    within UNROLL (a loop stepping by it), the others 1."""
+    factors = dict.fromkeys(reductions, 1)
+    steps = 1
+    for d in reversed(reductions):
+        if steps * bounds[d] > UNROLL:
+            factors[d] = max(f for f in range(1, UNROLL // steps + 1) if bounds[d] % f == 0)
+            break
+        factors[d] = bounds[d]
+        steps *= bounds[d]
+    return factors
