@@ -43,6 +43,9 @@ ROWS = 2
 """neighbouring output rows computed together: one vector load serves ROWS accumulators"""
 UNROLL = 9
 """the most reduction steps one iteration of the innermost reduction loop holds (`unroll_factors`)"""
+UNROLL_VECTORS = 3
+"""the same where both inputs are vectors (depthwise: a kernel row; each step holds two loaded and
+widened vectors, and a whole 3x3 kernel spills scalar registers on RV32)"""
 ELEMENTWISE = (arith.ExtSIOp, arith.ExtUIOp, arith.MuliOp, arith.AddiOp, arith.SubiOp, arith.ConstantOp)
 """the body ops this schedule vectorizes (lane by lane)"""
 
@@ -205,15 +208,17 @@ def blocked_dim(op: GenericOp, plan_: Plan) -> int | None:
     return None
 
 
-def unroll_factors(bounds: list[int], reductions: list[int]) -> dict[int, int]:
+def unroll_factors(bounds: list[int], plan_: Plan) -> dict[int, int]:
     """Each reduction dim's unroll factor: the innermost ones whole (factor = bound, no loop) while
-    their steps together stay within UNROLL, the next one by its largest divisor that keeps them
-    within UNROLL (a loop stepping by it), the others 1."""
-    factors = dict.fromkeys(reductions, 1)
+    their steps together stay within the budget (UNROLL, UNROLL_VECTORS where both inputs are
+    vectors), the next one by its largest divisor that keeps them within it (a loop stepping by
+    it), the others 1."""
+    budget = UNROLL_VECTORS if plan_.both_vectors else UNROLL
+    factors = dict.fromkeys(plan_.reductions, 1)
     steps = 1
-    for d in reversed(reductions):
-        if steps * bounds[d] > UNROLL:
-            factors[d] = max(f for f in range(1, UNROLL // steps + 1) if bounds[d] % f == 0)
+    for d in reversed(plan_.reductions):
+        if steps * bounds[d] > budget:
+            factors[d] = max(f for f in range(1, budget // steps + 1) if bounds[d] % f == 0)
             break
         factors[d] = bounds[d]
         steps *= bounds[d]

@@ -313,7 +313,7 @@ def reduction_loops(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int,
     strides = {i: coefficient(m.results[-1], plan_.vector_dim, len(bounds)) for i, m in vector_maps.items()}
     lane_offsets = {i: strided_indices(b, stride) for i, stride in strides.items() if stride != 1}
     unread = {i: b.add(PoisonOp(scalable(inputs[i].type.element_type))).result for i in vector_maps}
-    factors = unroll_factors(bounds, plan_.reductions)
+    factors = unroll_factors(bounds, plan_)
     carried, inner, loops = accumulators, b, []
     for d in plan_.reductions:
         if factors[d] < bounds[d]:

@@ -10,12 +10,15 @@
 // gathered at its channel stride (H * W = 9), the weights re-laid out channel-last.
 // An average pool over a narrow image (3 x 3 pixels, one output pixel) is vectorized over its
 // channels, its image gathered at the channel stride (one strided load a window tap).
-// The innermost reduction loops are unrolled up to 9 steps an iteration (every kernel here whole, no
-// reduction loop); a reduction of 16 steps (a matmul's k) runs as a loop stepping by 8, eight steps a body.
+// The innermost reduction loops are unrolled up to 9 steps an iteration (the convolutions' and the
+// pool's kernels whole, no reduction loop), 3 where both inputs are vectors (the depthwise kernel's
+// rows: a loop over them, a row's 2 taps a body); a reduction of 16 steps (a matmul's k) runs as a
+// loop stepping by 8, eight steps a body.
 // The accumulators' and the loads' masked-off lanes are never stored: their pass-through is poison
 // (no undisturbed lanes, so LLVM keeps one vector type through the reduction loop). On rv32imv
 // (bitfold-llvm-index-to-i32) the gathers' lane offsets are i32 lanes of llvm.intr.stepvector times
-// the stride, a pattern LLVM turns into strided loads and stores.
+// the stride, a pattern LLVM turns into strided loads and stores, and the buffer indices are i32
+// arithmetic sign-extended to index (no affine.apply left).
 
 "memref.global"() <{sym_name = "w", type = memref<8x1x2x2xi8>, initial_value = dense<[[[[1, 2], [3, 4]]], [[[5, 6], [7, 8]]], [[[9, 10], [11, 12]]], [[[13, 14], [15, 16]]], [[[17, 18], [19, 20]]], [[[21, 22], [23, 24]]], [[[25, 26], [27, 28]]], [[[29, 30], [31, 32]]]]> : tensor<8x1x2x2xi8>, sym_visibility = "private", constant}> : () -> ()
 "memref.global"() <{sym_name = "v", type = memref<2x1x2x3xi8>, initial_value = dense<[[[[1, 2, 3], [4, 5, 6]]], [[[7, 8, 9], [10, 11, 12]]]]> : tensor<2x1x2x3xi8>, sym_visibility = "private", constant}> : () -> ()
@@ -63,11 +66,13 @@ func.func @narrow_image(%x: memref<1x1x3x3xi8>, %out: memref<1x8x2x2xi32>) {
 
 // RV32-LABEL: func.func @narrow_image
 // RV32:         llvm.mlir.poison
-// RV32:         %[[STRIDE:.*]] = arith.index_cast %{{.*}} : index to i32
-// RV32-NEXT:    %[[STEP:.*]] = llvm.intr.stepvector : vector<[16]xi32>
-// RV32-NEXT:    %[[SPLAT:.*]] = vector.broadcast %[[STRIDE]] : i32 to vector<[16]xi32>
+// RV32-NOT:     affine.apply
+// RV32:         arith.muli %{{.*}}, %{{.*}} : i32
+// RV32:         %[[INDEX:.*]] = arith.index_cast %{{.*}} : i32 to index
+// RV32:         %[[STEP:.*]] = llvm.intr.stepvector : vector<[16]xi32>
+// RV32-NEXT:    %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<[16]xi32>
 // RV32-NEXT:    %[[LANES:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<[16]xi32>
-// RV32-NEXT:    %{{.*}} = vector.gather %{{.*}}[%{{.*}}] [%[[LANES]]], %{{.*}}, %{{.*}} : memref<32xi32>, vector<[16]xi32>
+// RV32-NEXT:    %{{.*}} = vector.gather %{{.*}}[%[[INDEX]]] [%[[LANES]]], %{{.*}}, %{{.*}} : memref<32xi32>, vector<[16]xi32>
 // RV32:         vector.scatter %{{.*}}[%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : memref<32xi32>, vector<[16]xi32>
 
 func.func @wide_image(%x: memref<1x1x5x34xi8>, %out: memref<1x2x4x32xi32>) {
@@ -128,17 +133,17 @@ func.func @depthwise(%x: memref<1x8x3x3xi8>, %out: memref<1x8x2x2xi32>) {
 // CHECK-NEXT:    %[[LANES:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<[16]xindex>
 // CHECK-NEXT:    %[[XU:.*]] = llvm.mlir.poison : vector<[16]xi8>
 // CHECK-NEXT:    %[[DU:.*]] = llvm.mlir.poison : vector<[16]xi8>
+// CHECK:         scf.for
 // CHECK-NOT:     scf.for
-// CHECK:         %[[XV:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
-// CHECK:         %[[DV:.*]] = vector.maskedload %[[D]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %[[DU]] : memref<1x2x2x8xi8>
-// CHECK-NEXT:    %[[XW:.*]] = arith.extsi %[[XV]] : vector<[16]xi8> to vector<[16]xi32>
-// CHECK-NEXT:    %[[DW:.*]] = arith.extsi %[[DV]] : vector<[16]xi8> to vector<[16]xi32>
-// CHECK-NEXT:    %[[P:.*]] = arith.muli %[[XW]], %[[DW]] : vector<[16]xi32>
-// CHECK-NEXT:    %[[S:.*]] = arith.addi %{{.*}}, %[[P]] : vector<[16]xi32>
-// CHECK:         %[[XV1:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
-// CHECK:         %[[S1:.*]] = arith.addi %[[S]], %{{.*}} : vector<[16]xi32>
-// CHECK-COUNT-2: vector.gather %[[X]]
-// CHECK-NOT:     vector.gather %[[X]]
+// CHECK:           %[[XV:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
+// CHECK:           %[[DV:.*]] = vector.maskedload %[[D]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %[[DU]] : memref<1x2x2x8xi8>
+// CHECK-NEXT:      %[[XW:.*]] = arith.extsi %[[XV]] : vector<[16]xi8> to vector<[16]xi32>
+// CHECK-NEXT:      %[[DW:.*]] = arith.extsi %[[DV]] : vector<[16]xi8> to vector<[16]xi32>
+// CHECK-NEXT:      %[[P:.*]] = arith.muli %[[XW]], %[[DW]] : vector<[16]xi32>
+// CHECK-NEXT:      %[[S:.*]] = arith.addi %{{.*}}, %[[P]] : vector<[16]xi32>
+// CHECK:           %[[XV1:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
+// CHECK:           %[[S1:.*]] = arith.addi %[[S]], %{{.*}} : vector<[16]xi32>
+// CHECK-NEXT:      scf.yield %[[S1]] : vector<[16]xi32>
 // CHECK:         vector.scatter %[[OUT]]
 // CHECK-NOT:     memref.load
 
