@@ -5,7 +5,8 @@ vector and three scalar byte copies a row (17 instructions), MobileNetV1's 48-wi
 unrolled byte copy (two instructions a byte).
 
 A generic whose iterators are all parallel and whose body yields its one input's element unchanged,
-on identity-layout memrefs in which every dimension is one index of constant stride, becomes
+on identity-layout memrefs of 8-, 16- or 32-bit elements in which every dimension is one index of
+constant stride, becomes
 
     for p in the other dims:                                 (scf.for)
       for j0 in 0 .. N step 16 * vscale:                     (d_v, `16 * vscale` lanes, the tail masked)
@@ -29,7 +30,7 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf, vector
-from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
+from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, ModuleOp, NoneAttr
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import SSAValue
@@ -51,6 +52,13 @@ from bitfold.backends.llvm.vector_contraction import (
 
 STRIP = 6
 """the cost model's instructions of one strip (module docstring)"""
+LANE_WIDTHS = (8, 16, 32)
+"""the element widths copied as lanes: whole bytes (LLVM packs an i1 vector's lanes in memory, where
+a buffer holds a byte an element) and at most a group of 8 registers a strip"""
+
+
+def bitwidth(element) -> int | None:
+    return element.bitwidth if isinstance(element, IntegerType | AnyFloat) else None
 
 
 def flat_maps(op: GenericOp) -> list[AffineMap] | None:
@@ -65,7 +73,8 @@ def flat_maps(op: GenericOp) -> list[AffineMap] | None:
     maps = []
     for value, map_attr in zip(op.operands, op.indexing_maps.data, strict=True):
         memref_type, map_ = value.type, map_attr.data
-        if not isinstance(memref_type, MemRefType) or not isinstance(memref_type.layout, NoneAttr):
+        if (not isinstance(memref_type, MemRefType) or not isinstance(memref_type.layout, NoneAttr)
+                or bitwidth(memref_type.element_type) not in LANE_WIDTHS):
             return None
         for d in range(len(bounds)):
             holders = [e for e in map_.results if d in e.used_dims()]

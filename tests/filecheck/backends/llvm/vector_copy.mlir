@@ -5,7 +5,7 @@
 // the dim of the fewest strips: one strided load (channel stride 125) and one strided store (channel
 // stride 27 * 7 = 189) a pixel, the tail masked. A copy of rows of 12 or 40 over 2 channels keeps its
 // rows: contiguous masked loads and stores (two strips a row of 40 at VLEN 128). A generic that
-// computes stays.
+// computes and a copy of i1 elements (a byte each in memory, packed bits in an LLVM vector) stay.
 
 func.func @narrow_rows(%x: memref<1x64x25x5xi8>, %padded: memref<1x64x27x7xi8>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>,
@@ -92,4 +92,18 @@ func.func @computes(%x: memref<1x64x25x5xi8>, %padded: memref<1x64x27x7xi8>) {
 }
 
 // CHECK-LABEL: func.func @computes
+// CHECK-NEXT:  linalg.generic
+
+func.func @bits(%x: memref<1x2x5x5xi1>, %padded: memref<1x2x7x7xi1>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>,
+                                   affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x2x5x5xi1>) outs(%padded : memref<1x2x7x7xi1>) {
+  ^bb0(%a: i1, %b: i1):
+    linalg.yield %a : i1
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @bits
 // CHECK-NEXT:  linalg.generic
