@@ -81,6 +81,7 @@ generators'; the RISC-V backend's are listed in `riscv_passes` order, then their
         "bitfold-llvm-merge-elementwise-rows": _lazy(
             "backends.llvm.elementwise_rows", "BitfoldLlvmMergeElementwiseRowsPass"
         ),
+        "bitfold-llvm-vector-copy": _lazy("backends.llvm.vector_copy", "BitfoldLlvmVectorCopyPass"),
         "bitfold-llvm-index-to-i32": _lazy("backends.llvm.index_to_i32", "BitfoldLlvmIndexToI32Pass"),
         "bitfold-llvm-fptosi-by-bits": _lazy("backends.llvm.truncation_by_bits", "BitfoldLlvmFptosiByBitsPass"),
         "bitfold-riscv-expand-ctpop": _lazy("backends.riscv.lowering.population_count", "BitfoldRiscvExpandCtpopPass"),

@@ -12,8 +12,11 @@ lanes a strip (VLEN 128, the V minimum) and R rows sharing a vector load (`block
 one reduction step of one strip costs FIXED instructions (the vector load, its widening, two
 `vsetvli`, the loop's counter, pointer and branch) and PER_ROW a row (the scalar load, `vwmacc`), and
 serves R * N / ceil(N / L) MACs; where both inputs use d_v (depthwise: its own schedule, both loaded
-as vectors, R = 1) the second vector load and its widening add VECTOR_LOAD. Ties keep the output's last
-dim (contiguous stores).
+as vectors, R = 1) the second vector load and its widening add VECTOR_LOAD, and each vector input
+loaded at a stride (`gathered`: a non-constant input that does not hold d_v last, such as an average
+pool's image vectorized over its channels) adds GATHER: one instruction, but most cores move a strided
+load's lanes one by one, so a strided plan wins only where the contiguous ones waste most of their
+lanes. Ties keep the output's last dim (contiguous stores).
 """
 
 from dataclasses import dataclass
@@ -34,8 +37,15 @@ FIXED = 7
 PER_ROW = 2
 VECTOR_LOAD = 2
 """the cost model's instructions of one reduction step: per strip, and per row (module docstring)"""
+GATHER = 4
+"""the cost model's extra instructions for a strided vector load (module docstring)"""
 ROWS = 2
 """neighbouring output rows computed together: one vector load serves ROWS accumulators"""
+UNROLL = 9
+"""the most reduction steps one iteration of the innermost reduction loop holds (`unroll_factors`)"""
+UNROLL_VECTORS = 3
+"""the same where both inputs are vectors (depthwise: a kernel row; each step holds two loaded and
+widened vectors, and a whole 3x3 kernel spills scalar registers on RV32)"""
 ELEMENTWISE = (arith.ExtSIOp, arith.ExtUIOp, arith.MuliOp, arith.AddiOp, arith.SubiOp, arith.ConstantOp)
 """the body ops this schedule vectorizes (lane by lane)"""
 
@@ -104,7 +114,8 @@ def cost(op: GenericOp, plan_: Plan) -> float:
     lanes = bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if plan_.row_dim is not None else 1)
     rows = ROWS if blocked_dim(op, plan_) is not None else 1
     second = VECTOR_LOAD if plan_.both_vectors else 0
-    return -(-lanes // STRIP_LANES) * (FIXED + second + rows * PER_ROW) / (rows * lanes)
+    strided = GATHER * sum(gathered(op, i, plan_.vector_dim) for i in plan_.vector_inputs)
+    return -(-lanes // STRIP_LANES) * (FIXED + second + strided + rows * PER_ROW) / (rows * lanes)
 
 
 def candidate(op: GenericOp, position: int) -> Plan | None:
@@ -122,7 +133,7 @@ def candidate(op: GenericOp, position: int) -> Plan | None:
     if any(uses(e, dim) for k, e in enumerate(out_map.results) if k != position):
         return None
     using = [i for i in range(2) if any(uses(e, dim) for e in maps[i].results)]
-    if not using or not all(loadable(op, i, dim, len(using) == 2) for i in using):
+    if not using or not all(loadable(op, i, dim) for i in using):
         return None
     vector_input = using[0]
     last = position == len(out_map.results) - 1
@@ -133,16 +144,25 @@ def candidate(op: GenericOp, position: int) -> Plan | None:
     return Plan(dim, vector_input, 1 - vector_input, outer, reductions, row, stride, len(using) == 2)
 
 
-def loadable(op: GenericOp, index: int, dim: int, gathered: bool) -> bool:
+def loadable(op: GenericOp, index: int, dim: int) -> bool:
     """Input `index` can be loaded as lanes along `dim`: one index uses it, with a constant stride, the
-    last one, a plain dim of a constant (re-laid out) or, when `gathered`, any one (the flat index's
-    stride)."""
+    last one, a plain dim of a constant (re-laid out) or any one of a non-constant input (gathered at
+    the flat index's stride, `gathered`)."""
     results = op.indexing_maps.data[index].data.results
     holders = [k for k, e in enumerate(results) if uses(e, dim)]
     if len(holders) != 1 or coefficient(results[holders[0]], dim, len(op.get_static_loop_ranges())) is None:
         return False
-    return holders[0] == len(results) - 1 or gathered or (isinstance(results[holders[0]], AffineDimExpr)
-                                                            and constant_global(op.inputs[index]) is not None)
+    constant = constant_global(op.inputs[index]) is not None
+    return holders[0] == len(results) - 1 or not constant or isinstance(results[holders[0]], AffineDimExpr)
+
+
+def gathered(op: GenericOp, index: int, dim: int) -> bool:
+    """Vector input `index` is loaded at a stride other than 1 along `dim` (a strided load): a
+    non-constant input that does not hold `dim` last with coefficient 1."""
+    if constant_global(op.inputs[index]) is not None:
+        return False
+    results = op.indexing_maps.data[index].data.results
+    return not (uses(results[-1], dim) and linear_unit(results[-1], dim, len(op.get_static_loop_ranges())))
 
 
 def mergeable_row(op: GenericOp, dim: int, vector_input: int) -> int | None:
@@ -186,3 +206,20 @@ def blocked_dim(op: GenericOp, plan_: Plan) -> int | None:
                 and not any(uses(e, d) for e in maps[plan_.vector_input].results)):
             return d
     return None
+
+
+def unroll_factors(bounds: list[int], plan_: Plan) -> dict[int, int]:
+    """Each reduction dim's unroll factor: the innermost ones whole (factor = bound, no loop) while
+    their steps together stay within the budget (UNROLL, UNROLL_VECTORS where both inputs are
+    vectors), the next one by its largest divisor that keeps them within it (a loop stepping by
+    it), the others 1."""
+    budget = UNROLL_VECTORS if plan_.both_vectors else UNROLL
+    factors = dict.fromkeys(plan_.reductions, 1)
+    steps = 1
+    for d in reversed(plan_.reductions):
+        if steps * bounds[d] > budget:
+            factors[d] = max(f for f in range(1, budget // steps + 1) if bounds[d] % f == 0)
+            break
+        factors[d] = bounds[d]
+        steps *= bounds[d]
+    return factors

@@ -21,6 +21,7 @@ from bitfold.backends.llvm.input_error import LlvmInputError
 from bitfold.backends.llvm.layer_labels import labels_as_inline_asm
 from bitfold.backends.llvm.truncation_by_bits import BitfoldLlvmFptosiByBitsPass
 from bitfold.backends.llvm.vector_contraction import BitfoldLlvmVectorContractionPass
+from bitfold.backends.llvm.vector_copy import BitfoldLlvmVectorCopyPass
 
 NOALIAS = "llvm.noalias"
 
@@ -39,7 +40,8 @@ def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool,
     """A bufferized copy of `module` holding only its public function, named `symbol`, its buffer
     arguments `noalias`, its sub-byte outputs in bytes (`kernel_form`); when
     `vector`, its reductions in the outer-product form on scalable vectors (`vector_contraction.py`),
-    its elementwise generics over rows x columns as one dim (`elementwise_rows.py`) and its f32 -> i32
+    its elementwise generics over rows x columns as one dim (`elementwise_rows.py`), its copies of short
+    rows along their cheapest dim (`vector_copy.py`) and its f32 -> i32
     conversions by bits (`truncation_by_bits.py`: qemu 7.2 aborts on the vector conversion); its loops
     on i32 counters when `narrow_index` (`index_to_i32.py`); and the workspace bytes the function takes."""
     module = module.clone()
@@ -51,6 +53,7 @@ def bufferized_kernel(ctx: Context, module: ModuleOp, symbol: str, vector: bool,
     if vector:
         BitfoldLlvmVectorContractionPass().apply(ctx, module)
         BitfoldLlvmMergeElementwiseRowsPass().apply(ctx, module)
+        BitfoldLlvmVectorCopyPass().apply(ctx, module)
         BitfoldLlvmFptosiByBitsPass().apply(ctx, module)
     if narrow_index:
         BitfoldLlvmIndexToI32Pass().apply(ctx, module)

@@ -31,6 +31,7 @@ strip length is `16 * vscale`, read at run time.
 """
 
 from dataclasses import dataclass
+from itertools import product
 
 import numpy as np
 from xdsl.context import Context
@@ -66,6 +67,7 @@ from bitfold.backends.llvm.contraction_plan import (
     blocked_dim,
     coefficient,
     plan,
+    unroll_factors,
     uses,
 )
 from bitfold.backends.llvm.upstream_vector_ops import GatherOp, PoisonOp, ScatterOp, StepOp, VectorScaleOp
@@ -242,6 +244,19 @@ class Strip:
         return shifted
 
 
+def strip_loop(b: Builder, lanes: int) -> tuple[SSAValue, SSAValue, Builder]:
+    """`scf.for %start = 0 to lanes step 16 * vscale` and the mask of its lanes start .. lanes - 1 (the
+    tail masked); a builder inside it."""
+    total = b.index(lanes)
+    step = b.add(arith.MuliOp(b.add(VectorScaleOp(IndexType())).result, b.index(LANES))).result
+    strip, b = for_loop(b, total, step, [])
+    b.add(scf.YieldOp())
+    b.point = InsertPoint.before(strip.body.block.last_op)
+    start = strip.body.block.args[0]
+    mask = b.add(vector.CreateMaskOp([b.add(arith.SubiOp(total, start)).result], scalable(i1))).mask_vector
+    return start, mask, b
+
+
 def open_strip(op: GenericOp, plan_: Plan, b: Builder) -> tuple[Strip, Builder]:
     """The outer loops (the blocked one stepping by ROWS) and the strip loop (`16 * vscale` lanes, the
     tail masked); a builder inside the strip loop."""
@@ -255,13 +270,7 @@ def open_strip(op: GenericOp, plan_: Plan, b: Builder) -> tuple[Strip, Builder]:
         b.add(scf.YieldOp())
         b.point = InsertPoint.before(loop.body.block.last_op)
     merged = plan_.row_dim is not None
-    total = b.index(bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if merged else 1))
-    step = b.add(arith.MuliOp(b.add(VectorScaleOp(IndexType())).result, b.index(LANES))).result
-    strip, b = for_loop(b, total, step, [])
-    b.add(scf.YieldOp())
-    b.point = InsertPoint.before(strip.body.block.last_op)
-    start = strip.body.block.args[0]
-    mask = b.add(vector.CreateMaskOp([b.add(arith.SubiOp(total, start)).result], scalable(i1))).mask_vector
+    start, mask, b = strip_loop(b, bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if merged else 1))
     for d in (*plan_.reductions, *((plan_.row_dim, plan_.vector_dim) if merged else ())):
         dims[d] = b.index(0)
     if not merged:
@@ -269,41 +278,61 @@ def open_strip(op: GenericOp, plan_: Plan, b: Builder) -> tuple[Strip, Builder]:
     return Strip(op, plan_, dims, start, mask, blocked, rows), b
 
 
-def reduction_loops(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int, AffineMap],
-                    accumulators: list[SSAValue], b: Builder) -> list[SSAValue]:
-    """The reduction loops carrying the accumulators (and the last vector loads, the next ones'
-    pass-through: masked-off lanes are never stored); their results."""
-    plan_, dims, op = strip.plan, list(strip.dims), strip.op
-    maps = [m.data for m in op.indexing_maps.data]
-    bounds = op.get_static_loop_ranges()
-    strides = {i: coefficient(m.results[-1], plan_.vector_dim, len(bounds)) for i, m in vector_maps.items()}
-    lane_offsets = {i: strided_indices(b, stride) for i, stride in strides.items() if stride != 1}
-    passes = []
-    for i in vector_maps:
-        vector_type = scalable(inputs[i].type.element_type)
-        passes.append(b.add(vector.BroadcastOp(b.add(arith.ConstantOp(IntegerAttr(0, vector_type.element_type))).result,
-                                               vector_type)).vector)
-    carried, inner, loops = [*accumulators, *passes], b, []
-    for d in plan_.reductions:
-        loop, inner = for_loop(inner, inner.index(bounds[d]), inner.index(1), carried)
-        dims[d] = loop.body.block.args[0]
-        carried = list(loop.body.block.args[1:])
-        loops.append(loop)
+def reduction_step(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int, AffineMap], lane_offsets: dict,
+                   unread: dict[int, SSAValue], dims: list[SSAValue], accumulators: list[SSAValue],
+                   b: Builder) -> list[SSAValue]:
+    """One reduction step at `dims`: the vector loads, each row's scalar load and body; the updated
+    accumulators."""
+    plan_, op = strip.plan, strip.op
     vectors: dict[int, SSAValue] = {}
-    for (i, vector_map), pass_through in zip(vector_maps.items(), carried[len(accumulators):], strict=True):
-        indices = strip.indices(vector_map, dims, inner)
+    for i, vector_map in vector_maps.items():
+        indices = strip.indices(vector_map, dims, b)
         if i not in lane_offsets:
-            vectors[i] = inner.add(vector.MaskedLoadOp(inputs[i], indices, strip.mask, pass_through)).result
+            vectors[i] = b.add(vector.MaskedLoadOp(inputs[i], indices, strip.mask, unread[i])).result
         else:
-            vectors[i] = inner.add(GatherOp(inputs[i], indices, lane_offsets[i], strip.mask, pass_through)).result
+            vectors[i] = b.add(GatherOp(inputs[i], indices, lane_offsets[i], strip.mask, unread[i])).result
     updated = []
     for r in range(strip.rows):
         loaded = dict(vectors)
         if not plan_.both_vectors:
-            scalar_indices = inner.indices(maps[plan_.scalar_input], strip.row(dims, inner, r))
-            loaded[plan_.scalar_input] = inner.add(memref.LoadOp.get(inputs[plan_.scalar_input], scalar_indices)).res
-        updated.append(vectorized_body(op, inner, loaded, carried[r]))
-    inner.add(scf.YieldOp(*updated, *vectors.values()))
+            scalar_map = op.indexing_maps.data[plan_.scalar_input].data
+            scalar_indices = b.indices(scalar_map, strip.row(dims, b, r))
+            loaded[plan_.scalar_input] = b.add(memref.LoadOp.get(inputs[plan_.scalar_input], scalar_indices)).res
+        updated.append(vectorized_body(op, b, loaded, accumulators[r]))
+    return updated
+
+
+def reduction_loops(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int, AffineMap],
+                    accumulators: list[SSAValue], b: Builder) -> list[SSAValue]:
+    """The reduction loops carrying the accumulators, unrolled by `unroll_factors` (a 3x3 kernel's row:
+    one `vsetvli` and one loop a kernel row, not a tap); their results. The vector loads' masked-off
+    lanes are poison (they only reach masked-off accumulator lanes, which are never stored), so the
+    loads need no undisturbed lanes: LLVM keeps one `vsetvli` state for the whole loop."""
+    plan_, dims = strip.plan, list(strip.dims)
+    bounds = strip.op.get_static_loop_ranges()
+    strides = {i: coefficient(m.results[-1], plan_.vector_dim, len(bounds)) for i, m in vector_maps.items()}
+    lane_offsets = {i: strided_indices(b, stride) for i, stride in strides.items() if stride != 1}
+    unread = {i: b.add(PoisonOp(scalable(inputs[i].type.element_type))).result for i in vector_maps}
+    factors = unroll_factors(bounds, plan_)
+    carried, inner, loops = accumulators, b, []
+    for d in plan_.reductions:
+        if factors[d] < bounds[d]:
+            loop, inner = for_loop(inner, inner.index(bounds[d]), inner.index(factors[d]), carried)
+            dims[d] = loop.body.block.args[0]
+            carried = list(loop.body.block.args[1:])
+            loops.append(loop)
+    unrolled = [d for d in plan_.reductions if factors[d] > 1 or bounds[d] == 1]
+    first = {d: dims[d] for d in unrolled}
+    for offsets in product(*(range(factors[d]) for d in unrolled)):
+        for d, offset in zip(unrolled, offsets, strict=True):
+            if factors[d] == bounds[d]:
+                dims[d] = inner.index(offset)
+            else:
+                dims[d] = inner.add(arith.AddiOp(first[d], inner.index(offset))).result if offset else first[d]
+        carried = reduction_step(strip, inputs, vector_maps, lane_offsets, unread, dims, carried, inner)
+    if not loops:
+        return carried
+    inner.add(scf.YieldOp(*carried))
     for outer_loop, inner_loop in zip(reversed(loops[:-1]), reversed(loops[1:])):
         b.rewriter.insert_op(scf.YieldOp(*inner_loop.results), InsertPoint.at_end(outer_loop.body.block))
     return list(loops[0].results)
@@ -342,7 +371,7 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
         loads = [GatherOp(output, indices, out_lanes, strip.mask, unread) for indices in out_indices]
     accumulators = [b.add(load).results[0] for load in loads]
     results = reduction_loops(strip, inputs, vector_maps, accumulators, b)
-    for indices, result in zip(out_indices, results[: strip.rows], strict=True):
+    for indices, result in zip(out_indices, results, strict=True):
         if plan_.out_stride == 1:
             b.add(vector.MaskedStoreOp(output, indices, strip.mask, result))
         else:

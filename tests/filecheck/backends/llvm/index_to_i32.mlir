@@ -1,7 +1,9 @@
 // RUN: bitfold-opt %s -p bitfold-llvm-index-to-i32 | filecheck %s
 
 // RV32 vector targets: generics become loops, every index loop counter an i32 one read through
-// index_cast (a strip loop's run-time step `16 * vscale` included); the address arithmetic stays on index.
+// index_cast (a strip loop's run-time step `16 * vscale` included); a buffer index of sums and
+// constant multiples is computed on i32 from the counters and sign-extended to index, one with a
+// division stays an affine.apply on index.
 
 func.func @sum_rows(%a: memref<4x8xi32>, %out: memref<4xi32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
@@ -45,3 +47,30 @@ func.func @strip(%out: memref<40xi32>, %vscale: index) {
 // CHECK-NEXT:    %[[JJ:.*]] = arith.index_cast %[[J]] : i32 to index
 // CHECK-NEXT:    %{{.*}} = arith.index_cast %[[JJ]] : index to i32
 // CHECK-NEXT:    memref.store %{{.*}}, %out[%[[JJ]]] : memref<40xi32>
+
+func.func @taps(%a: memref<40xi8>, %out: memref<4xi8>, %h: memref<2xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %k = affine.apply affine_map<(d0) -> (d0 * 10 + 2)> (%i)
+    %x = memref.load %a[%k] : memref<40xi8>
+    memref.store %x, %out[%i] : memref<4xi8>
+    %half = affine.apply affine_map<(d0) -> (d0 floordiv 2)> (%i)
+    memref.store %x, %h[%half] : memref<2xi8>
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @taps
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
+// CHECK-NEXT:    %[[II:.*]] = arith.index_cast %[[I]] : i32 to index
+// CHECK-NEXT:    %[[TEN:.*]] = arith.constant 10 : i32
+// CHECK-NEXT:    %[[M:.*]] = arith.muli %[[I]], %[[TEN]] : i32
+// CHECK-NEXT:    %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:    %[[S:.*]] = arith.addi %[[M]], %[[TWO]] : i32
+// CHECK-NEXT:    %[[K:.*]] = arith.index_cast %[[S]] : i32 to index
+// CHECK-NEXT:    %[[X:.*]] = memref.load %a[%[[K]]] : memref<40xi8>
+// CHECK-NEXT:    memref.store %[[X]], %out[%[[II]]] : memref<4xi8>
+// CHECK-NEXT:    %[[HALF:.*]] = affine.apply affine_map<(d0) -> ((d0 floordiv 2))> (%[[II]])
+// CHECK-NEXT:    memref.store %[[X]], %h[%[[HALF]]] : memref<2xi8>

@@ -8,9 +8,17 @@
 // a wide image (32 output columns, 2 channels) over its output columns, contiguous loads and stores;
 // a depthwise convolution over its channels, both inputs vectors (its own schedule): the image
 // gathered at its channel stride (H * W = 9), the weights re-laid out channel-last.
-// The accumulators' masked-off lanes are never stored: their pass-through is poison. On rv32imv
+// An average pool over a narrow image (3 x 3 pixels, one output pixel) is vectorized over its
+// channels, its image gathered at the channel stride (one strided load a window tap).
+// The innermost reduction loops are unrolled up to 9 steps an iteration (the convolutions' and the
+// pool's kernels whole, no reduction loop), 3 where both inputs are vectors (the depthwise kernel's
+// rows: a loop over them, a row's 2 taps a body); a reduction of 16 steps (a matmul's k) runs as a
+// loop stepping by 8, eight steps a body.
+// The accumulators' and the loads' masked-off lanes are never stored: their pass-through is poison
+// (no undisturbed lanes, so LLVM keeps one vector type through the reduction loop). On rv32imv
 // (bitfold-llvm-index-to-i32) the gathers' lane offsets are i32 lanes of llvm.intr.stepvector times
-// the stride, a pattern LLVM turns into strided loads and stores.
+// the stride, a pattern LLVM turns into strided loads and stores, and the buffer indices are i32
+// arithmetic sign-extended to index (no affine.apply left).
 
 "memref.global"() <{sym_name = "w", type = memref<8x1x2x2xi8>, initial_value = dense<[[[[1, 2], [3, 4]]], [[[5, 6], [7, 8]]], [[[9, 10], [11, 12]]], [[[13, 14], [15, 16]]], [[[17, 18], [19, 20]]], [[[21, 22], [23, 24]]], [[[25, 26], [27, 28]]], [[[29, 30], [31, 32]]]]> : tensor<8x1x2x2xi8>, sym_visibility = "private", constant}> : () -> ()
 "memref.global"() <{sym_name = "v", type = memref<2x1x2x3xi8>, initial_value = dense<[[[[1, 2, 3], [4, 5, 6]]], [[[7, 8, 9], [10, 11, 12]]]]> : tensor<2x1x2x3xi8>, sym_visibility = "private", constant}> : () -> ()
@@ -45,24 +53,26 @@ func.func @narrow_image(%x: memref<1x1x3x3xi8>, %out: memref<1x8x2x2xi32>) {
 // CHECK-NEXT:    %[[LANES:.*]] = arith.muli %[[STEP]], %[[STRIDE]] : vector<[16]xindex>
 // CHECK-NEXT:    %[[ACC0:.*]] = vector.gather %[[OUT]][%{{.*}}] [%[[LANES]]], %[[MASK]], %[[UNREAD]] : memref<32xi32>
 // CHECK-NEXT:    %[[ACC1:.*]] = vector.gather %[[OUT]][%{{.*}}] [%[[LANES]]], %[[MASK]], %{{.*}} : memref<32xi32>
-// CHECK:         scf.for
-// CHECK:         scf.for
-// CHECK:         scf.for
-// CHECK:           %[[V:.*]] = vector.maskedload %[[W]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %[[MASK]], %{{.*}} : memref<1x2x2x8xi8>
-// CHECK:           memref.load %x
-// CHECK:           arith.muli %{{.*}} : vector<[16]xi32>
-// CHECK:           memref.load %x
-// CHECK:           arith.muli %{{.*}} : vector<[16]xi32>
+// CHECK-NOT:     scf.for
+// CHECK:         %[[V:.*]] = vector.maskedload %[[W]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %[[MASK]], %{{.*}} : memref<1x2x2x8xi8>
+// CHECK:         memref.load %x
+// CHECK:         arith.muli %{{.*}} : vector<[16]xi32>
+// CHECK:         memref.load %x
+// CHECK:         arith.muli %{{.*}} : vector<[16]xi32>
+// CHECK-COUNT-3: vector.maskedload %[[W]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %[[MASK]], %{{.*}} : memref<1x2x2x8xi8>
+// CHECK-NOT:     vector.maskedload %[[W]]
 // CHECK:         vector.scatter %[[OUT]][%{{.*}}] [%[[LANES]]], %[[MASK]], %{{.*}} : memref<32xi32>
 // CHECK-NEXT:    vector.scatter %[[OUT]][%{{.*}}] [%[[LANES]]], %[[MASK]], %{{.*}} : memref<32xi32>
 
 // RV32-LABEL: func.func @narrow_image
 // RV32:         llvm.mlir.poison
-// RV32:         %[[STRIDE:.*]] = arith.index_cast %{{.*}} : index to i32
-// RV32-NEXT:    %[[STEP:.*]] = llvm.intr.stepvector : vector<[16]xi32>
-// RV32-NEXT:    %[[SPLAT:.*]] = vector.broadcast %[[STRIDE]] : i32 to vector<[16]xi32>
+// RV32-NOT:     affine.apply
+// RV32:         arith.muli %{{.*}}, %{{.*}} : i32
+// RV32:         %[[INDEX:.*]] = arith.index_cast %{{.*}} : i32 to index
+// RV32:         %[[STEP:.*]] = llvm.intr.stepvector : vector<[16]xi32>
+// RV32-NEXT:    %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<[16]xi32>
 // RV32-NEXT:    %[[LANES:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<[16]xi32>
-// RV32-NEXT:    %{{.*}} = vector.gather %{{.*}}[%{{.*}}] [%[[LANES]]], %{{.*}}, %{{.*}} : memref<32xi32>, vector<[16]xi32>
+// RV32-NEXT:    %{{.*}} = vector.gather %{{.*}}[%[[INDEX]]] [%[[LANES]]], %{{.*}}, %{{.*}} : memref<32xi32>, vector<[16]xi32>
 // RV32:         vector.scatter %{{.*}}[%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : memref<32xi32>, vector<[16]xi32>
 
 func.func @wide_image(%x: memref<1x1x5x34xi8>, %out: memref<1x2x4x32xi32>) {
@@ -121,15 +131,79 @@ func.func @depthwise(%x: memref<1x8x3x3xi8>, %out: memref<1x8x2x2xi32>) {
 // CHECK-NEXT:    %[[SPLAT:.*]] = vector.broadcast %[[NINE]] : index to vector<[16]xindex>
 // CHECK-NEXT:    %[[STEP:.*]] = vector.step : vector<[16]xindex>
 // CHECK-NEXT:    %[[LANES:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<[16]xindex>
+// CHECK-NEXT:    %[[XU:.*]] = llvm.mlir.poison : vector<[16]xi8>
+// CHECK-NEXT:    %[[DU:.*]] = llvm.mlir.poison : vector<[16]xi8>
 // CHECK:         scf.for
-// CHECK:         scf.for
-// CHECK:         scf.for
-// CHECK:           %[[XV:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %{{.*}} : memref<72xi8>
-// CHECK:           %[[DV:.*]] = vector.maskedload %[[D]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<1x2x2x8xi8>
+// CHECK-NOT:     scf.for
+// CHECK:           %[[XV:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
+// CHECK:           %[[DV:.*]] = vector.maskedload %[[D]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %[[DU]] : memref<1x2x2x8xi8>
 // CHECK-NEXT:      %[[XW:.*]] = arith.extsi %[[XV]] : vector<[16]xi8> to vector<[16]xi32>
 // CHECK-NEXT:      %[[DW:.*]] = arith.extsi %[[DV]] : vector<[16]xi8> to vector<[16]xi32>
 // CHECK-NEXT:      %[[P:.*]] = arith.muli %[[XW]], %[[DW]] : vector<[16]xi32>
 // CHECK-NEXT:      %[[S:.*]] = arith.addi %{{.*}}, %[[P]] : vector<[16]xi32>
-// CHECK-NEXT:      scf.yield %[[S]], %[[XV]], %[[DV]]
+// CHECK:           %[[XV1:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
+// CHECK:           %[[S1:.*]] = arith.addi %[[S]], %{{.*}} : vector<[16]xi32>
+// CHECK-NEXT:      scf.yield %[[S1]] : vector<[16]xi32>
 // CHECK:         vector.scatter %[[OUT]]
 // CHECK-NOT:     memref.load
+
+func.func @average_pool(%x: memref<1x8x3x3xi8>, %window: memref<3x3xi8>, %out: memref<1x8x1x1xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 3 + d4, d3 * 3 + d5)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %window : memref<1x8x3x3xi8>, memref<3x3xi8>) outs(%out : memref<1x8x1x1xi32>) {
+  ^bb0(%a: i8, %w: i8, %acc: i32):
+    %a32 = arith.extsi %a : i8 to i32
+    %s = arith.addi %acc, %a32 : i32
+    linalg.yield %s : i32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @average_pool
+// CHECK:       %[[X:.*]] = memref.collapse_shape %x {{\[\[}}0 : i64, 1 : i64, 2 : i64, 3 : i64]] : memref<1x8x3x3xi8> into memref<72xi8>
+// CHECK:         %[[ACC:.*]] = vector.maskedload %out[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<1x8x1x1xi32>
+// CHECK:         %[[NINE:.*]] = arith.constant 9 : index
+// CHECK-NEXT:    %[[SPLAT:.*]] = vector.broadcast %[[NINE]] : index to vector<[16]xindex>
+// CHECK-NEXT:    %[[STEP:.*]] = vector.step : vector<[16]xindex>
+// CHECK-NEXT:    %[[LANES:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<[16]xindex>
+// CHECK-NEXT:    %[[XU:.*]] = llvm.mlir.poison : vector<[16]xi8>
+// CHECK-NOT:     scf.for
+// CHECK:         %[[XV:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
+// CHECK:         %[[XW:.*]] = arith.extsi %[[XV]] : vector<[16]xi8> to vector<[16]xi32>
+// CHECK-NEXT:    %[[S:.*]] = arith.addi %{{.*}}, %[[XW]] : vector<[16]xi32>
+// CHECK-COUNT-8: vector.gather %[[X]]
+// CHECK-NOT:     vector.gather %[[X]]
+// CHECK:         vector.maskedstore %out
+
+func.func @matmul(%a: memref<4x16xi8>, %b: memref<16x32xi8>, %out: memref<4x32xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x16xi8>, memref<16x32xi8>) outs(%out : memref<4x32xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %x32 = arith.extsi %x : i8 to i32
+    %y32 = arith.extsi %y : i8 to i32
+    %p = arith.muli %x32, %y32 : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @matmul
+// CHECK:         %[[ACC0:.*]] = vector.maskedload %out
+// CHECK-NEXT:    %[[ACC1:.*]] = vector.maskedload %out
+// CHECK:         %[[K:.*]] = arith.constant 16 : index
+// CHECK-NEXT:    %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %{{.*}}, %{{.*}} = scf.for %[[K0:[0-9]+]] = %[[ZERO]] to %[[K]] step %[[EIGHT]] iter_args(%{{.*}} = %[[ACC0]], %{{.*}} = %[[ACC1]])
+// CHECK:           vector.maskedload %b[%{{.*}}, %{{.*}}]
+// CHECK:           %[[K1:.*]] = arith.addi %[[K0]], %{{.*}} : index
+// CHECK:           vector.maskedload %b[%{{.*}}, %{{.*}}]
+// CHECK-COUNT-6:   vector.maskedload %b
+// CHECK-NOT:       vector.maskedload %b
+// CHECK:           scf.yield %{{.*}}, %{{.*}} : vector<[16]xi32>, vector<[16]xi32>
+// CHECK:         vector.maskedstore %out
+// CHECK-NEXT:    vector.maskedstore %out
