@@ -3,7 +3,8 @@ a representative subset of the quantized test models, one of each network and fo
 vector extension (rv32imv, rv64imv at VLEN 128 and 256; rv64gcv and VLEN 512 on one model), with
 `--backend llvm` on rv32im (also equal to bitfold's own code generator), and natively on the host through
 ctypes; every output bit for bit equal to bitfold's interpreter on the same integer IR. Every quantized
-test model on rv32im and rv64imv is slow-marked. Without the tools these tests skip, except under CI,
+test model, one target a form (QDQ on rv64imv, QOperator and QONNX on rv32im: every network on both), is
+slow-marked. Without the tools these tests skip, except under CI,
 where they fail."""
 
 import numpy as np
@@ -78,11 +79,16 @@ def test_host_object_equals_bitfold_run(name, model_catalogue, tmp_path):
 ALL_QUANTIZED = [name for name in names() if not name.endswith("-float")]
 
 
+EVERY_MODEL_CASES = [
+    pytest.param(name, target := "rv64imv" if "-qdq-" in name else "rv32im", id=f"{name}-{target}")
+    for name in ALL_QUANTIZED
+]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["rv32im", "rv64imv"])
-@pytest.mark.parametrize("name", ALL_QUANTIZED)
+@pytest.mark.parametrize(("name", "target"), EVERY_MODEL_CASES)
 def test_every_quantized_model(name, target, model_catalogue, tmp_path):
-    """Every quantized test model, not only the subset above: the LLVM backend on rv32im and rv64imv."""
+    """Every quantized test model, not only the subset above: the LLVM backend on rv64imv or rv32im."""
     require_tools(*LLVM_TOOLS, *QEMU_TOOLS)
     compiled, stored = compiled_and_stored(name, target, model_catalogue)
     assert_equal(compiled.run_qemu(stored, tmp_path), compiled.run_reference(stored), f"{name} {target}")
