@@ -85,6 +85,7 @@ generators'; the RISC-V backend's are listed in `riscv_passes` order, then their
         "bitfold-llvm-fptosi-by-bits": _lazy("backends.llvm.truncation_by_bits", "BitfoldLlvmFptosiByBitsPass"),
         "bitfold-riscv-expand-ctpop": _lazy("backends.riscv.lowering.population_count", "BitfoldRiscvExpandCtpopPass"),
         "bitfold-riscv-pair-lanes": _lazy("backends.riscv.schedule.lane_pairs", "BitfoldRiscvPairLanesPass"),
+        "bitfold-riscv-sign-mask-clamps": _lazy("backends.riscv.lowering.sign_mask_clamps", "BitfoldRiscvSignMaskClampsPass"),
         "bitfold-riscv-register-tiled-loops": _lazy(
             "backends.riscv.schedule.register_tiled_loops", "BitfoldRiscvRegisterTiledLoopsPass"
         ),
