@@ -23,7 +23,8 @@ becomes a register-tiled nest of `riscv_scf.for` loops over pointers (the plan i
 - A contraction's bias fill and requantization epilogue fused into its nest (`fused_epilogue.py`):
   the accumulators start as the bias, the epilogue's body runs on the tile after the reduction.
 - Constant fills of byte and halfword workspace buffers (a padded input's zero point) store
-  words (`wide_fills.py`).
+  words (`wide_fills.py`); a padding written with index arithmetic (an axis padded at its end
+  only) is first made a fill and a copy (`padding_copies.py`).
 
 Loop variables are pointers compared with `blt`: no buffer may straddle address 2**(XLEN-1)
 (docs/riscv-abi.md). Generics this cannot express (non-linear maps, `linalg.index`, ops that
@@ -67,6 +68,7 @@ from bitfold.backends.riscv.schedule.loop_nest_plan import (
     generic_dims,
     plan_nest,
 )
+from bitfold.backends.riscv.schedule.padding_copies import copy_paddings
 from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals, Panel, relayout_constant_operands
 from bitfold.backends.riscv.schedule.wide_fills import widen_fills
 
@@ -706,6 +708,7 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
             plan = nest_plan_for(generic, self.registers, fusion)
             return len(plan.tile_points())
 
+        copy_paddings(op)
         widen_fills(op)
         fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, self.registers) is not None, tile_points)
         pattern = LowerGenericToTiledNest(self.xlen, ModuleGlobals(op), self.registers, fusions=fusions)
