@@ -12,6 +12,7 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
 
     bitfold-riscv-expand-ctpop              without Zbb: math.ctpop as SWAR arith
     bitfold-riscv-expand-float-rounding     f32 roundeven/trunc/floor/ceil as exact arith
+    bitfold-riscv-sign-mask-clamps          min/max by a constant as sign masks where nothing wraps
     bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
     bitfold-riscv-linalg-to-loops           accumulators in registers, else xDSL's perfect nest
     lower-affine                            xDSL
@@ -79,6 +80,7 @@ from bitfold.backends.riscv.lowering.lower_memory import BitfoldRiscvLowerPtrPas
 from bitfold.backends.riscv.lowering.multiply_to_shift import BitfoldRiscvMultiplyToShiftPass
 from bitfold.backends.riscv.lowering.population_count import BitfoldRiscvExpandCtpopPass
 from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
+from bitfold.backends.riscv.lowering.sign_mask_clamps import BitfoldRiscvSignMaskClampsPass
 from bitfold.backends.riscv.lowering.soft_float import BitfoldRiscvSoftFloatPass
 from bitfold.backends.riscv.lowering.soft_float_calls import BitfoldRiscvExpandCallsPass
 from bitfold.backends.riscv.regalloc.constant_sinking import BitfoldRiscvSinkConstantsPass
@@ -164,6 +166,7 @@ def riscv_passes(
     return [
         *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
         BitfoldRiscvExpandFloatRoundingPass(),
+        BitfoldRiscvSignMaskClampsPass(),
         BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
         BitfoldRiscvLinalgToLoopsPass(),
         LowerAffinePass(),

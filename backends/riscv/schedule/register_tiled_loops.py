@@ -23,7 +23,8 @@ becomes a register-tiled nest of `riscv_scf.for` loops over pointers (the plan i
 - A contraction's bias fill and requantization epilogue fused into its nest (`fused_epilogue.py`):
   the accumulators start as the bias, the epilogue's body runs on the tile after the reduction.
 - Constant fills of byte and halfword workspace buffers (a padded input's zero point) store
-  words (`wide_fills.py`).
+  words (`wide_fills.py`); a padding written with index arithmetic (an axis padded at its end
+  only) is first made a fill and a copy (`padding_copies.py`).
 
 Loop variables are pointers compared with `blt`: no buffer may straddle address 2**(XLEN-1)
 (docs/riscv-abi.md). Generics this cannot express (non-linear maps, `linalg.index`, ops that
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, math, memref, riscv, riscv_scf
+from xdsl.dialects import arith, math, memref, riscv, riscv_scf
 from xdsl.dialects.builtin import IntAttr, IntegerAttr, IntegerType, MemRefType, ModuleOp, UnrealizedConversionCastOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.riscv import Registers, si12
@@ -67,6 +68,7 @@ from bitfold.backends.riscv.schedule.loop_nest_plan import (
     generic_dims,
     plan_nest,
 )
+from bitfold.backends.riscv.schedule.padding_copies import copy_paddings
 from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals, Panel, relayout_constant_operands
 from bitfold.backends.riscv.schedule.wide_fills import widen_fills
 
@@ -270,8 +272,24 @@ class NestEmitter:
 
     def load_level(self, operand: int) -> int:
         """Where the operand's loads go: the innermost loop moving it, or the innermost loop
-        for an input the plan reloads there."""
-        return self.innermost if operand in self.plan.reloaded else self.operand_level(operand)
+        for an input the plan reloads there; a fused bias that starts the accumulators of a
+        reduction loop, at the tile's level (`bias_at_tile`)."""
+        if operand in self.plan.reloaded:
+            return self.innermost
+        if self.bias_at_tile and operand == self.fusion.bias:
+            return self.tile_level
+        return self.operand_level(operand)
+
+    @cached_property
+    def bias_at_tile(self) -> bool:
+        """Whether the fused bias is loaded per tile rather than held from the loop that moves it:
+        where a reduction loop carries the accumulators, each tile copies the held bias into them
+        anyway (one `mv` an accumulator), so a load in its place costs no more and frees the
+        registers that held the bias through the tile's loop (a 4 x 4 pointwise tile fits)."""
+        if self.fusion is None:
+            return False
+        inner = self.plan.loops[self.tile_level + 1 :]
+        return any(not self.plan.dims[d].parallel for d in inner)
 
     def load(
         self, operand: int, point: Sequence[int], extension: type | None, result_type: Attribute
@@ -455,16 +473,24 @@ class NestEmitter:
         self.emit_level(TOP, None)
 
     def base_address(self, buffer: SSAValue) -> SSAValue:
-        """A register holding the buffer's address. A view of the workspace at a constant
-        offset is computed here, for this nest, rather than taken from the view: the view's
-        address would stay live from the view to its last use, through every nest between."""
+        """A register holding the buffer's address, this nest's own. A view of the workspace at
+        a constant offset is computed here, for this nest, rather than taken from the view: the
+        view's address would stay live from the view to its last use, through every nest between.
+        A function argument (or a view at offset 0) is copied (`mv`): the nest's loops take the
+        copy as their initial value, which shares their register and is never spilled, while the
+        argument itself may then be stored around the nests that do not read it (the allocator's
+        `passing_nests`) instead of holding a register through them."""
         view = buffer.owner
-        offset = None
+        offset = 0
         if isinstance(view, memref.ViewOp) and isinstance(view.byte_shift.owner, arith.ConstantOp):
             offset = view.byte_shift.owner.value.value.data
             buffer = view.source
         cast, address = as_register(buffer)
-        ops, address = self.add_constant(address, offset or 0)
+        ops, address = self.add_constant(address, offset)
+        if not ops:
+            ops = [copy := riscv.MVOp(address, rd=register())]
+            copy.attributes[NEST_ATTRIBUTE] = IntAttr(self.nest)
+            address = copy.rd
         self.rewriter.insert([cast, *ops], InsertPoint.before(self.op))
         return address
 
@@ -604,18 +630,6 @@ def unpack(byte: SSAValue, slot: int, bits: int, unsigned: bool, xlen: int) -> t
     return ops, down.results[0]
 
 
-def held_through(op: linalg.GenericOp) -> int:
-    """Registers the function holds through the nest besides its own pointers: its buffer
-    arguments (inputs, outputs, workspace) that the nest does not walk."""
-    function = op.parent_op()
-    while function is not None and not isinstance(function, func.FuncOp):
-        function = function.parent_op()
-    if function is None:
-        return 0
-    walked = set(op.operands)
-    return sum(1 for argument in function.body.block.args if argument not in walked)
-
-
 FUSED_EPILOGUE_COPIES = SEPARATE_NEST_UNROLL
 """The largest tile of a nest with a fused epilogue: the epilogue is copied once per tile point,
 no more often than its own nest would unroll it (`fused_epilogue.worth_fusing`)."""
@@ -668,7 +682,7 @@ class LowerGenericToTiledNest(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
         fusion = self.fusions.get(op)
-        plan = nest_plan_for(op, self.registers - held_through(op), fusion)
+        plan = nest_plan_for(op, self.registers, fusion)
         if plan is None:
             assert fusion is None, "fused only where each generic is a nest of its own"
             return
@@ -691,9 +705,10 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         def tile_points(generic: linalg.GenericOp, fusion: Fusion) -> int:
-            plan = nest_plan_for(generic, self.registers - held_through(generic), fusion)
+            plan = nest_plan_for(generic, self.registers, fusion)
             return len(plan.tile_points())
 
+        copy_paddings(op)
         widen_fills(op)
         fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, self.registers) is not None, tile_points)
         pattern = LowerGenericToTiledNest(self.xlen, ModuleGlobals(op), self.registers, fusions=fusions)
