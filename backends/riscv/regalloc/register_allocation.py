@@ -11,7 +11,8 @@ Guarantees:
   caller-saved registers never need saving.
 - The arguments are copied out of a0..a7 by one `riscv.parallel_mov` at the entry (which orders
   the moves and breaks cycles), so the argument registers are allocatable after it.
-- The allocation is first tried without spilling (`spill=False`: `NeedsSpilling` if that fails).
+- The allocation is first tried without spilling (`spill=False`: `NeedsSpilling` if that fails,
+  naming the register-tiled nests the pressure model finds crowded).
   Values that do not fit are spilled: `sw`/`sd v, slot(sp)` right after the definition, `lw`/`ld`
   right before a use, or rematerialized instead where that is cheaper: `li`, `la`, `addi`/`slli`
   of those, and a spilled value's own reload. A reload is hoisted out of the loops where the
@@ -56,7 +57,7 @@ from xdsl.backend.register_stack import OutOfRegisters
 from xdsl.backend.riscv.register_stack import RiscvRegisterStack
 from xdsl.context import Context
 from xdsl.dialects import riscv, riscv_func, riscv_scf, rv32, rv64
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i32
+from xdsl.dialects.builtin import DenseArrayBase, IntAttr, IntegerAttr, ModuleOp, i32
 from xdsl.dialects.riscv import FloatRegisterType, IntRegisterType, Registers
 from xdsl.dialects.riscv.attrs import si12
 from xdsl.ir import Block, Operation, OpResult, SSAValue
@@ -74,6 +75,7 @@ from bitfold.backends.riscv.regalloc.loop_allocation import (
 )
 from bitfold.backends.riscv.regalloc.loop_state_spilling import spill_loop_state
 from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in, copy_loop_values
+from bitfold.backends.riscv.schedule.register_tiled_loops import NEST_ATTRIBUTE
 from bitfold.dialects.xdsl_compat.dead_code import region_dce
 
 Loop = riscv_scf.ForRofOperation
@@ -593,7 +595,30 @@ class _Spiller:
 
 
 class NeedsSpilling(RegisterAllocationError):
-    """The function does not fit the registers without spilling, and spilling was not allowed."""
+    """The function does not fit the registers without spilling, and spilling was not allowed.
+    `crowded`: for each register-tiled nest (`NEST_ATTRIBUTE` of its loops) where the pressure
+    model finds more values live than registers, the largest excess; None where no crowded point
+    lies in a nest (then every nest is to blame)."""
+
+    def __init__(self, message: str, crowded: dict[int, int] | None = None):
+        super().__init__(message)
+        self.crowded = crowded
+
+
+def crowded_nests(function: riscv_func.FuncOp, capacity: int) -> dict[int, int] | None:
+    """Nest number -> the largest excess of the nest's points over `capacity` registers
+    (`_Pressure`), None if no point over capacity lies in a nest."""
+    crowded: dict[int, int] = {}
+    for point in _Pressure(function, capacity).points:
+        if point.excess <= 0:
+            continue
+        op = point.op
+        while op is not None and not isinstance(op, riscv_func.FuncOp):
+            if isinstance(nest := op.attributes.get(NEST_ATTRIBUTE), IntAttr):
+                crowded[nest.data] = max(crowded.get(nest.data, 0), point.excess)
+                break
+            op = op.parent_op()
+    return crowded or None
 
 
 def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, spill: bool = True) -> riscv_func.FuncOp:
@@ -604,6 +629,9 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
     widen_parallel_moves(function, xlen)
     region_dce(function.body)  # e.g. loop steps that became immediates
     taken = taken_registers(function, free)
+    budget = len(set(INTEGER_REGISTERS[:registers]) - taken)
+    # without spilling `function` is allocated in place: which nests crowd it, asked beforehand
+    crowded = None if spill else crowded_nests(function, budget)
     attempt = function.clone() if spill else function
     try:
         # first without spilling: the pressure model holds a loop's carried registers for its
@@ -613,7 +641,6 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
     except OutOfRegisters:
         pass
     spiller = _Spiller(function, xlen)
-    budget = len(set(INTEGER_REGISTERS[:registers]) - taken)
     # first the state of outer loops around the inner loops that run out (a store and a reload
     # per outer iteration: `loop_state_spilling.py`); it is not what `spill=False` refuses
     for _ in range(LOOP_STATE_ROUNDS):
@@ -626,7 +653,7 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
         except OutOfRegisters:
             pass
     if not spill:
-        raise NeedsSpilling(f"riscv: @{function.sym_name.data} needs spilling")
+        raise NeedsSpilling(f"riscv: @{function.sym_name.data} needs spilling", crowded)
     while budget > 0:
         spiller.relieve(budget)
         attempt = spiller.attempt()
