@@ -548,14 +548,23 @@ class _Spiller:
         (the buffer arguments of other layers): stored once, reloaded after the nest."""
         top = self.function.body.block
         found: dict[SSAValue, None] = {}
+        candidates: dict[SSAValue, set[Operation] | None] = {}
+        """top-level value -> the top-level ops that use it (None: not a candidate), asked once"""
+        checked: set[tuple[SSAValue, Operation]] = set()
         for point in pressure.points:
             nest = ancestor_in(top, point.op)
             for value in sorted((v for v in point.through if v in pressure.order), key=pressure.order.__getitem__):
-                if (
-                    isinstance(value, OpResult) and value.op.parent_block() is top and _spillable(value)
-                    and not self.is_reload(value.op) and value.op is not nest
-                    and all(ancestor_in(top, u.operation) is not nest for u in value.uses)
-                ):
+                if value in found or (value, nest) in checked:
+                    continue
+                checked.add((value, nest))
+                if value not in candidates:
+                    candidates[value] = (
+                        {ancestor_in(top, u.operation) for u in value.uses}
+                        if isinstance(value, OpResult) and value.op.parent_block() is top and _spillable(value)
+                        and not self.is_reload(value.op) else None
+                    )
+                users = candidates[value]
+                if users is not None and value.op is not nest and nest not in users:
                     found[value] = None
         return list(found)
 
