@@ -528,11 +528,12 @@ class _Spiller:
             copies.append(copy)
         return copies[-1].results[0]
 
-    def spill_loop_state(self, capacity: int) -> bool:
+    def spill_loop_state(self, capacity: int, pressure: _Pressure | None = None) -> bool:
         """Where the pressure model exceeds `capacity`: the top-level values passing through the
         crowded nests (`passing_nests`) spilled, and an outer loop's state around an inner loop
-        (`loop_state_spilling.spill_loop_state`); False if there is neither."""
-        pressure = _Pressure(self.function, capacity)
+        (`loop_state_spilling.spill_loop_state`); False if there is neither. `pressure`: the
+        function's at `capacity` where already measured."""
+        pressure = _Pressure(self.function, capacity) if pressure is None else pressure
         crowded = sorted((p.op for p in pressure.points), key=pressure.op_order.__getitem__)
         top = self.function.body.block
         passing = self.passing_nests(pressure)
@@ -652,14 +653,16 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
         return attempt
     except OutOfRegisters:
         pass
+    pressure: _Pressure | None = _Pressure(function, budget)
     # which nests crowd the function, asked before the spiller changes it
-    crowded = None if spill else crowded_nests(_Pressure(function, budget).points)
+    crowded = None if spill else crowded_nests(pressure.points)
     spiller = _Spiller(function, xlen)
     # first the state of outer loops around the inner loops that run out (a store and a reload
     # per outer iteration: `loop_state_spilling.py`); it is not what `spill=False` refuses
     for _ in range(LOOP_STATE_ROUNDS):
-        if not spiller.spill_loop_state(budget):
+        if not spiller.spill_loop_state(budget, pressure):
             break
+        pressure = None  # the function changed
         attempt = spiller.attempt()
         try:
             allocate(attempt, registers, taken)
