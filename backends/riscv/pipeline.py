@@ -56,6 +56,7 @@ from xdsl.backend.riscv.lowering.convert_scf_to_riscv_scf import ConvertScfToRis
 from xdsl.context import Context
 from xdsl.dialects import func, get_all_dialects
 from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.convert_memref_to_ptr import ConvertMemRefToPtr
@@ -137,13 +138,13 @@ def check_input(module: ModuleOp, xlen: int) -> func.FuncOp:
     return function
 
 
-TILE_REGISTER_BUDGETS = tuple(ALLOCATABLE_INTEGER_REGISTERS - fewer for fewer in (0, 4, 8))
-"""Registers the tile planner may fill (27, 23, 19), tried in turn until no loop nest needs
-spilling (`lower_to_riscv`); the last budget's code is allowed to spill."""
-SMALLER_TILE_BUDGET_STEP = 4
-"""Below the last of `TILE_REGISTER_BUDGETS`, budgets 4 registers apart (15, 11, 7, 3), tried while
-the code cannot be allocated even spilling: a loop's variables, bounds and carried values (a
-sliding window's held row) are not spilled, and smaller tiles hold fewer of them."""
+BUDGET_STEP = 4
+TILE_REGISTER_BUDGETS = tuple(ALLOCATABLE_INTEGER_REGISTERS - fewer * BUDGET_STEP for fewer in range(3))
+"""Registers the tile planner may fill (27, 23, 19), per loop nest: `lower_to_riscv` lowers the
+budget of the nests that need spilling until none does; the smallest budget's code may spill.
+Below it, budgets `BUDGET_STEP` apart (15, 11, 7, 3) for the nests that cannot be allocated even
+spilling: a loop's variables, bounds and carried values (a sliding window's held row) are not
+spilled, and smaller tiles hold fewer of them."""
 
 
 def riscv_tensor_passes(xlen: int) -> list[ModulePass]:
@@ -156,18 +157,19 @@ def riscv_passes(
     xlen: int,
     tile_registers: int = TILE_REGISTER_BUDGETS[0],
     spill: bool = True,
+    nest_registers: tuple[int, ...] = (),
     registers: int = ALLOCATABLE_INTEGER_REGISTERS,
     zbb: bool = False,
     hard_float: bool = False,
 ) -> list[ModulePass]:
     """The passes from the kernel ABI's memref form to register-allocated riscv (module docstring):
-    register tiles planned for `tile_registers`, `registers` allocatable, spilling allowed or
-    not, Zbb's and F's instructions used or not."""
+    register tiles planned for `tile_registers` (or the budgets `nest_registers` gives nests by
+    number: number, registers, ...), `registers` allocatable, spilling allowed or not, Zbb's and F's instructions used or not."""
     return [
         *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
         BitfoldRiscvExpandFloatRoundingPass(),
         BitfoldRiscvSignMaskClampsPass(),
-        BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers),
+        BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers, nest_registers=nest_registers),
         BitfoldRiscvLinalgToLoopsPass(),
         LowerAffinePass(),
         BitfoldRiscvMemrefToAddressesPass(xlen=xlen),
@@ -214,33 +216,65 @@ def lower_to_riscv(
     zbb: bool = False,
     hard_float: bool = False,
 ) -> ModuleOp:
-    """`riscv_passes` on a copy of `module` (the kernel ABI's memref form), with the largest
-    register-tile budget (at most `registers`, default all: `ALLOCATABLE_INTEGER_REGISTERS`) whose
-    code needs no spilling, else the smallest, spilling, or smaller ones where even spilling does
-    not fit (`SMALLER_TILE_BUDGET_STEP`); returns the lowered copy. `after` sees each pass and the
-    module it produced (bench/compile_speed.py times them)."""
+    """`riscv_passes` on a copy of `module` (the kernel ABI's memref form); returns the lowered
+    copy. Every loop nest starts with the largest register-tile budget (at most `registers`,
+    default all: `ALLOCATABLE_INTEGER_REGISTERS`); while the allocation needs spilling, the nests
+    the allocator finds crowded (`NeedsSpilling.crowded`; all where it names none) get a smaller
+    budget of `TILE_REGISTER_BUDGETS`, by as many steps as their excess registers fill, and the
+    module is lowered again; once a crowded nest has the smallest budget, spilling is allowed.
+    Where even spilling cannot allocate (`RegisterAllocationError`), the nests it names (all where
+    none) get the budgets below those one by one, until the smallest is refused too.
+    `after` sees each pass and the module it produced (bench/compile_speed.py times them)."""
     ctx = riscv_context() if ctx is None else ctx
     registers = ALLOCATABLE_INTEGER_REGISTERS if registers is None else registers
     budgets = sorted({min(budget, registers) for budget in TILE_REGISTER_BUDGETS}, reverse=True)
-    spilling = budgets[-1]
-    budgets += range(spilling - SMALLER_TILE_BUDGET_STEP, 0, -SMALLER_TILE_BUDGET_STEP)
-    for budget in budgets:
+    spilling = len(budgets)
+    """budget steps tried without spilling first"""
+    budgets += range(budgets[-1] - BUDGET_STEP, 0, -BUDGET_STEP)
+    step_of: dict[int, int] = {}
+    """nest number -> index of its budget in `budgets` (0 where absent)"""
+    spill = spilling == 1
+    while True:
         attempt = module.clone()
+        nest_registers = tuple(x for nest, step in sorted(step_of.items()) for x in (nest, budgets[step]))
         try:
             with listed_worklist_walk():
-                for module_pass in riscv_passes(xlen, budget, spill=budget <= spilling, registers=registers,
-                                                zbb=zbb, hard_float=hard_float):
+                for module_pass in riscv_passes(xlen, budgets[0], spill=spill, nest_registers=nest_registers,
+                                                registers=registers, zbb=zbb, hard_float=hard_float):
                     module_pass.apply(ctx, attempt)
                     if after is not None:
                         after(module_pass, attempt)
-        except NeedsSpilling:
+        except NeedsSpilling as needs:
+            step_of, spill = smaller_budgets(step_of, needs.crowded, module, spilling)
             continue
-        except RegisterAllocationError:
-            if budget == budgets[-1]:
+        except RegisterAllocationError as refused:
+            # one step at a time: what refuses is the values not spilled (loop variables, bounds,
+            # carried values), not monotonic in the budget (a larger tile may unroll a loop: max_pool
+            # on 8 registers fits 15, not 19 nor 11)
+            crowded = None if refused.crowded is None else dict.fromkeys(refused.crowded, 1)
+            smaller, _ = smaller_budgets(step_of, crowded, module, len(budgets), least=spilling)
+            if smaller == step_of:
                 raise
+            step_of = smaller
             continue
         return attempt
-    raise AssertionError("the budgets from the spilling one on raise or return")
+
+
+def smaller_budgets(
+    step_of: dict[int, int], crowded: dict[int, int] | None, module: ModuleOp, steps: int, least: int = 0
+) -> tuple[dict[int, int], bool]:
+    """The budget steps after an attempt that did not allocate: each crowded nest's step
+    advanced by ceil(excess / BUDGET_STEP) (at least one and at least to `least`, at most to
+    the last of `steps`, never back), every nest's by one where `crowded` is None; and whether a crowded nest
+    reached the last step (after `NeedsSpilling`: the next attempt may spill)."""
+    if crowded is None:
+        # the nests' numbers: the generics' positions in `module`, which is not tiled yet
+        crowded = dict.fromkeys(range(1, 1 + sum(isinstance(op, linalg.GenericOp) for op in module.walk())), 1)
+    advanced = dict(step_of)
+    for nest, excess in crowded.items():
+        step = step_of.get(nest, 0)
+        advanced[nest] = max(step, min(steps - 1, max(least, step + max(1, -(-excess // BUDGET_STEP)))))
+    return advanced, any(advanced[nest] >= steps - 1 for nest in crowded)
 
 
 @dataclass(frozen=True)

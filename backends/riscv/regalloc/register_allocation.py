@@ -11,7 +11,8 @@ Guarantees:
   caller-saved registers never need saving.
 - The arguments are copied out of a0..a7 by one `riscv.parallel_mov` at the entry (which orders
   the moves and breaks cycles), so the argument registers are allocatable after it.
-- The allocation is first tried without spilling (`spill=False`: `NeedsSpilling` if that fails).
+- The allocation is first tried without spilling (`spill=False`: `NeedsSpilling` if that fails,
+  naming the register-tiled nests the pressure model finds crowded).
   Values that do not fit are spilled: `sw`/`sd v, slot(sp)` right after the definition, `lw`/`ld`
   right before a use, or rematerialized instead where that is cheaper: `li`, `la`, `addi`/`slli`
   of those, and a spilled value's own reload. A reload is hoisted out of the loops where the
@@ -46,7 +47,7 @@ model), the next batch aims one register lower.
 """
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from math import prod
 
@@ -56,7 +57,7 @@ from xdsl.backend.register_stack import OutOfRegisters
 from xdsl.backend.riscv.register_stack import RiscvRegisterStack
 from xdsl.context import Context
 from xdsl.dialects import riscv, riscv_func, riscv_scf, rv32, rv64
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i32
+from xdsl.dialects.builtin import DenseArrayBase, IntAttr, IntegerAttr, ModuleOp, i32
 from xdsl.dialects.riscv import FloatRegisterType, IntRegisterType, Registers
 from xdsl.dialects.riscv.attrs import si12
 from xdsl.ir import Block, Operation, OpResult, SSAValue
@@ -74,6 +75,7 @@ from bitfold.backends.riscv.regalloc.loop_allocation import (
 )
 from bitfold.backends.riscv.regalloc.loop_state_spilling import spill_loop_state
 from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in, copy_loop_values
+from bitfold.backends.riscv.schedule.register_tiled_loops import NEST_ATTRIBUTE
 from bitfold.dialects.xdsl_compat.dead_code import region_dce
 
 Loop = riscv_scf.ForRofOperation
@@ -99,7 +101,14 @@ SIMM12 = range(-(2**11), 2**11)
 
 
 class RegisterAllocationError(DiagnosticException):
-    """A function the allocator cannot fit in the allocatable registers, even spilling."""
+    """A function the allocator cannot fit in the allocatable registers, even spilling.
+    `crowded`: for each register-tiled nest (`NEST_ATTRIBUTE` of its loops) found too crowded,
+    its largest excess of live values over registers; None where no nest is named (then every
+    nest is to blame)."""
+
+    def __init__(self, message: str, crowded: dict[int, int] | None = None):
+        super().__init__(message)
+        self.crowded = crowded
 
 
 FLOAT_REGISTERS = (*Registers.FT, *Registers.FA, *Registers.FS)
@@ -473,7 +482,8 @@ class _Spiller:
         raise RegisterAllocationError(
             f"riscv: @{self.function.sym_name.data}: a nest of {loops} loops holds {held} values in registers "
             f"(induction variables, bounds, loop-carried values, an instruction's operands), "
-            f"{pressure.capacity} allocatable"
+            f"{pressure.capacity} allocatable",
+            crowded_nests(pressure.points),  # those not relieved
         )
 
     def _spill(self, value: OpResult, rematerialize: bool, pressure: _Pressure) -> None:
@@ -518,11 +528,12 @@ class _Spiller:
             copies.append(copy)
         return copies[-1].results[0]
 
-    def spill_loop_state(self, capacity: int) -> bool:
+    def spill_loop_state(self, capacity: int, pressure: _Pressure | None = None) -> bool:
         """Where the pressure model exceeds `capacity`: the top-level values passing through the
         crowded nests (`passing_nests`) spilled, and an outer loop's state around an inner loop
-        (`loop_state_spilling.spill_loop_state`); False if there is neither."""
-        pressure = _Pressure(self.function, capacity)
+        (`loop_state_spilling.spill_loop_state`); False if there is neither. `pressure`: the
+        function's at `capacity` where already measured."""
+        pressure = _Pressure(self.function, capacity) if pressure is None else pressure
         crowded = sorted((p.op for p in pressure.points), key=pressure.op_order.__getitem__)
         top = self.function.body.block
         passing = self.passing_nests(pressure)
@@ -538,14 +549,23 @@ class _Spiller:
         (the buffer arguments of other layers): stored once, reloaded after the nest."""
         top = self.function.body.block
         found: dict[SSAValue, None] = {}
+        candidates: dict[SSAValue, set[Operation] | None] = {}
+        """top-level value -> the top-level ops that use it (None: not a candidate), asked once"""
+        checked: set[tuple[SSAValue, Operation]] = set()
         for point in pressure.points:
             nest = ancestor_in(top, point.op)
             for value in sorted((v for v in point.through if v in pressure.order), key=pressure.order.__getitem__):
-                if (
-                    isinstance(value, OpResult) and value.op.parent_block() is top and _spillable(value)
-                    and not self.is_reload(value.op) and value.op is not nest
-                    and all(ancestor_in(top, u.operation) is not nest for u in value.uses)
-                ):
+                if value in found or (value, nest) in checked:
+                    continue
+                checked.add((value, nest))
+                if value not in candidates:
+                    candidates[value] = (
+                        {ancestor_in(top, u.operation) for u in value.uses}
+                        if isinstance(value, OpResult) and value.op.parent_block() is top and _spillable(value)
+                        and not self.is_reload(value.op) else None
+                    )
+                users = candidates[value]
+                if users is not None and value.op is not nest and nest not in users:
                     found[value] = None
         return list(found)
 
@@ -593,7 +613,27 @@ class _Spiller:
 
 
 class NeedsSpilling(RegisterAllocationError):
-    """The function does not fit the registers without spilling, and spilling was not allowed."""
+    """The function does not fit the registers without spilling, and spilling was not allowed
+    (`crowded`: where the pressure model finds more values live than registers)."""
+
+
+def nest_of(op: Operation) -> int | None:
+    """The number of the register-tiled nest `op` lies in (`NEST_ATTRIBUTE`), None outside nests."""
+    while op is not None and not isinstance(op, riscv_func.FuncOp):
+        if isinstance(nest := op.attributes.get(NEST_ATTRIBUTE), IntAttr):
+            return nest.data
+        op = op.parent_op()
+    return None
+
+
+def crowded_nests(points: Iterable[_Point]) -> dict[int, int] | None:
+    """Nest number -> the largest excess of the nest's `points` (of a `_Pressure`) over its
+    capacity, None if no point over capacity lies in a nest."""
+    crowded: dict[int, int] = {}
+    for point in points:
+        if point.excess > 0 and (nest := nest_of(point.op)) is not None:
+            crowded[nest] = max(crowded.get(nest, 0), point.excess)
+    return crowded or None
 
 
 def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, spill: bool = True) -> riscv_func.FuncOp:
@@ -604,6 +644,7 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
     widen_parallel_moves(function, xlen)
     region_dce(function.body)  # e.g. loop steps that became immediates
     taken = taken_registers(function, free)
+    budget = len(set(INTEGER_REGISTERS[:registers]) - taken)
     attempt = function.clone()
     try:
         # first without spilling: the pressure model holds a loop's carried registers for its
@@ -612,13 +653,16 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
         return attempt
     except OutOfRegisters:
         pass
+    pressure: _Pressure | None = _Pressure(function, budget)
+    # which nests crowd the function, asked before the spiller changes it
+    crowded = None if spill else crowded_nests(pressure.points)
     spiller = _Spiller(function, xlen)
-    budget = len(set(INTEGER_REGISTERS[:registers]) - taken)
     # first the state of outer loops around the inner loops that run out (a store and a reload
     # per outer iteration: `loop_state_spilling.py`); it is not what `spill=False` refuses
     for _ in range(LOOP_STATE_ROUNDS):
-        if not spiller.spill_loop_state(budget):
+        if not spiller.spill_loop_state(budget, pressure):
             break
+        pressure = None  # the function changed
         attempt = spiller.attempt()
         try:
             allocate(attempt, registers, taken)
@@ -626,7 +670,7 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
         except OutOfRegisters:
             pass
     if not spill:
-        raise NeedsSpilling(f"riscv: @{function.sym_name.data} needs spilling")
+        raise NeedsSpilling(f"riscv: @{function.sym_name.data} needs spilling", crowded)
     while budget > 0:
         spiller.relieve(budget)
         attempt = spiller.attempt()

@@ -193,7 +193,8 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
 def _fused_generic(
     contraction: linalg.GenericOp, fill: linalg.GenericOp, epilogue: linalg.GenericOp | None
 ) -> tuple[linalg.GenericOp, Fusion]:
-    """G (module docstring) inserted before the contraction, and its Fusion without E's body:
+    """G (module docstring) inserted before the contraction, with its discardable attributes,
+    and its Fusion without E's body:
     the epilogue's output and tables where `epilogue` is given, else B itself (the bias alone)."""
     buffer = contraction.outputs[0]
     n_inputs = len(contraction.inputs)
@@ -219,6 +220,7 @@ def _fused_generic(
         [*contraction.inputs, fill.inputs[0], *tables], [output], Region(body),
         [AffineMapAttr(m) for m in maps], contraction.iterator_types,
     )
+    fused.attributes.update(contraction.attributes)  # e.g. its nest number
     Rewriter.insert_op(fused, InsertPoint.before(contraction))
     table_operands = tuple(range(n_inputs + 1, n_inputs + 1 + len(tables)))
     return fused, Fusion(n_inputs, table_operands, None)

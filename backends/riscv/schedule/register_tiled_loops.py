@@ -31,7 +31,7 @@ Loop variables are pointers compared with `blt`: no buffer may straddle address 
 are not `arith`, dynamic shapes) are left for `bitfold-riscv-linalg-to-loops`.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -44,6 +44,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import DiagnosticException
 
 from bitfold.backends.kernel.bufferize import constant_global
 from bitfold.backends.riscv.lowering.instructions import LOADS, STORES, LdOp
@@ -76,7 +77,7 @@ TOP = -1
 """The level before the outermost loop."""
 
 NEST_ATTRIBUTE = "bitfold.nest"
-"""On a nest's address arithmetic: the nest's number in its function. CSE would otherwise merge
+"""On a nest's loops and address arithmetic: the nest's number in its module. CSE would otherwise merge
 equal bounds of different nests (two loops over one buffer) into one value live from the
 first nest to the last, through the hot loops between."""
 
@@ -669,25 +670,28 @@ def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = 
     return plan_nest(dims, accesses, cost, registers)
 
 
+def nest_number(generic: linalg.GenericOp) -> int:
+    return generic.attributes[NEST_ATTRIBUTE].data
+
+
 @dataclass
 class LowerGenericToTiledNest(RewritePattern):
     xlen: int
     globals_: ModuleGlobals
     """the module's globals, indexed once for the pass"""
-    registers: int = ALLOCATABLE_INTEGER_REGISTERS
-    nests: int = 0
-    """nests emitted so far"""
+    registers_of: Callable[[linalg.GenericOp], int]
+    """the register budget of a generic's nest"""
     fusions: dict[linalg.GenericOp, Fusion] = field(default_factory=dict)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
         fusion = self.fusions.get(op)
-        plan = nest_plan_for(op, self.registers, fusion)
+        plan = nest_plan_for(op, self.registers_of(op), fusion)
         if plan is None:
             assert fusion is None, "fused only where each generic is a nest of its own"
+            del op.attributes[NEST_ATTRIBUTE]
             return
-        self.nests += 1
-        emitter = NestEmitter(op, plan, self.xlen, rewriter, self.nests, fusion=fusion)
+        emitter = NestEmitter(op, plan, self.xlen, rewriter, nest_number(op), fusion=fusion)
         emitter.panels = relayout_constant_operands(op, emitter, rewriter, self.globals_)
         emitter.run()
         rewriter.erase(op)
@@ -696,20 +700,36 @@ class LowerGenericToTiledNest(RewritePattern):
 @dataclass(frozen=True)
 class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
     """Linear `linalg.generic`s on memrefs to register-tiled `riscv_scf` nests over pointers
-    (module docstring); the others are left as they are."""
+    (module docstring); the others are left as they are. Each nest's loops carry its number
+    (`NEST_ATTRIBUTE`: its generic's position among the module's generics, counted from 1, the
+    same whatever the budgets; a fused nest has its contraction's); its tile fits `registers`,
+    or the budget `nest_registers` gives its number (number, registers, number, registers, ...:
+    `pipeline.lower_to_riscv` lowers the budgets of the nests that need spilling)."""
 
     name = "bitfold-riscv-register-tiled-loops"
 
     xlen: int = 64
     registers: int = ALLOCATABLE_INTEGER_REGISTERS
+    nest_registers: tuple[int, ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        def tile_points(generic: linalg.GenericOp, fusion: Fusion) -> int:
-            plan = nest_plan_for(generic, self.registers, fusion)
-            return len(plan.tile_points())
-
         copy_paddings(op)
         widen_fills(op)
-        fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, self.registers) is not None, tile_points)
-        pattern = LowerGenericToTiledNest(self.xlen, ModuleGlobals(op), self.registers, fusions=fusions)
+        generics = [g for g in op.walk() if isinstance(g, linalg.GenericOp)]
+        for number, generic in enumerate(generics, 1):
+            generic.attributes[NEST_ATTRIBUTE] = IntAttr(number)
+        if len(self.nest_registers) % 2:
+            raise DiagnosticException(f"riscv: nest_registers={self.nest_registers}: pairs of a nest number and registers")
+        overrides = dict(zip(self.nest_registers[::2], self.nest_registers[1::2]))
+
+        def registers_of(generic: linalg.GenericOp) -> int:
+            return overrides.get(nest_number(generic), self.registers)
+
+        def tile_points(generic: linalg.GenericOp, fusion: Fusion) -> int:
+            plan = nest_plan_for(generic, registers_of(generic), fusion)
+            return len(plan.tile_points())
+
+        fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, registers_of(generic)) is not None,
+                                 tile_points)
+        pattern = LowerGenericToTiledNest(self.xlen, ModuleGlobals(op), registers_of, fusions=fusions)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

@@ -6,6 +6,7 @@
 // the accumulators start as the bias (lw before the reduction loop), the epilogue runs on the
 // 1 x 3 register tile after it (its table loaded there) and each output is stored once, as i8: no
 // i32 store, no second nest. (A tile of 4 points or more keeps the nests apart: `.text` would grow.)
+// The nest is numbered 2, its contraction's position among the generics.
 
 "memref.global"() <{sym_name = "w", type = memref<3x8xi8>, initial_value = dense<1> : tensor<3x8xi8>, sym_visibility = "private", constant}> : () -> ()
 "memref.global"() <{sym_name = "bias", type = memref<3xi32>, initial_value = dense<[1, 2, 3]> : tensor<3xi32>, sym_visibility = "private", constant}> : () -> ()
@@ -45,7 +46,7 @@ func.func @fused(%x: memref<1x8xi8>, %out: memref<1x3xi8>, %workspace: memref<64
 // CHECK:      riscv_scf.for
 // CHECK-NOT:    rvmem.sw
 // CHECK:        riscv_scf.yield
-// CHECK-NEXT: } {bitfold.nest = #builtin.int<1>}
+// CHECK-NEXT: } {bitfold.nest = #builtin.int<2>}
 // CHECK:      rvmem.lw %[[PANEL]], 12
 // CHECK:      arith.shrsi
 // CHECK-NEXT: arith.trunci %{{.*}} : i32 to i8

@@ -1,0 +1,99 @@
+"""Per-nest register-tile budgets: the tiler gives each nest the budget its number asks for
+(`nest_registers`), and `lower_to_riscv` lowers the budgets of only the nests the allocator
+finds crowded (`NeedsSpilling.crowded`, `pipeline.smaller_budgets`)."""
+
+import pytest
+from xdsl.dialects import riscv_scf
+from xdsl.dialects.builtin import IntAttr, ModuleOp
+from xdsl.parser import Parser
+
+from bitfold.backends.riscv.pipeline import (
+    BUDGET_STEP,
+    TILE_REGISTER_BUDGETS,
+    riscv_context,
+    riscv_passes,
+    smaller_budgets,
+)
+from bitfold.backends.riscv.regalloc.register_allocation import NeedsSpilling
+from bitfold.backends.riscv.schedule.register_tiled_loops import NEST_ATTRIBUTE, BitfoldRiscvRegisterTiledLoopsPass
+
+MATMUL = """
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<8x32xi8>, memref<32x8xi8>) outs(%OUT : memref<8x8xi32>) {
+  ^bb0(%a: i8, %b: i8, %s: i32):
+    %ae = arith.extsi %a : i8 to i32
+    %be = arith.extsi %b : i8 to i32
+    %p = arith.muli %ae, %be : i32
+    %t = arith.addi %s, %p : i32
+    linalg.yield %t : i32
+  }"""
+
+TWO_MATMULS = f"""
+func.func @two(%x: memref<8x32xi8>, %w: memref<32x8xi8>, %y: memref<8x8xi32>, %z: memref<8x8xi32>) {{
+{MATMUL.replace("%OUT", "%y")}
+{MATMUL.replace("%OUT", "%z")}
+  func.return
+}}
+"""
+
+
+def accumulators_per_nest(nest_registers: tuple[int, ...]) -> dict[int, int]:
+    """Nest number -> the loop-carried values of its innermost loop (its register tile)."""
+    ctx = riscv_context()
+    module = Parser(ctx, TWO_MATMULS).parse_module()
+    assert isinstance(module, ModuleOp)
+    BitfoldRiscvRegisterTiledLoopsPass(xlen=32, nest_registers=nest_registers).apply(ctx, module)
+    carried = {}
+    for loop in module.walk():
+        if isinstance(loop, riscv_scf.ForOp) and not any(isinstance(o, riscv_scf.ForOp) for o in loop.body.walk()):
+            nest = loop.attributes[NEST_ATTRIBUTE]
+            assert isinstance(nest, IntAttr)
+            carried[nest.data] = len(loop.iter_args)
+    return carried
+
+
+def test_each_nest_gets_its_own_budget():
+    alike = accumulators_per_nest(())
+    assert set(alike) == {1, 2} and alike[1] == alike[2]
+    smaller = accumulators_per_nest((2, 8))
+    assert smaller[1] == alike[1]
+    assert smaller[2] < alike[2]
+
+
+def test_the_allocator_names_the_crowded_nests():
+    """16 registers: nest 1's tile planned for 27 does not fit, nest 2's planned for 10 does."""
+    ctx = riscv_context()
+    module = Parser(ctx, TWO_MATMULS).parse_module()
+    with pytest.raises(NeedsSpilling) as refused:
+        for module_pass in riscv_passes(32, 27, spill=False, registers=16, nest_registers=(2, 10)):
+            module_pass.apply(ctx, module)
+    assert refused.value.crowded is not None and set(refused.value.crowded) == {1}
+
+
+def test_only_crowded_nests_get_smaller_budgets():
+    steps = len(TILE_REGISTER_BUDGETS)
+    step_of, spill = smaller_budgets({}, {3: 1, 5: BUDGET_STEP + 1}, ModuleOp([]), steps)
+    assert step_of == {3: 1, 5: 2} and spill  # 5 reached the smallest budget: the next attempt may spill
+    step_of, spill = smaller_budgets({}, {3: BUDGET_STEP}, ModuleOp([]), steps)
+    assert step_of == {3: 1} and not spill
+    step_of, spill = smaller_budgets({3: 1, 4: 1}, {4: 1}, ModuleOp([]), steps)
+    assert step_of == {3: 1, 4: 2} and spill
+
+
+def test_no_crowded_nest_named_lowers_every_nest():
+    ctx = riscv_context()
+    module = Parser(ctx, TWO_MATMULS).parse_module()
+    step_of, spill = smaller_budgets({}, None, module, len(TILE_REGISTER_BUDGETS))
+    assert step_of == {1: 1, 2: 1} and not spill
+
+
+def test_budgets_below_the_spilling_one_are_reached_from_it():
+    """After a refusal even spilling (`least`: the first budget below `TILE_REGISTER_BUDGETS`),
+    a named nest goes at least there, never back, and not beyond the last step."""
+    spilling = len(TILE_REGISTER_BUDGETS)
+    steps = spilling + 4  # 15, 11, 7, 3
+    step_of, _ = smaller_budgets({1: 0, 2: spilling - 1}, {2: 1}, ModuleOp([]), steps, least=spilling)
+    assert step_of == {1: 0, 2: spilling}
+    step_of, last = smaller_budgets({2: steps - 1}, {2: 1}, ModuleOp([]), steps, least=spilling)
+    assert step_of == {2: steps - 1} and last
+    step_of, _ = smaller_budgets({2: spilling}, {2: 1}, ModuleOp([]), spilling)
+    assert step_of == {2: spilling}  # the no-spilling steps never take a nest back up
