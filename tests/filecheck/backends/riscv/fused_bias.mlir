@@ -40,9 +40,10 @@ func.func @bias_fused(%x: memref<8x32xi8>, %out: memref<8x8xi8>, %workspace: mem
   func.return
 }
 
-// The nest's own copy of each buffer argument (and of the workspace view at offset 0): its loops
+// The nest's own copy of each buffer argument (and of the workspace view at offset 0; the nest is
+// numbered 2, its contraction's position among the generics): its loops
 // start from the copy, so the argument itself may be stored around other nests.
-// CHECK:      riscv.mv %{{[0-9]+}} {bitfold.nest = #builtin.int<1>}
+// CHECK:      riscv.mv %{{[0-9]+}} {bitfold.nest = #builtin.int<2>}
 // CHECK-NOT:  rvmem.sw
 // CHECK:      riscv_scf.for %{{.*}} : !riscv.reg = %{{.*}} step 128 : si12
 // CHECK-NOT:    rvmem.lw
