@@ -32,9 +32,13 @@ f and rem come from the product by the form of t and the range of n over the op'
                     arith.select on an i1 table (each side's table holds a valid filler where
                     the other side applies)
     An n = 0 entry of a two-word table is written (2M, 1), the same M 2^-n.
-    The half modes with every n >= 33 round in the high word alone: no tie can occur there
-    (M odd, every |d| < 2^(n-1): `_ties_impossible`), so they all round half up,
-    q = (hi + 2^(n-33)) >>s (n - 32) (`_half_up_of_high_word`: mulh, add, shift).
+    The half modes round in the high word alone where no tie can occur (`_ties_impossible`):
+    they all round half up, q = (hi + 2^(n-33)) >>s (n - 32) (`_half_up_of_high_word`: mulh,
+    add, shift), which needs every n >= 33. An entry with n < 33 is first lifted to
+    (M 2^(33-n), 33) where M 2^(33-n) < 2^31 (`_lifted_to_high_word`): the same ratio M 2^-n,
+    so the same t / 2^n for every d and the same rounded quotient, bit for bit. Other modes
+    lift a straddling table to n >= 32 the same way where it fits (`_without_straddle`), which
+    leaves the n >= 32 form alone, no select.
 
 f is the whole floor: the checks below keep it in i32, so the low word of the shifted t is it.
 
@@ -305,19 +309,48 @@ HALF_MODES = (RoundingMode.HALF_TO_EVEN, RoundingMode.HALF_AWAY_FROM_ZERO, Round
 
 
 def _ties_impossible(plan: _Plan, ranges: Sequence[tuple[int, int]]) -> bool:
-    """Whether rem == half cannot occur for any d: with M odd, t = d M is an odd multiple of
-    2^(n-1) only where d is, and every |d| < 2^(n-1) (d = 0 gives rem = 0). Always so for two
-    words and n >= 33 (d is an i32, M normalized odd); checked all the same."""
+    """Whether rem == half cannot occur for any d. Write M = m 2^j with m odd and e = n - j, so
+    t / 2^n = d m / 2^e. If e <= 0 the quotient is an integer (rem = 0 < half). Otherwise a tie
+    is d m = (odd) 2^(e-1), which with m odd needs d an odd multiple of 2^(e-1): impossible where
+    every |d| < 2^(e-1) (d = 0 gives rem = 0)."""
+
+    def exponent(m: int, n: int) -> int:
+        return n - ((m & -m).bit_length() - 1)
+
     return all(
-        m % 2 == 1 and max(-low, high) < 1 << (n - 1) for m, n, (low, high) in zip(plan.multipliers, plan.shifts, ranges)
+        (e := exponent(m, n)) <= 0 or max(-low, high) < 1 << (e - 1)
+        for m, n, (low, high) in zip(plan.multipliers, plan.shifts, ranges)
     )
 
 
-def _rounds_in_high_word(plan: _Plan, mode: RoundingMode, ranges: Sequence[tuple[int, int]]) -> bool:
-    """Whether `_half_up_of_high_word` computes the rounded quotient: two words, every n >= 33,
-    a half mode and no tie possible (where no tie occurs, every half mode rounds half up, whatever
-    the zero point's order)."""
-    return plan.words == 2 and min(plan.shifts) > WORD_BITS and mode in HALF_MODES and _ties_impossible(plan, ranges)
+def _lifted(plan: _Plan, least_shift: int) -> _Plan | None:
+    """The plan with every pair (M, n), n < least_shift, written (M 2^k, n + k), k = least_shift - n,
+    or None where some M 2^k reaches 2^31. M 2^k / 2^(n+k) = M / 2^n: t / 2^n is the same number
+    for every d, so f is the same and rem scales with half (rem 2^k against half 2^k): every
+    remainder test, hence every rounding, is unchanged, bit for bit."""
+    pairs = [(m << (least_shift - n), least_shift) if n < least_shift else (m, n)
+             for m, n in zip(plan.multipliers, plan.shifts)]
+    if plan.words != 2 or any(m > INT32_MAX for m, _ in pairs):
+        return None
+    return _Plan(plan.integer, 2, [m for m, _ in pairs], [n for _, n in pairs], plan.input_bounds)
+
+
+def _lifted_to_high_word(plan: _Plan, mode: RoundingMode, ranges: Sequence[tuple[int, int]]) -> _Plan | None:
+    """The plan `_half_up_of_high_word` computes exactly, or None: two words, a half mode, every
+    n lifted to 33 or more (`_lifted`) and no tie possible (where no tie occurs, every half mode
+    rounds half up, whatever the zero point's order). `_ties_impossible` reads the reduced
+    fraction, so the lift does not change its answer."""
+    if mode not in HALF_MODES or (lifted := _lifted(plan, WORD_BITS + 1)) is None:
+        return None
+    return lifted if _ties_impossible(lifted, ranges) else None
+
+
+def _without_straddle(plan: _Plan) -> _Plan:
+    """A two-word table whose shifts straddle 32 lifted to n >= 32 (`_lifted`), so that the
+    high-word form alone applies (no arith.select), where every lifted M fits; else the plan."""
+    if plan.words != 2 or not min(plan.shifts) < WORD_BITS <= max(plan.shifts):
+        return plan
+    return _lifted(plan, WORD_BITS) or plan
 
 
 def _half_up_parameters(plan: _Plan) -> dict[str, list[int]]:
@@ -375,6 +408,9 @@ class LowerRequantize(RewritePattern):
         if chosen.integer == i64 and (problem := check_i64_range(in_type, multipliers, shifts)) is not None:
             raise PassFailedException(f"lower-quant: '{op.name}' from {in_type} to {out_type}: {problem}")
         rounding, first = op.rounding_mode, op.adds_zero_point_first
+        lifted = _lifted_to_high_word(chosen, rounding, _d_ranges(chosen, channels, in_zero_points))
+        half_up = lifted is not None
+        chosen = lifted or _without_straddle(chosen)
         read = _TESTS_READ[rounding]
         rounds = max(chosen.shifts) > 0
         clamps = _needed_clamps(channels, _d_ranges(chosen, channels, in_zero_points), rounds)
@@ -387,7 +423,6 @@ class LowerRequantize(RewritePattern):
             "multiplier": (chosen.multipliers, any(m != 1 for m in chosen.multipliers) or chosen.words == 2),
         }
         parameters |= {name: values for name, (values, needed) in optional.items() if needed}
-        half_up = _rounds_in_high_word(chosen, rounding, _d_ranges(chosen, channels, in_zero_points))
         parameters |= _half_up_parameters(chosen) if half_up else _shift_parameters(chosen, read)
         if any(out_zero_points):
             parameters["zero_point_out"] = out_zero_points

@@ -21,7 +21,7 @@ RNG = np.random.default_rng(11)
 ROWS, COLUMNS = 4, 96
 
 # (input type, output type, body form): "one" one i32 word, "two" mulsi_extended's two words,
-# "select" two words with shifts on both sides of 32, "i64" the fallback; "+clamp" where the
+# "select" two words with shifts on both sides of 32 (where no lift to n >= 33 applies), "i64" the fallback; "+clamp" where the
 # input is clamped first (saturation).
 CASES = [
     ("i32:f32, 0.001", "i8:f32, 0.05:-3", "two"),  # ratio 0.02, n = 36
@@ -41,6 +41,9 @@ CASES = [
     ("i32:f32:0, {0.001, 0.002, 0.004, 0.0003}", "i8:f32, 0.1:5", "two"),
     ("i32:f32:0, {0.5, 0.001, 0.25, 3.0}", "i8<-32:63>:f32, 0.2:4", "select+clamp"),
     ("i8:f32, 0.1:-3", "i4:f32:0, {0.3:1, 0.25, 0.2:-1, 0.7}", "select"),
+    # shifts 20 and 44 straddle 32; the n = 20 entry is lifted to (1001 * 2^13, 33): high word only
+    ("i16:f32:0, {0.00095462799072265625:-3, 2.2737373228665092E-7, 0.00095462799072265625, 2.2737373228665092E-7:5}",
+     "i8:f32, 0.125:3", "two"),
     ("i16:f32, 0.01:5", "u8:f32:0, {0.02:128, 0.005:3, 0.0001:255, 0.04}", "one"),  # 0.5, 2, 100, 0.25
     ("i8:f32:1, {0.5:1, 0.25, 0.125:-1, 0.0625}", "i8:f32, 0.5", "one"),  # 96 channels below
     ("u32:f32, 0.0001:12345", "i32:f32, 0.3:-9", "i64"),  # u32 storage
