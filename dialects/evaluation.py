@@ -47,10 +47,16 @@ def named_operands(op: Operation, operands: Sequence[np.ndarray]) -> dict[str, n
 
 def read_signed(values, width: int) -> np.ndarray:
     """The low `width` bits of each integer read as two's complement, as int64 (MLIR's
-    signed reading of an iN pattern; width <= 64)."""
-    values = np.asarray(values).astype(np.int64)
-    if width == 64:
-        return values
+    signed reading of an iN pattern; width <= 64). Values held in a numpy integer type whose range
+    the signed N-bit range contains are read as they are; int64 values are wrapped by a cast to
+    intN where N is a numpy width (integer casts keep the low bits)."""
+    values = np.asarray(values)
+    kind, bits = values.dtype.kind, values.dtype.itemsize * 8
+    if width == 64 or (kind == "i" and bits <= width) or (kind == "u" and bits < width):
+        return values.astype(np.int64)
+    if width in (8, 16, 32) and kind in "iu":
+        return values.astype(f"int{width}").astype(np.int64)
+    values = values.astype(np.int64)
     half = np.int64(1 << (width - 1))
     return ((values + half) & np.int64((1 << width) - 1)) - half
 
