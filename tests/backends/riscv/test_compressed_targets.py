@@ -8,12 +8,19 @@ import pytest
 from conftest import require_tools
 
 from bitfold.backends.kernel.harness import TARGETS, compile_object, run_assembly, section_sizes
-from bitfold.compile import compile_model
+from bitfold.compile import CompiledModel, compile_model
 from bitfold.load import load_module
 
 COMPRESSED = {"rv32imc": "rv32im", "rv64imc": "rv64im"}
 """each compressed target -> the same ISA without C"""
 MODEL = "cnn_depthwise-qdq-u8s8-perchannel"
+
+
+@pytest.fixture(scope="module")
+def compiled(model_catalogue) -> dict[str, CompiledModel]:
+    """MODEL compiled once for each compressed target and its base."""
+    module = load_module(str(model_catalogue.path(MODEL)))
+    return {name: compile_model(module.clone(), name) for pair in COMPRESSED.items() for name in pair}
 
 
 @pytest.fixture(params=sorted(COMPRESSED))
@@ -46,24 +53,22 @@ one:
     assert out.tolist() == [1]
 
 
-def test_assembly_allows_compression_only_for_compressed_targets(model_catalogue):
-    module = load_module(str(model_catalogue.path(MODEL)))
+def test_assembly_allows_compression_only_for_compressed_targets(compiled):
     for name, base in COMPRESSED.items():
-        assert "\n.option rvc\n" in compile_model(module.clone(), name).assembly
-        assert "\n.option norvc\n" in compile_model(module.clone(), base).assembly
+        assert "\n.option rvc\n" in compiled[name].assembly
+        assert "\n.option norvc\n" in compiled[base].assembly
 
 
-def test_model_runs_bit_exact_in_less_text(target, model_catalogue, tmp_path):
-    module = load_module(str(model_catalogue.path(MODEL)))
-    compiled = compile_model(module.clone(), target)
-    stored = compiled.quantize(model_catalogue.inputs(MODEL, seed=0))
-    for port, got, want in zip(compiled.outputs, compiled.run_qemu(stored, tmp_path / "run"),
-                               compiled.run_reference(stored), strict=True):
+def test_model_runs_bit_exact_in_less_text(target, compiled, model_catalogue, tmp_path):
+    model = compiled[target]
+    stored = model.quantize(model_catalogue.inputs(MODEL, seed=0))
+    for port, got, want in zip(model.outputs, model.run_qemu(stored, tmp_path / "run"),
+                               model.run_reference(stored), strict=True):
         assert got.dtype == want.dtype and got.shape == want.shape, port.name
         np.testing.assert_array_equal(got, want, err_msg=f"{MODEL} on {target}: {port.name}")
     text = {}
     for name in (target, COMPRESSED[target]):
         source = tmp_path / f"{name}.S"
-        source.write_text(compile_model(module.clone(), name).assembly)
+        source.write_text(compiled[name].assembly)
         text[name] = section_sizes(compile_object(source, TARGETS[name], tmp_path))[".text"]
     assert text[target] < text[COMPRESSED[target]], text
