@@ -56,7 +56,6 @@ from xdsl.backend.riscv.lowering.convert_scf_to_riscv_scf import ConvertScfToRis
 from xdsl.context import Context
 from xdsl.dialects import func, get_all_dialects
 from xdsl.dialects.builtin import IntegerType, ModuleOp
-from xdsl.dialects.linalg import ops as linalg
 from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.convert_memref_to_ptr import ConvertMemRefToPtr
@@ -145,6 +144,8 @@ budget of the nests that need spilling until none does; the smallest budget's co
 Below it, budgets `BUDGET_STEP` apart (15, 11, 7, 3) for the nests that cannot be allocated even
 spilling: a loop's variables, bounds and carried values (a sliding window's held row) are not
 spilled, and smaller tiles hold fewer of them."""
+ALL_NESTS = 0
+"""the key of a budget step that applies to every nest not named (nests are numbered from 1)"""
 
 
 def riscv_tensor_passes(xlen: int) -> list[ModulePass]:
@@ -219,7 +220,7 @@ def lower_to_riscv(
     """`riscv_passes` on a copy of `module` (the kernel ABI's memref form); returns the lowered
     copy. Every loop nest starts with the largest register-tile budget (at most `registers`,
     default all: `ALLOCATABLE_INTEGER_REGISTERS`); while the allocation needs spilling, the nests
-    the allocator finds crowded (`NeedsSpilling.crowded`; all where it names none) get a smaller
+    the allocator finds crowded (`NeedsSpilling.crowded`; all, `ALL_NESTS`, where it names none) get a smaller
     budget of `TILE_REGISTER_BUDGETS`, by as many steps as their excess registers fill, and the
     module is lowered again; once a crowded nest has the smallest budget, spilling is allowed.
     Where even spilling cannot allocate (`RegisterAllocationError`), the nests it names (all where
@@ -228,31 +229,31 @@ def lower_to_riscv(
     ctx = riscv_context() if ctx is None else ctx
     registers = ALLOCATABLE_INTEGER_REGISTERS if registers is None else registers
     budgets = sorted({min(budget, registers) for budget in TILE_REGISTER_BUDGETS}, reverse=True)
-    spilling = len(budgets)
-    """budget steps tried without spilling first"""
+    spilling = len(budgets)  # budget steps tried without spilling first
     budgets += range(budgets[-1] - BUDGET_STEP, 0, -BUDGET_STEP)
-    step_of: dict[int, int] = {}
-    """nest number -> index of its budget in `budgets` (0 where absent)"""
+    step_of: dict[int, int] = {}  # nest number (or ALL_NESTS) -> index of its budget in `budgets`
     spill = spilling == 1
     while True:
         attempt = module.clone()
-        nest_registers = tuple(x for nest, step in sorted(step_of.items()) for x in (nest, budgets[step]))
+        nest_registers = tuple(x for nest, step in sorted(step_of.items()) if nest != ALL_NESTS
+                               for x in (nest, budgets[step]))
         try:
             with listed_worklist_walk():
-                for module_pass in riscv_passes(xlen, budgets[0], spill=spill, nest_registers=nest_registers,
+                for module_pass in riscv_passes(xlen, budgets[step_of.get(ALL_NESTS, 0)], spill=spill,
+                                                nest_registers=nest_registers,
                                                 registers=registers, zbb=zbb, hard_float=hard_float):
                     module_pass.apply(ctx, attempt)
                     if after is not None:
                         after(module_pass, attempt)
         except NeedsSpilling as needs:
-            step_of, spill = smaller_budgets(step_of, needs.crowded, module, spilling)
+            step_of, spill = smaller_budgets(step_of, needs.crowded, spilling)
             continue
         except RegisterAllocationError as refused:
             # one step at a time: what refuses is the values not spilled (loop variables, bounds,
             # carried values), not monotonic in the budget (a larger tile may unroll a loop: max_pool
             # on 8 registers fits 15, not 19 nor 11)
             crowded = None if refused.crowded is None else dict.fromkeys(refused.crowded, 1)
-            smaller, _ = smaller_budgets(step_of, crowded, module, len(budgets), least=spilling)
+            smaller, _ = smaller_budgets(step_of, crowded, len(budgets), least=spilling)
             if smaller == step_of:
                 raise
             step_of = smaller
@@ -261,18 +262,18 @@ def lower_to_riscv(
 
 
 def smaller_budgets(
-    step_of: dict[int, int], crowded: dict[int, int] | None, module: ModuleOp, steps: int, least: int = 0
+    step_of: dict[int, int], crowded: dict[int, int] | None, steps: int, least: int = 0
 ) -> tuple[dict[int, int], bool]:
-    """The budget steps after an attempt that did not allocate: each crowded nest's step
-    advanced by ceil(excess / BUDGET_STEP) (at least one and at least to `least`, at most to
-    the last of `steps`, never back), every nest's by one where `crowded` is None; and whether a crowded nest
-    reached the last step (after `NeedsSpilling`: the next attempt may spill)."""
+    """The budget steps after an attempt that did not allocate: each crowded nest's step (where
+    absent, the step of `ALL_NESTS`) advanced by ceil(excess / BUDGET_STEP) (at least one and at
+    least to `least`, at most to the last of `steps`, never back), every nest's and `ALL_NESTS`'s
+    by one where `crowded` is None; and whether a crowded nest reached the last step (after
+    `NeedsSpilling`: the next attempt may spill)."""
     if crowded is None:
-        # the nests' numbers: the generics' positions in `module`, which is not tiled yet
-        crowded = dict.fromkeys(range(1, 1 + sum(isinstance(op, linalg.GenericOp) for op in module.walk())), 1)
+        crowded = dict.fromkeys([ALL_NESTS, *step_of], 1)
     advanced = dict(step_of)
     for nest, excess in crowded.items():
-        step = step_of.get(nest, 0)
+        step = step_of.get(nest, step_of.get(ALL_NESTS, 0))
         advanced[nest] = max(step, min(steps - 1, max(least, step + max(1, -(-excess // BUDGET_STEP)))))
     return advanced, any(advanced[nest] >= steps - 1 for nest in crowded)
 

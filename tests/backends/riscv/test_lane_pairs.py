@@ -4,41 +4,12 @@ exact in both lanes, for signed and unsigned activations."""
 
 import numpy as np
 import pytest
+from contraction_ir import contraction_ir
 from test_codegen_execution import needs_qemu, parse, riscv_toolchain, run_kernel  # noqa: F401 (fixture)
 
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 
 ROWS, DEPTH, CHANNELS = 4, 8, 8
-
-
-def contraction_ir(activation: str, extension: str, weights: np.ndarray, bias: np.ndarray) -> str:
-    w = ", ".join("[" + ", ".join(str(v) for v in row) + "]" for row in weights)
-    b = ", ".join(str(v) for v in bias)
-    return f"""
-func.func @kernel(%a: tensor<{ROWS}x{DEPTH}x{activation}>) -> tensor<{ROWS}x{CHANNELS}xi32> {{
-  %w = arith.constant dense<[{w}]> : tensor<{CHANNELS}x{DEPTH}xi16>
-  %bias = arith.constant dense<[{b}]> : tensor<{CHANNELS}xi32>
-  %e = tensor.empty() : tensor<{ROWS}x{CHANNELS}xi32>
-  %init = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
-      iterator_types = ["parallel", "parallel"]}}
-      ins(%bias : tensor<{CHANNELS}xi32>) outs(%e : tensor<{ROWS}x{CHANNELS}xi32>) {{
-  ^bb0(%b: i32, %o: i32):
-    linalg.yield %b : i32
-  }} -> tensor<{ROWS}x{CHANNELS}xi32>
-  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>,
-      affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}}
-      ins(%a, %w : tensor<{ROWS}x{DEPTH}x{activation}>, tensor<{CHANNELS}x{DEPTH}xi16>)
-      outs(%init : tensor<{ROWS}x{CHANNELS}xi32>) {{
-  ^bb0(%x: {activation}, %y: i16, %acc: i32):
-    %xe = arith.{extension} %x : {activation} to i32
-    %ye = arith.extsi %y : i16 to i32
-    %p = arith.muli %xe, %ye : i32
-    %s = arith.addi %acc, %p : i32
-    linalg.yield %s : i32
-  }} -> tensor<{ROWS}x{CHANNELS}xi32>
-  func.return %r : tensor<{ROWS}x{CHANNELS}xi32>
-}}
-"""
 
 
 @needs_qemu
@@ -53,7 +24,7 @@ def test_lanes_exact_at_the_bound(extension, tmp_path):
     # the same sign with |bias| + |x_extreme| sum|w| = 2^31 - 1 takes each lane to +-(2^31 - 1)
     totals = x_extreme * weights.sum(axis=1)
     bias = np.sign(totals) * ((1 << 31) - 1 - np.abs(totals))
-    ir = contraction_ir("i8", extension, weights, bias)
+    ir = contraction_ir(ROWS, "i8", extension, weights, "i16", bias)
     assert "i64" in str(_paired(ir))
     x = rng.integers(-128, 127, size=(ROWS, DEPTH), endpoint=True).astype(np.int8)
     x[0] = np.int8(-128) if signed else np.int8(-1)  # 255 as u8

@@ -6,6 +6,7 @@ bias far outside any lane. Run by bitfold's interpreter before and after the pas
 
 import numpy as np
 import pytest
+from contraction_ir import contraction_ir
 from test_codegen_execution import needs_qemu, parse, riscv_toolchain, run_kernel  # noqa: F401 (fixture)
 
 import bitfold
@@ -23,36 +24,6 @@ LONG_DEPTH = 256
 """a reduction whose lane sums need chunks: 8 * 60 * 256 > 2^15"""
 PACKED_TYPE = {"rv32im": "tensor<2x64xi32>", "rv64im": "tensor<1x64xi64>"}
 """the packed weights: CHANNELS / K words of K lanes"""
-
-
-def contraction_ir(extension: str, weights: np.ndarray, bias: np.ndarray, depth: int = DEPTH) -> str:
-    w = ", ".join("[" + ", ".join(str(v) for v in row) + "]" for row in weights)
-    b = ", ".join(str(v) for v in bias)
-    return f"""
-func.func @kernel(%a: tensor<{ROWS}x{depth}xi4>) -> tensor<{ROWS}x{CHANNELS}xi32> {{
-  %w = arith.constant dense<[{w}]> : tensor<{CHANNELS}x{depth}xi8>
-  %bias = arith.constant dense<[{b}]> : tensor<{CHANNELS}xi32>
-  %e = tensor.empty() : tensor<{ROWS}x{CHANNELS}xi32>
-  %init = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
-      iterator_types = ["parallel", "parallel"]}}
-      ins(%bias : tensor<{CHANNELS}xi32>) outs(%e : tensor<{ROWS}x{CHANNELS}xi32>) {{
-  ^bb0(%b: i32, %o: i32):
-    linalg.yield %b : i32
-  }} -> tensor<{ROWS}x{CHANNELS}xi32>
-  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>,
-      affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}}
-      ins(%a, %w : tensor<{ROWS}x{depth}xi4>, tensor<{CHANNELS}x{depth}xi8>)
-      outs(%init : tensor<{ROWS}x{CHANNELS}xi32>) {{
-  ^bb0(%x: i4, %y: i8, %acc: i32):
-    %xe = arith.{extension} %x : i4 to i32
-    %ye = arith.extsi %y : i8 to i32
-    %p = arith.muli %xe, %ye : i32
-    %s = arith.addi %acc, %p : i32
-    linalg.yield %s : i32
-  }} -> tensor<{ROWS}x{CHANNELS}xi32>
-  func.return %r : tensor<{ROWS}x{CHANNELS}xi32>
-}}
-"""
 
 
 def spread(total: int) -> np.ndarray:
@@ -86,7 +57,7 @@ def test_interpreter_equal_before_and_after(extension):
     lanes = expected[:2, :2] - bias[:2]
     assert lanes.min() >= -(1 << 15) and lanes.max() <= (1 << 15) - 1
     assert (1 << 15) - abs(lanes).max() <= 8 and (extension == "extui" or lanes.min() == -(1 << 15))
-    ir = contraction_ir(extension, weights, bias)
+    ir = contraction_ir(ROWS, "i4", extension, weights, "i8", bias)
     for xlen in (32, 64):
         module = parse(ir)
         BitfoldRiscvNarrowLanesPass(xlen=xlen).apply(None, module)
@@ -102,7 +73,7 @@ def test_interpreter_equal_before_and_after(extension):
 @pytest.mark.parametrize("extension", ["extsi", "extui"])
 def test_lanes_exact_at_the_bound_under_qemu(extension, target, tmp_path):
     weights, bias, stored, values = case(extension)
-    ir = contraction_ir(extension, weights, bias)
+    ir = contraction_ir(ROWS, "i4", extension, weights, "i8", bias)
     module = parse(ir)
     BitfoldRiscvNarrowLanesPass(xlen=int(target[2:4])).apply(None, module)
     assert PACKED_TYPE[target] in str(module)
@@ -145,7 +116,7 @@ def long_case() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def test_chunked_reduction_in_the_interpreter():
     weights, bias, x = long_case()
-    ir = contraction_ir("extsi", weights, bias, LONG_DEPTH)
+    ir = contraction_ir(ROWS, "i4", "extsi", weights, "i8", bias)
     module = parse(ir)
     BitfoldRiscvNarrowLanesPass(xlen=32).apply(None, module)
     assert "tensor<5x2x4xi32>" in str(module)  # two lanes a word, four chunks of 64 terms (8 * 60 * 64 = 2^15)
@@ -159,7 +130,7 @@ def test_chunked_reduction_in_the_interpreter():
 @pytest.mark.parametrize("target", ["rv32im", "rv64im"])
 def test_chunked_reduction_under_qemu(target, tmp_path):
     weights, bias, x = long_case()
-    (out,) = run_kernel(contraction_ir("extsi", weights, bias, LONG_DEPTH), [x], target, tmp_path)
+    (out,) = run_kernel(contraction_ir(ROWS, "i4", "extsi", weights, "i8", bias), [x], target, tmp_path)
     np.testing.assert_array_equal(out, (x.astype(np.int64) @ weights.T + bias).astype(np.int32))
 
 

@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import IntAttr, ModuleOp
 from xdsl.parser import Parser
 
 from bitfold.backends.riscv.pipeline import (
+    ALL_NESTS,
     BUDGET_STEP,
     TILE_REGISTER_BUDGETS,
     riscv_context,
@@ -71,19 +72,23 @@ def test_the_allocator_names_the_crowded_nests():
 
 def test_only_crowded_nests_get_smaller_budgets():
     steps = len(TILE_REGISTER_BUDGETS)
-    step_of, spill = smaller_budgets({}, {3: 1, 5: BUDGET_STEP + 1}, ModuleOp([]), steps)
+    step_of, spill = smaller_budgets({}, {3: 1, 5: BUDGET_STEP + 1}, steps)
     assert step_of == {3: 1, 5: 2} and spill  # 5 reached the smallest budget: the next attempt may spill
-    step_of, spill = smaller_budgets({}, {3: BUDGET_STEP}, ModuleOp([]), steps)
+    step_of, spill = smaller_budgets({}, {3: BUDGET_STEP}, steps)
     assert step_of == {3: 1} and not spill
-    step_of, spill = smaller_budgets({3: 1, 4: 1}, {4: 1}, ModuleOp([]), steps)
+    step_of, spill = smaller_budgets({3: 1, 4: 1}, {4: 1}, steps)
     assert step_of == {3: 1, 4: 2} and spill
 
 
 def test_no_crowded_nest_named_lowers_every_nest():
-    ctx = riscv_context()
-    module = Parser(ctx, TWO_MATMULS).parse_module()
-    step_of, spill = smaller_budgets({}, None, module, len(TILE_REGISTER_BUDGETS))
-    assert step_of == {1: 1, 2: 1} and not spill
+    steps = len(TILE_REGISTER_BUDGETS)
+    step_of, spill = smaller_budgets({}, None, steps)
+    assert step_of == {ALL_NESTS: 1} and not spill
+    step_of, spill = smaller_budgets({ALL_NESTS: 1, 2: 1}, None, steps)
+    assert step_of == {ALL_NESTS: 2, 2: 2} and spill
+    # a nest named later starts from the step every nest has reached
+    step_of, _ = smaller_budgets({ALL_NESTS: 1}, {1: 1}, steps)
+    assert step_of == {ALL_NESTS: 1, 1: 2}
 
 
 def test_budgets_below_the_spilling_one_are_reached_from_it():
@@ -91,9 +96,9 @@ def test_budgets_below_the_spilling_one_are_reached_from_it():
     a named nest goes at least there, never back, and not beyond the last step."""
     spilling = len(TILE_REGISTER_BUDGETS)
     steps = spilling + 4  # 15, 11, 7, 3
-    step_of, _ = smaller_budgets({1: 0, 2: spilling - 1}, {2: 1}, ModuleOp([]), steps, least=spilling)
+    step_of, _ = smaller_budgets({1: 0, 2: spilling - 1}, {2: 1}, steps, least=spilling)
     assert step_of == {1: 0, 2: spilling}
-    step_of, last = smaller_budgets({2: steps - 1}, {2: 1}, ModuleOp([]), steps, least=spilling)
+    step_of, last = smaller_budgets({2: steps - 1}, {2: 1}, steps, least=spilling)
     assert step_of == {2: steps - 1} and last
-    step_of, _ = smaller_budgets({2: spilling}, {2: 1}, ModuleOp([]), spilling)
+    step_of, _ = smaller_budgets({2: spilling}, {2: 1}, spilling)
     assert step_of == {2: spilling}  # the no-spilling steps never take a nest back up

@@ -79,7 +79,7 @@ func.func @pad(%x: memref<6xi8>, %out: memref<7xi8>) {
 
 
 def test_only_the_exact_form_is_a_padding():
-    source, begins, fill = padding_of(padding_generic(MEMREF_PADDING.replace("BOUND", "5")))
+    _, begins, fill = padding_of(padding_generic(MEMREF_PADDING.replace("BOUND", "5")))
     assert begins == [0] and fill.value.value.data == -128
     # a clamp to 4 of a 6-element source repeats element 4: not a padding
     assert padding_of(padding_generic(MEMREF_PADDING.replace("BOUND", "4"))) is None
