@@ -84,11 +84,7 @@ def _of_op(op: Operation, ranges: dict[SSAValue, Range]) -> dict[SSAValue, Range
             return {op.result: (0, (1 << op.input.type.width.data) - 1)}
         case arith.AddiOp() | arith.SubiOp() | arith.MuliOp() if None not in operands:
             combine = {arith.AddiOp: int.__add__, arith.SubiOp: int.__sub__, arith.MuliOp: int.__mul__}[type(op)]
-            if isinstance(op, arith.SubiOp):
-                bounds = (operands[0][0] - operands[1][1], operands[0][1] - operands[1][0])
-            else:
-                bounds = _corners(operands[0], operands[1], combine)
-            return {op.result: _fits(op.result, bounds)}
+            return {op.result: _fits(op.result, _corners(operands[0], operands[1], combine))}
         case arith.MulSIExtendedOp() if None not in operands:
             width = op.lhs.type.width.data
             low, high = _corners(operands[0], operands[1], int.__mul__)

@@ -27,11 +27,11 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from bitfold.backends.riscv.schedule.lane_pairs import plain_reduction_dimensions, rewrite_contractions, shrunk
 from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.encoding import dense_attr
-from bitfold.dialects.xdsl_compat.dead_code import region_dce
 
 WORD_BITS = 32
 WORD_MASK = (1 << WORD_BITS) - 1
@@ -61,19 +61,8 @@ def popcount_terms(op: linalg.GenericOp) -> int | None:
 def word_dimension(op: linalg.GenericOp) -> tuple[int, int] | None:
     """(the result index in input 0's map, in input 1's map) of the reduction dimension k of the
     module docstring, else None."""
-    maps = [m.data for m in op.indexing_maps]
     bounds = op.get_static_loop_ranges()
-    for d, iterator in enumerate(op.iterator_types.data):
-        if iterator.data != linalg.IteratorType.REDUCTION or bounds[d] % 2:
-            continue
-        places = []
-        for affine_map in maps[:2]:
-            uses = [j for j, r in enumerate(affine_map.results) if d in r.used_dims()]
-            plain = len(uses) == 1 and isinstance(affine_map.results[uses[0]], AffineDimExpr)
-            places.append(uses[0] if plain else None)
-        if None not in places and not any(d in r.used_dims() for r in maps[2].results):
-            return places[0], places[1]
-    return None
+    return next(((x, w) for d, x, w in plain_reduction_dimensions(op, 0) if bounds[d] % 2 == 0), None)
 
 
 def pack_word_pairs(words: np.ndarray, axis: int) -> np.ndarray:
@@ -83,14 +72,10 @@ def pack_word_pairs(words: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(packed, 0, axis)
 
 
-def _halved(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
-    return tuple(s // 2 if k == axis else s for k, s in enumerate(shape))
-
-
 def joined_words(x: SSAValue, axis: int) -> tuple[linalg.GenericOp, tensor.EmptyOp]:
     """The generic making X of the module docstring from the i32 tensor x, and its empty init."""
     shape = tuple(x.type.get_shape())
-    wide_type = TensorType(i64, _halved(shape, axis))
+    wide_type = TensorType(i64, shrunk(shape, axis, 2))
     rank = len(shape)
     halves = [AffineMap(rank, 0, tuple(AffineDimExpr(k) * 2 + half if k == axis else AffineDimExpr(k)
                                        for k in range(rank))) for half in (0, 1)]
@@ -142,7 +127,4 @@ class BitfoldRiscvWideBinaryWordsPass(ModulePass):
     name = "bitfold-riscv-wide-binary-words"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(WideBinaryWords(), apply_recursively=False).rewrite_module(op)
-        for function in op.ops:
-            for region in function.regions:
-                region_dce(region)  # the 32-bit weights
+        rewrite_contractions(op, WideBinaryWords())

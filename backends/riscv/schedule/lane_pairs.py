@@ -29,6 +29,8 @@ are equal bit for bit, and where it does not, nothing changes.
 """
 
 
+from collections.abc import Iterator
+
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
@@ -181,8 +183,58 @@ def pack_pairs(values: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(packed, 0, axis)
 
 
-def _halved(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
-    return tuple(s // 2 if k == axis else s for k, s in enumerate(shape))
+def shrunk(shape: tuple[int, ...], axis: int, lanes: int) -> tuple[int, ...]:
+    """`shape` with `axis` divided by `lanes` (the packed words' shape)."""
+    return tuple(s // lanes if k == axis else s for k, s in enumerate(shape))
+
+
+def plain_reduction_dimensions(op: linalg.GenericOp, first: int) -> Iterator[tuple[int, int, int]]:
+    """(d, the result of input `first`'s map, the result of the other input's map) for each
+    reduction dimension d that both inputs' maps index by a plain `d` in one result and the
+    output's map does not use, in order."""
+    maps = [m.data for m in op.indexing_maps]
+    for d, iterator in enumerate(op.iterator_types.data):
+        if iterator.data != linalg.IteratorType.REDUCTION or any(d in r.used_dims() for r in maps[2].results):
+            continue
+        places = []
+        for affine_map in (maps[first], maps[1 - first]):
+            uses = [j for j, r in enumerate(affine_map.results) if d in r.used_dims()]
+            places.append(uses[0] if len(uses) == 1 and isinstance(affine_map.results[uses[0]], AffineDimExpr)
+                          else None)
+        if None not in places:
+            yield d, places[0], places[1]
+
+
+def rewrite_contractions(module: ModuleOp, pattern: RewritePattern) -> None:
+    """`pattern` applied once to every op of `module`, then every function's dead ops (the unpacked
+    weights and inits the rewrites leave) removed."""
+    PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
+    for function in module.ops:
+        for region in function.regions:
+            region_dce(region)
+
+
+def constant_weights(op: linalg.GenericOp, weight: int, kind: type | None) -> np.ndarray:
+    """The contraction's constant weights (operand `weight`) as int64, read as their extension
+    `kind` reads them (modulo 2^b for extui)."""
+    weights = constant_array(op.inputs[weight]).astype(np.int64)
+    if kind is arith.ExtUIOp:
+        weights %= 1 << op.body.block.args[weight].type.width.data
+    return weights
+
+
+def packed_contraction(
+    inputs: tuple[SSAValue, SSAValue], activation: int, kind: type, init: SSAValue, maps, iterators
+) -> linalg.GenericOp:
+    """init + sum ext(x) * W over `inputs` (in operand order; x is input `activation`), in the
+    element type of `init`'s words: `kind` extends x to it, the packed weights W hold it already."""
+    word = init.type.element_type
+    body = Block(arg_types=[inputs[0].type.element_type, inputs[1].type.element_type, word])
+    extended = kind(body.args[activation], word)
+    multiply = arith.MuliOp(extended.result, body.args[1 - activation])
+    accumulate = arith.AddiOp(body.args[2], multiply.result)
+    body.add_ops([extended, multiply, accumulate, linalg.YieldOp(accumulate.result)])
+    return linalg.GenericOp(list(inputs), [init], Region(body), maps, iterators, [init.type])
 
 
 class PairLanes(RewritePattern):
@@ -201,30 +253,21 @@ class PairLanes(RewritePattern):
             return
         weight_axis, out_axis = lane
         fill, init_source, init_max = init
-        weights = constant_array(op.inputs[weight]).astype(np.int64)
-        if weight_kind is arith.ExtUIOp:
-            weights %= 1 << op.body.block.args[weight].type.width.data
+        weights = constant_weights(op, weight, weight_kind)
         x_type = op.body.block.args[activation].type
         if init_source is not None and (channel_axis := _channel_axis(fill, out_axis)) is not None:
             init_max = _per_channel(init_source, channel_axis, np.max)
         if not _lanes_fit(weights, weight_axis, init_max, _activation_magnitude(activation_kind, x_type)):
             return
         out_type = op.outputs[0].type
-        pair_type = TensorType(i64, _halved(tuple(out_type.get_shape()), out_axis))
+        pair_type = TensorType(i64, shrunk(tuple(out_type.get_shape()), out_axis, 2))
         weight_constant = arith.ConstantOp(dense_attr(pack_pairs(weights, weight_axis), i64))
         packed_init = self._packed_init(fill, init_source, out_axis, pair_type)
         if packed_init is None:
             return
-        body = Block(arg_types=[x_type if k == activation else i64 for k in range(2)] + [i64])
-        extended = activation_kind(body.args[activation], i64)
-        multiply = arith.MuliOp(extended.result, body.args[weight])
-        accumulate = arith.AddiOp(body.args[2], multiply.result)
-        body.add_ops([extended, multiply, accumulate, linalg.YieldOp(accumulate.result)])
-        inputs = [op.inputs[activation], weight_constant.result]
-        pairs = linalg.GenericOp(
-            inputs if activation == 0 else inputs[::-1], [packed_init[-1].res[0]], Region(body), op.indexing_maps,
-            op.iterator_types, [pair_type],
-        )
+        inputs = (op.inputs[activation], weight_constant.result)
+        pairs = packed_contraction(inputs if activation == 0 else inputs[::-1], activation, activation_kind,
+                                   packed_init[-1].res[0], op.indexing_maps, op.iterator_types)
         rewriter.insert([weight_constant, *packed_init, pairs])
         low = self._lane(pairs.res[0], tensor.EmptyOp([], out_type), out_axis, 0, rewriter)
         high = self._lane(pairs.res[0], low, out_axis, 1, rewriter)
@@ -295,7 +338,4 @@ class BitfoldRiscvPairLanesPass(ModulePass):
     name = "bitfold-riscv-pair-lanes"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(PairLanes(), apply_recursively=False).rewrite_module(op)
-        for function in op.ops:
-            for region in function.regions:
-                region_dce(region)  # the unpacked weights and init values
+        rewrite_contractions(op, PairLanes())

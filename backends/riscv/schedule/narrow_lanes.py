@@ -64,12 +64,19 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from bitfold.backends.riscv.schedule.lane_pairs import contraction_terms, lane_dimension
-from bitfold.dialects.onnx.constant import constant_array
+from bitfold.backends.riscv.lowering.registers import canonical_constant
+from bitfold.backends.riscv.schedule.lane_pairs import (
+    constant_weights,
+    contraction_terms,
+    lane_dimension,
+    packed_contraction,
+    plain_reduction_dimensions,
+    rewrite_contractions,
+    shrunk,
+)
 from bitfold.dialects.onnx.encoding import dense_attr
-from bitfold.dialects.xdsl_compat.dead_code import region_dce
 
 BYTE_BITS = 8
 MIN_LANES = {32: 2, 64: 4}
@@ -118,12 +125,6 @@ def lane_count(bits: int, channels: int, xlen: int) -> int | None:
     return None
 
 
-def signed_word(value: int, xlen: int) -> int:
-    """`value` modulo 2^xlen, read as a signed xlen-bit integer."""
-    value %= 1 << xlen
-    return value - (1 << xlen) if value >> (xlen - 1) else value
-
-
 SIGNED_WORD = {32: np.int32, 64: np.int64}
 
 
@@ -134,23 +135,6 @@ def pack_lanes(weights: np.ndarray, axis: int, lanes: int, field: int, xlen: int
     packed = sum((moved[j::lanes] << np.uint64(field * j) for j in range(lanes)), np.zeros_like(moved[0::lanes]))
     words = packed.astype(f"uint{xlen}").view(SIGNED_WORD[xlen]).astype(np.int64)
     return np.moveaxis(words, 0, axis)
-
-
-def chunk_dimension(op: linalg.GenericOp, activation: int) -> tuple[int, int, int] | None:
-    """(d, the result of x's map, the result of w's map) of a reduction dimension d that x's and
-    w's maps each index by a plain `d` in one result and the output's map does not use."""
-    maps = [m.data for m in op.indexing_maps]
-    for d, iterator in enumerate(op.iterator_types.data):
-        if iterator.data != linalg.IteratorType.REDUCTION or any(d in r.used_dims() for r in maps[2].results):
-            continue
-        places = []
-        for affine_map in (maps[activation], maps[1 - activation]):
-            uses = [j for j, r in enumerate(affine_map.results) if d in r.used_dims()]
-            places.append(uses[0] if len(uses) == 1 and isinstance(affine_map.results[uses[0]], AffineDimExpr)
-                          else None)
-        if None not in places:
-            return d, places[0], places[1]
-    return None
 
 
 @dataclass(frozen=True)
@@ -185,10 +169,6 @@ def chunk_length(weights: np.ndarray, lane_axis: int, chunk_axis: int, x_range: 
     return None
 
 
-def _shrunk(shape: tuple[int, ...], axis: int, lanes: int) -> tuple[int, ...]:
-    return tuple(s // lanes if k == axis else s for k, s in enumerate(shape))
-
-
 class NarrowLanes(RewritePattern):
     """The rewrite of the module docstring for RV`xlen`."""
 
@@ -203,9 +183,7 @@ class NarrowLanes(RewritePattern):
             return
         activation, activation_kind, weight_kind = terms
         weight = 1 - activation
-        weights = constant_array(op.inputs[weight]).astype(np.int64)
-        if weight_kind is arith.ExtUIOp:
-            weights %= 1 << op.body.block.args[weight].type.width.data
+        weights = constant_weights(op, weight, weight_kind)
         x_type = op.body.block.args[activation].type
         lane = lane_dimension(op, activation, weight, lanes=1)
         if lane is None:
@@ -218,10 +196,9 @@ class NarrowLanes(RewritePattern):
         x_value, widen = op.inputs[activation], []
         if x_type.width.data < BYTE_BITS:
             widen = self._widened(x_value, activation_kind)
-            x_value, x_type = widen[-1].res[0], IntegerType(BYTE_BITS)
+            x_value = widen[-1].res[0]
         rewriter.insert(widen)
-        packed = self._packed_sums(op, activation, x_value, x_type, activation_kind, weights, lane, lanes, chunks,
-                                   rewriter)
+        packed = self._packed_sums(op, activation, x_value, activation_kind, weights, lane, lanes, chunks, rewriter)
         result = op.outputs[0]
         for j in range(lanes):
             split = self._lane(packed, result, out_axis, lanes, j, chunks is not None)
@@ -241,7 +218,7 @@ class NarrowLanes(RewritePattern):
         if lanes is not None:
             return lanes, None
         lanes = lane_count(self.xlen // MIN_LANES[self.xlen], channels, self.xlen)
-        chunking = chunk_dimension(op, activation)
+        chunking = next(plain_reduction_dimensions(op, activation), None)
         narrow = x_range[1] - x_range[0] < 1 << CHUNKED_ACTIVATION_BITS
         if lanes is None or chunking is None or not narrow:
             return None
@@ -252,7 +229,7 @@ class NarrowLanes(RewritePattern):
         return lanes, Chunks(dimension, x_result, chunk_axis, length, weights.shape[chunk_axis] // length)
 
     def _packed_sums(
-        self, op: linalg.GenericOp, activation: int, x: SSAValue, x_type: IntegerType, kind: type,
+        self, op: linalg.GenericOp, activation: int, x: SSAValue, kind: type,
         weights: np.ndarray, lane: tuple[int, int], lanes: int, chunks: Chunks | None, rewriter: PatternRewriter,
     ) -> SSAValue:
         """S of the module docstring, O + sum_r ext(x) W; with chunks, one sum a chunk g, at
@@ -261,7 +238,7 @@ class NarrowLanes(RewritePattern):
         field = self.xlen // lanes
         maps = [m.data for m in op.indexing_maps]
         iterators = list(op.iterator_types)
-        shape = list(_shrunk(tuple(op.outputs[0].type.get_shape()), out_axis, lanes))
+        shape = list(shrunk(tuple(op.outputs[0].type.get_shape()), out_axis, lanes))
         if chunks is not None:
             # g: a parallel dimension before the first reduction one (the tile planner's order)
             dims = maps[0].num_dims
@@ -288,16 +265,9 @@ class NarrowLanes(RewritePattern):
                                                      self.word))
         offset = sum(1 << (field * j + field - 1) for j in range(lanes - 1))
         init = self._fill(packed_type, offset)
-        body = Block(arg_types=[x_type if k == activation else self.word for k in range(2)] + [self.word])
-        extended = kind(body.args[activation], self.word)
-        multiply = arith.MuliOp(extended.result, body.args[1 - activation])
-        accumulate = arith.AddiOp(body.args[2], multiply.result)
-        body.add_ops([extended, multiply, accumulate, linalg.YieldOp(accumulate.result)])
-        inputs = [x, packed_weights.result]
-        packed = linalg.GenericOp(
-            inputs if activation == 0 else inputs[::-1], [init[-1].res[0]], Region(body),
-            [AffineMapAttr(m) for m in maps], iterators, [packed_type],
-        )
+        inputs = (x, packed_weights.result)
+        packed = packed_contraction(inputs if activation == 0 else inputs[::-1], activation, kind, init[-1].res[0],
+                                    [AffineMapAttr(m) for m in maps], iterators)
         rewriter.insert([packed_weights, *init, packed])
         return packed.res[0]
 
@@ -320,7 +290,7 @@ class NarrowLanes(RewritePattern):
         """An empty tensor of `packed_type` filled with the offset O (as a signed xlen-bit value)."""
         empty = tensor.EmptyOp([], packed_type)
         block = Block(arg_types=[self.word])
-        constant = arith.ConstantOp(IntegerAttr(signed_word(offset, self.xlen), self.word))
+        constant = arith.ConstantOp(IntegerAttr(canonical_constant(offset, self.xlen), self.word))
         block.add_ops([constant, linalg.YieldOp(constant.result)])
         rank = len(packed_type.get_shape())
         fill = linalg.GenericOp([], [empty.tensor], Region(block), [AffineMapAttr(AffineMap.identity(rank))],
@@ -377,7 +347,4 @@ class BitfoldRiscvNarrowLanesPass(ModulePass):
     xlen: int = 32
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(NarrowLanes(self.xlen), apply_recursively=False).rewrite_module(op)
-        for function in op.ops:
-            for region in function.regions:
-                region_dce(region)  # the unpacked weights
+        rewrite_contractions(op, NarrowLanes(self.xlen))

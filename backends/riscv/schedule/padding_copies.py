@@ -28,10 +28,17 @@ of `raw == clamped` over exactly the clamped axes; the padded axis holds n_a + b
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, MemRefType, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Region, SSAValue
-from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 
 
