@@ -177,6 +177,27 @@ def strided_indices(b: "Builder", stride: int) -> SSAValue:
     return b.add(arith.MuliOp(b.add(StepOp(offsets)).result, stride_lanes, offsets)).result
 
 
+def lane_offsets(b: "Builder", stride: int) -> SSAValue | None:
+    """None for consecutive lanes (`stride` 1), else `strided_indices`: the offsets `lanes_load`
+    and `lanes_store` take."""
+    return None if stride == 1 else strided_indices(b, stride)
+
+
+def lanes_load(memref: SSAValue, indices, offsets: SSAValue | None, mask: SSAValue, unread: SSAValue) -> Operation:
+    """The lanes from `indices` on: a masked load of consecutive elements where `offsets` is None,
+    else a gather at those element offsets (`strided_indices`); masked-off lanes are `unread`."""
+    if offsets is None:
+        return vector.MaskedLoadOp(memref, indices, mask, unread)
+    return GatherOp(memref, indices, offsets, mask, unread)
+
+
+def lanes_store(memref: SSAValue, indices, offsets: SSAValue | None, mask: SSAValue, lanes: SSAValue) -> Operation:
+    """`lanes` stored from `indices` on, as `lanes_load` reads them; masked-off lanes are not written."""
+    if offsets is None:
+        return vector.MaskedStoreOp(memref, indices, mask, lanes)
+    return ScatterOp(memref, indices, offsets, mask, lanes)
+
+
 def vectorized_body(op: GenericOp, b: Builder, loaded: dict[int, SSAValue], acc: SSAValue) -> SSAValue:
     """The body on lanes: block args -> (the inputs `loaded`, scalars or vectors, the accumulator);
     scalar values meeting vector ones are broadcast."""
@@ -287,10 +308,7 @@ def reduction_step(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int, 
     vectors: dict[int, SSAValue] = {}
     for i, vector_map in vector_maps.items():
         indices = strip.indices(vector_map, dims, b)
-        if i not in lane_offsets:
-            vectors[i] = b.add(vector.MaskedLoadOp(inputs[i], indices, strip.mask, unread[i])).result
-        else:
-            vectors[i] = b.add(GatherOp(inputs[i], indices, lane_offsets[i], strip.mask, unread[i])).result
+        vectors[i] = b.add(lanes_load(inputs[i], indices, lane_offsets.get(i), strip.mask, unread[i])).result
     updated = []
     for r in range(strip.rows):
         loaded = dict(vectors)
@@ -364,18 +382,12 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
     out_type = output.type.element_type
     unread = b.add(PoisonOp(scalable(out_type))).result
     out_indices = [strip.indices(maps[-1], strip.row(strip.dims, b, r), b) for r in range(strip.rows)]
-    if plan_.out_stride == 1:
-        loads = [vector.MaskedLoadOp(output, indices, strip.mask, unread) for indices in out_indices]
-    else:
-        out_lanes = strided_indices(b, plan_.out_stride)
-        loads = [GatherOp(output, indices, out_lanes, strip.mask, unread) for indices in out_indices]
-    accumulators = [b.add(load).results[0] for load in loads]
+    out_lanes = lane_offsets(b, plan_.out_stride)
+    accumulators = [b.add(lanes_load(output, indices, out_lanes, strip.mask, unread)).results[0]
+                    for indices in out_indices]
     results = reduction_loops(strip, inputs, vector_maps, accumulators, b)
     for indices, result in zip(out_indices, results, strict=True):
-        if plan_.out_stride == 1:
-            b.add(vector.MaskedStoreOp(output, indices, strip.mask, result))
-        else:
-            b.add(ScatterOp(output, indices, out_lanes, strip.mask, result))
+        b.add(lanes_store(output, indices, out_lanes, strip.mask, result))
     rewriter.erase_op(op)
 
 

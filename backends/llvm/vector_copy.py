@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import func, scf, vector
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, ModuleOp, NoneAttr
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
@@ -39,14 +39,16 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.backends.llvm.contraction_plan import GATHER, STRIP_LANES, coefficient
-from bitfold.backends.llvm.upstream_vector_ops import GatherOp, PoisonOp, ScatterOp
+from bitfold.backends.llvm.upstream_vector_ops import PoisonOp
 from bitfold.backends.llvm.vector_contraction import (
     Builder,
     flattened,
     for_loop,
+    lane_offsets,
+    lanes_load,
+    lanes_store,
     linearized,
     scalable,
-    strided_indices,
     strip_loop,
 )
 
@@ -120,14 +122,8 @@ def vectorized_copy(op: GenericOp, dim: int, maps: list[AffineMap], rewriter: Re
     (load_at,), (store_at,) = (b.indices(m, dims) for m in maps)
     load_stride, store_stride = strides(maps, dim)
     unread = b.add(PoisonOp(scalable(source.type.element_type))).result
-    if load_stride == 1:
-        lanes = b.add(vector.MaskedLoadOp(source, [load_at], mask, unread)).result
-    else:
-        lanes = b.add(GatherOp(source, [load_at], strided_indices(b, load_stride), mask, unread)).result
-    if store_stride == 1:
-        b.add(vector.MaskedStoreOp(target, [store_at], mask, lanes))
-    else:
-        b.add(ScatterOp(target, [store_at], strided_indices(b, store_stride), mask, lanes))
+    lanes = b.add(lanes_load(source, [load_at], lane_offsets(b, load_stride), mask, unread)).result
+    b.add(lanes_store(target, [store_at], lane_offsets(b, store_stride), mask, lanes))
     rewriter.erase_op(op)
 
 
