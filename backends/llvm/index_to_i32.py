@@ -120,33 +120,36 @@ def as_i32(value: SSAValue, before: Operation, rewriter: Rewriter) -> SSAValue:
     return cast.result
 
 
-def i32_expression(expr: AffineExpr, operands: list[SSAValue], before: Operation, rewriter: Rewriter) -> SSAValue | None:
-    """`expr` on i32 `operands` (ops inserted before `before`), or None for a floordiv, ceildiv, mod or
-    symbol."""
+def sums_and_products(expr: AffineExpr) -> bool:
+    """Whether `expr` is built of dims and constants by + and * alone (no division, modulo or symbol)."""
+    if isinstance(expr, AffineDimExpr | AffineConstantExpr):
+        return True
+    return (isinstance(expr, AffineBinaryOpExpr) and expr.kind in (AffineBinaryOpKind.Add, AffineBinaryOpKind.Mul)
+            and sums_and_products(expr.lhs) and sums_and_products(expr.rhs))
+
+
+def i32_expression(expr: AffineExpr, operands: list[SSAValue], before: Operation, rewriter: Rewriter) -> SSAValue:
+    """`expr` (`sums_and_products`) on i32 `operands`, its ops inserted before `before`."""
     if isinstance(expr, AffineDimExpr):
         return operands[expr.position]
     if isinstance(expr, AffineConstantExpr):
         constant = arith.ConstantOp(IntegerAttr(expr.value, i32))
         rewriter.insert_op(constant, InsertPoint.before(before))
         return constant.result
-    if not isinstance(expr, AffineBinaryOpExpr) or expr.kind not in (AffineBinaryOpKind.Add, AffineBinaryOpKind.Mul):
-        return None
     lhs, rhs = (i32_expression(e, operands, before, rewriter) for e in (expr.lhs, expr.rhs))
-    if lhs is None or rhs is None:
-        return None
     op = arith.AddiOp(lhs, rhs) if expr.kind == AffineBinaryOpKind.Add else arith.MuliOp(lhs, rhs)
     rewriter.insert_op(op, InsertPoint.before(before))
     return op.result
 
 
 def narrowed_apply(apply: affine.ApplyOp, rewriter: Rewriter) -> None:
-    """`apply` on i32, sign-extended to `index` (module docstring, 4); left as it is when its map has
-    a division, a modulo or a symbol."""
+    """`apply` on i32, sign-extended to `index` (module docstring, 4); left as it is (nothing added)
+    when its map has a division, a modulo or a symbol."""
     (expr,) = apply.map.data.results
+    if not sums_and_products(expr):
+        return
     operands = [as_i32(o, apply, rewriter) for o in apply.mapOperands]
     value = i32_expression(expr, operands, apply, rewriter)
-    if value is None:
-        return
     rewriter.replace_op(apply, arith.IndexCastOp(value, IndexType()))
 
 
