@@ -153,3 +153,16 @@ def test_pattern_walkers_fill_their_worklist_through_nested_generators():
     ).stdout
     assert "for sub_op in op.walk(" in source
     assert "yield from op.walk(" in source
+
+
+def test_live_ins_rebuild_an_ordered_set_at_every_op():
+    """xdsl_compat.live_ins: `live_ins_per_block` keeps a block's live-ins in an `OrderedSet` and
+    removes each op's results with `difference_update`, which rebuilds the whole set."""
+    import inspect
+
+    from ordered_set import OrderedSet
+    from xdsl.backend import register_allocator
+
+    assert "res.difference_update(op.results)" in inspect.getsource(register_allocator._live_ins_per_block)
+    assert "OrderedSet" in inspect.getsource(register_allocator._live_ins_per_block)
+    assert "for" in inspect.getsource(OrderedSet.difference_update)

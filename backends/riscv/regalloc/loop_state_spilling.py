@@ -112,6 +112,9 @@ def spill_loop_state(crowded: list[Operation], top: Block, sp: Callable[[], SSAV
     around the loop of its body that holds the op; one loop a nest, so that the next try spills
     no more than it needs. False if no nest has any."""
     spilled = set()
+    nothing: set[tuple[Loop, Loop]] = set()
+    """(loop, inner loop) pairs with nothing to spill: asked once (nothing changes in a nest
+    until some state of it is spilled)"""
     for op in crowded:
         nest = ancestor_in(top, op)
         if nest in spilled:
@@ -124,7 +127,11 @@ def spill_loop_state(crowded: list[Operation], top: Block, sp: Callable[[], SSAV
                 around.append((parent, inner))
             inner = parent
         for loop, holder in reversed(around):
+            if (loop, holder) in nothing:
+                continue
             chosen = spillable_state(loop, holder)
+            if not chosen:
+                nothing.add((loop, holder))
             for which in chosen:
                 spill_state(loop, holder, which, sp(), xlen, slot_of)
             if chosen:

@@ -29,7 +29,9 @@ Guarantees:
   (`loop_state_spilling.py`: a store and a reload per outer iteration), and values of the
   function's top level that a crowded nest does not read (other layers' buffer addresses) are
   stored before it and reloaded after it; this is done even with `spill=False`, which refuses
-  only the spilling below.
+  only the spilling below. A round whose function the pressure model shows cannot fit
+  (`_Pressure.certainly_short`: more live values than registers, beyond what the loop windows
+  of `loop_allocation.py` free) goes on to the next without trying the allocator.
 - Refusal, in one line: a loop holds its induction variable, its bound and the values used inside
   it but defined before it in registers for its whole body, but for the windows above
   (`loop_allocation.py`), and its loop-carried values for most of it; so a nest needs about two
@@ -52,7 +54,6 @@ from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.backend.register_allocatable import RegisterAllocatableOperation
-from xdsl.backend.register_allocator import live_ins_per_block
 from xdsl.backend.register_stack import OutOfRegisters
 from xdsl.backend.riscv.register_stack import RiscvRegisterStack
 from xdsl.context import Context
@@ -77,6 +78,7 @@ from bitfold.backends.riscv.regalloc.loop_state_spilling import spill_loop_state
 from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in, copy_loop_values
 from bitfold.backends.riscv.schedule.register_tiled_loops import NEST_ATTRIBUTE
 from bitfold.dialects.xdsl_compat.dead_code import region_dce
+from bitfold.dialects.xdsl_compat.live_ins import live_ins_per_block
 
 Loop = riscv_scf.ForRofOperation
 
@@ -277,6 +279,12 @@ class _Pressure:
                     self.points_in[loop].append(point)
             live.update(operands)
 
+    def certainly_short(self) -> bool:
+        """Whether no allocation fits: at some point the model's excess is more than the
+        registers `loop_allocation.py` frees there although the model holds them (`freeable`)."""
+        windows: dict[Operation, tuple[dict[Operation, int], list[int], int]] = {}
+        return any(point.excess > freeable(point.op, windows) for point in self.points)
+
     def has_room(self, loop: Operation, value: SSAValue) -> bool:
         """Whether `value` can stay in a register throughout `loop` after all."""
         return all(p.excess < 0 for p in self.points_in.get(loop, ()) if value in p.through)
@@ -295,6 +303,30 @@ class _Pressure:
         if op not in self._ends:
             self._ends[op] = self.op_order[op] + sum(1 for _ in op.walk()) - 1
         return self._ends[op]
+
+
+def freeable(op: Operation, windows: dict[Operation, tuple[dict[Operation, int], list[int], int]]) -> int:
+    """At most how many registers the model counts as held at `op` that `loop_allocation.py`
+    gives to other values there: per enclosing loop, each carried argument outside an
+    accumulation chain that is last used before `op` (a window), or by the inner loop holding
+    `op` (which may start in its register), and each reload of its own state (`restores`).
+    `windows` caches, per loop, its ops' positions, those last uses and that count."""
+    freed = 0
+    while isinstance(loop := op.parent_op(), Loop):
+        block = loop.body.block
+        if loop not in windows:
+            positions = {o: i for i, o in enumerate(block.ops)}
+            last_uses = [
+                max((positions[a] for u in argument.uses if (a := ancestor_in(block, u.operation)) is not None),
+                    default=-1)
+                for k, argument in enumerate(block.args[1:])
+                if accumulation_chain(argument, k, block.last_op) is None
+            ]
+            windows[loop] = positions, last_uses, len(restores(loop))
+        positions, last_uses, reloaded = windows[loop]
+        freed += sum(1 for last in last_uses if last <= positions[op]) + reloaded
+        op = loop
+    return freed
 
 
 # Where values are reloaded, and what that costs.
@@ -548,16 +580,19 @@ class _Spiller:
         """Values of the function's top level live through a crowded nest that reads none of them
         (the buffer arguments of other layers): stored once, reloaded after the nest."""
         top = self.function.body.block
-        found: dict[SSAValue, None] = {}
+        first_at: dict[Operation, dict[SSAValue, int]] = {}
+        """nest -> each value live through one of its points -> the first such point's index"""
+        for index, point in enumerate(pressure.points):
+            seen = first_at.setdefault(ancestor_in(top, point.op), {})
+            for value in point.through.difference(seen):
+                seen[value] = index
+        found: dict[SSAValue, tuple[int, int]] = {}
         candidates: dict[SSAValue, set[Operation] | None] = {}
         """top-level value -> the top-level ops that use it (None: not a candidate), asked once"""
-        checked: set[tuple[SSAValue, Operation]] = set()
-        for point in pressure.points:
-            nest = ancestor_in(top, point.op)
-            for value in sorted((v for v in point.through if v in pressure.order), key=pressure.order.__getitem__):
-                if value in found or (value, nest) in checked:
+        for nest, seen in first_at.items():
+            for value, index in seen.items():
+                if value not in pressure.order or (value in found and found[value][0] <= index):
                     continue
-                checked.add((value, nest))
                 if value not in candidates:
                     candidates[value] = (
                         {ancestor_in(top, u.operation) for u in value.uses}
@@ -566,8 +601,8 @@ class _Spiller:
                     )
                 users = candidates[value]
                 if users is not None and value.op is not nest and nest not in users:
-                    found[value] = None
-        return list(found)
+                    found[value] = (index, pressure.order[value])
+        return sorted(found, key=found.__getitem__)  # the first point found at, then program order
 
     def attempt(self) -> riscv_func.FuncOp:
         """A copy of the function with the spill code so far, its slots assigned, to allocate."""
@@ -662,7 +697,9 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
     for _ in range(LOOP_STATE_ROUNDS):
         if not spiller.spill_loop_state(budget, pressure):
             break
-        pressure = None  # the function changed
+        pressure = _Pressure(function, budget)  # the function changed
+        if pressure.certainly_short():
+            continue  # no try: the next round starts from this pressure
         attempt = spiller.attempt()
         try:
             allocate(attempt, registers, taken)

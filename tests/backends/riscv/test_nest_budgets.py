@@ -3,7 +3,8 @@
 finds crowded (`NeedsSpilling.crowded`, `pipeline.smaller_budgets`)."""
 
 import pytest
-from xdsl.dialects import riscv_scf
+from xdsl.backend.register_stack import OutOfRegisters
+from xdsl.dialects import riscv_func, riscv_scf
 from xdsl.dialects.builtin import IntAttr, ModuleOp
 from xdsl.parser import Parser
 
@@ -15,7 +16,15 @@ from bitfold.backends.riscv.pipeline import (
     riscv_passes,
     smaller_budgets,
 )
-from bitfold.backends.riscv.regalloc.register_allocation import NeedsSpilling
+from bitfold.backends.riscv.lowering.registers import INTEGER_REGISTERS
+from bitfold.backends.riscv.regalloc.register_allocation import (
+    BitfoldRiscvAllocateRegistersPass,
+    NeedsSpilling,
+    _Pressure,
+    allocate,
+    copy_arguments_at_entry,
+    taken_registers,
+)
 from bitfold.backends.riscv.schedule.register_tiled_loops import NEST_ATTRIBUTE, BitfoldRiscvRegisterTiledLoopsPass
 
 MATMUL = """
@@ -102,3 +111,27 @@ def test_budgets_below_the_spilling_one_are_reached_from_it():
     assert step_of == {2: steps - 1} and last
     step_of, _ = smaller_budgets({2: spilling}, {2: 1}, spilling)
     assert step_of == {2: spilling}  # the no-spilling steps never take a nest back up
+
+
+@pytest.mark.parametrize(("tiles", "registers", "short"), [(27, 16, True), (27, 27, True), (23, 27, False)])
+def test_a_certainly_short_function_does_not_allocate(tiles, registers, short):
+    """`_Pressure.certainly_short` (the model's excess beyond the registers loop windows free)
+    lets the loop-state rounds skip allocations that cannot fit: where it says short, the
+    allocator runs out (tiles planned for 27 registers do not fit 16, nor 27 without spilling);
+    tiles planned for 23 fit 27."""
+    ctx = riscv_context()
+    module = Parser(ctx, TWO_MATMULS).parse_module()
+    passes = riscv_passes(32, tiles, spill=False, registers=registers)
+    allocation = next(i for i, p in enumerate(passes) if isinstance(p, BitfoldRiscvAllocateRegistersPass))
+    for module_pass in passes[:allocation]:
+        module_pass.apply(ctx, module)
+    function = next(f for f in module.walk() if isinstance(f, riscv_func.FuncOp))
+    free = copy_arguments_at_entry(function, 32)
+    taken = taken_registers(function, free)
+    budget = len(set(INTEGER_REGISTERS[:registers]) - taken)
+    assert _Pressure(function, budget).certainly_short() is short
+    if short:
+        with pytest.raises(OutOfRegisters):
+            allocate(function.clone(), registers, taken)
+    else:
+        allocate(function.clone(), registers, taken)
