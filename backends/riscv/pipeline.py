@@ -225,7 +225,8 @@ def lower_to_riscv(
     module is lowered again; once a crowded nest has the smallest budget, spilling is allowed.
     Where even spilling cannot allocate (`RegisterAllocationError`), the nests it names (all where
     none) get the budgets below those one by one, until the smallest is refused too.
-    `after` sees each pass and the module it produced (bench/compile_speed.py times them)."""
+    `after` sees each pass and the module it produced, and the allocation pass of an attempt
+    that did not allocate (bench/compile_speed.py times them)."""
     ctx = riscv_context() if ctx is None else ctx
     registers = ALLOCATABLE_INTEGER_REGISTERS if registers is None else registers
     budgets = sorted({min(budget, registers) for budget in TILE_REGISTER_BUDGETS}, reverse=True)
@@ -246,9 +247,13 @@ def lower_to_riscv(
                     if after is not None:
                         after(module_pass, attempt)
         except NeedsSpilling as needs:
+            if after is not None:
+                after(module_pass, attempt)
             step_of, spill = smaller_budgets(step_of, needs.crowded, spilling)
             continue
         except RegisterAllocationError as refused:
+            if after is not None:
+                after(module_pass, attempt)
             # one step at a time: what refuses is the values not spilled (loop variables, bounds,
             # carried values), not monotonic in the budget (a larger tile may unroll a loop: max_pool
             # on 8 registers fits 15, not 19 nor 11)

@@ -29,9 +29,9 @@ Guarantees:
   (`loop_state_spilling.py`: a store and a reload per outer iteration), and values of the
   function's top level that a crowded nest does not read (other layers' buffer addresses) are
   stored before it and reloaded after it; this is done even with `spill=False`, which refuses
-  only the spilling below. A round whose function the pressure model shows cannot fit
-  (`_Pressure.certainly_short`: more live values than registers, beyond what the loop windows
-  of `loop_allocation.py` free) goes on to the next without trying the allocator.
+  only the spilling below. The allocator is not tried (at first, or after a round) where the
+  pressure model shows that the function cannot fit (`_Pressure.certainly_short`: more live
+  values than registers, beyond what the loop windows of `loop_allocation.py` free).
 - Refusal, in one line: a loop holds its induction variable, its bound and the values used inside
   it but defined before it in registers for its whole body, but for the windows above
   (`loop_allocation.py`), and its loop-carried values for most of it; so a nest needs about two
@@ -680,15 +680,16 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
     region_dce(function.body)  # e.g. loop steps that became immediates
     taken = taken_registers(function, free)
     budget = len(set(INTEGER_REGISTERS[:registers]) - taken)
-    attempt = function.clone()
-    try:
-        # first without spilling: the pressure model holds a loop's carried registers for its
-        # whole body, loop_allocation.py frees them between uses (the model may overcount)
-        allocate(attempt, registers, taken)
-        return attempt
-    except OutOfRegisters:
-        pass
-    pressure: _Pressure | None = _Pressure(function, budget)
+    pressure = _Pressure(function, budget)
+    if not pressure.certainly_short():
+        attempt = function.clone()
+        try:
+            # first without spilling: the pressure model holds a loop's carried registers for its
+            # whole body, loop_allocation.py frees them between uses (the model may overcount)
+            allocate(attempt, registers, taken)
+            return attempt
+        except OutOfRegisters:
+            pass
     # which nests crowd the function, asked before the spiller changes it
     crowded = None if spill else crowded_nests(pressure.points)
     spiller = _Spiller(function, xlen)
