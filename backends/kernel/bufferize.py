@@ -20,6 +20,10 @@ What the pass guarantees, for a module whose public functions use only `arith.co
 - Every intermediate buffer is `memref.view %workspace[%offset][]` at a constant byte offset.
   Its lifetime runs from the top-level op that first writes it to the last top-level op that
   reads it or a reshape view of it (inclusive: an op's inputs and outputs never share bytes).
+  An input of a reduction generic whose result only an elementwise generic reads (its
+  requantization) lives through that generic too, where that leaves the workspace's size as it
+  is: a code generator may then fuse the two into one loop nest that writes the elementwise
+  output while the reduction still reads its inputs (backends/riscv/schedule/fused_epilogue.py).
   Offsets come from `plan_workspace`: buffers whose lifetimes overlap never overlap in bytes,
   buffers of any element types share bytes otherwise, each is aligned to its element size
   (at least `MIN_BUFFER_ALIGNMENT`), and N is the end of the highest buffer.
@@ -329,6 +333,10 @@ class _FunctionBufferizer:
         self.in_place: dict[SSAValue, SSAValue] = {}
         """init tensor -> the result written into its buffer in place"""
         self.position = 0
+        self.reduction_inputs: dict[SSAValue, list[WorkspaceBuffer]] = {}
+        """result of a reduction generic -> the workspace buffers it reads"""
+        self.epilogue_extensions: list[tuple[list[WorkspaceBuffer], int]] = []
+        """(a reduction's input buffers, the position of the elementwise generic reading its result)"""
 
     def run(self) -> None:
         block = self.function.body.block
@@ -354,10 +362,33 @@ class _FunctionBufferizer:
                 Rewriter.erase_op(op)
         for buffer in self.owned.values():
             buffer.last = self.position  # read by the return's copies
-        size = self.workspace.lay_out()
+        size = self._lay_out_through_epilogues()
         Rewriter.replace_value_with_new_type(self.workspace.argument, MemRefType(i8, [size]))
         self.function.attributes[WORKSPACE_SIZE_ATTRIBUTE] = IntegerAttr(size, i64)
         self.function.function_type = FunctionType.from_lists([a.type for a in block.args], [])
+
+    def _lay_out_through_epilogues(self) -> int:
+        """The workspace laid out with the reduction inputs living through their epilogues (module
+        docstring) one by one where the peak of live bytes stays; all of them dropped again if
+        the plan then comes out larger than that peak."""
+        buffers = self.workspace.buffers
+        peak = peak_live_bytes(buffers)
+        original = [b.last for b in buffers]
+        for inputs, position in self.epilogue_extensions:
+            before = [b.last for b in inputs]
+            for buffer in inputs:
+                buffer.last = max(buffer.last, position)
+            if peak_live_bytes(buffers) > peak:
+                for buffer, last in zip(inputs, before, strict=True):
+                    buffer.last = last
+        if original == [b.last for b in buffers]:
+            return self.workspace.lay_out()
+        size = self.workspace.lay_out()
+        if size <= peak:
+            return size
+        for buffer, last in zip(buffers, original, strict=True):
+            buffer.last = last
+        return self.workspace.lay_out()
 
     def _rewrite_signature(self, block: Block, return_op: func.ReturnOp) -> list[SSAValue]:
         function = self.function
@@ -510,6 +541,7 @@ class _FunctionBufferizer:
     def _bufferize_generic(self, op: GenericOp) -> None:
         self._bufferize_nested(op)
         inputs = [self._buffer(v, op) if isinstance(v.type, TensorType) else v for v in op.inputs]
+        self._note_epilogue(op, inputs)
         destinations: list[SSAValue] = []
         n_inputs = len(op.inputs)
         for k, (init, result) in enumerate(zip(op.outputs, op.res, strict=True)):
@@ -544,6 +576,17 @@ class _FunctionBufferizer:
         )
         insert_before(new, op)
         op.add_region(Region())  # the old op stays (erased at the end) with an empty body
+
+
+    def _note_epilogue(self, op: GenericOp, inputs: Sequence[SSAValue]) -> None:
+        """Record the workspace inputs of a reduction generic (by its result), and where an
+        elementwise generic's first input is such a result read by nothing else, the extension
+        of their lifetimes to it (`_lay_out_through_epilogues`)."""
+        if any(it != PARALLEL for it in op.iterator_types.data):
+            if len(op.res) == 1:
+                self.reduction_inputs[op.res[0]] = [self.owned[m] for m in inputs if m in self.owned]
+        elif op.inputs and op.inputs[0] in self.reduction_inputs and op.inputs[0].uses.get_length() == 1:
+            self.epilogue_extensions.append((self.reduction_inputs[op.inputs[0]], self.position))
 
 
 def _bufferize_function(module: ModuleOp, function: func.FuncOp, constant_names: dict) -> None:

@@ -33,8 +33,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.backends.kernel.bufferize import element_bytes
 
-BETWEEN = (memref.GetGlobalOp, arith.ConstantOp)
-"""Ops that may sit between the fill, the contraction and the epilogue (they touch no buffer)."""
+BETWEEN = (memref.GetGlobalOp, arith.ConstantOp, memref.ViewOp)
+"""Ops that may sit between the fill, the contraction and the epilogue: they touch no buffer (a
+view of the workspace, the epilogue's output in a model, names bytes without reading them)."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,8 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
         return None
     if epilogue is not None and any(_overlap(epilogue.outputs[0], x) for x in contraction.inputs):
         epilogue = None  # the output in place of an input the later tiles still read (a residual)
+    if epilogue is not None:
+        _hoist_between(contraction, epilogue, fill)
     fused, fusion = _fused_generic(contraction, fill, epilogue)
     points = reduction_points(contraction)
     if epilogue is not None and not worth_fusing(tile_points(fused, fusion), epilogue_operations(epilogue), points):
@@ -188,6 +191,18 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
             op.detach()
             op.erase()
     return fused, fusion
+
+
+def _hoist_between(contraction: linalg.GenericOp, epilogue: linalg.GenericOp, fill: linalg.GenericOp) -> None:
+    """The `BETWEEN` ops from the contraction to the epilogue moved before the fill, in order, so
+    that what E reads and writes (its output's view, its tables) is defined where G stands (they
+    touch no buffer, so moving them changes nothing else)."""
+    op = contraction.next_op
+    while op is not epilogue:
+        following = op.next_op
+        op.detach()
+        Rewriter.insert_op(op, InsertPoint.before(fill))
+        op = following
 
 
 def _fused_generic(

@@ -635,6 +635,12 @@ FUSED_EPILOGUE_COPIES = SEPARATE_NEST_UNROLL
 """The largest tile of a nest with a fused epilogue: the epilogue is copied once per tile point,
 no more often than its own nest would unroll it (`fused_epilogue.worth_fusing`)."""
 
+FUSED_SINGLE_REDUCTION_COPIES = 16
+"""The largest tile of a fused nest whose reduction is one dimension (a pointwise layer of at most
+`fused_epilogue.SHORT_REDUCTION` input channels): each loaded activation and weight serves a 4 x 4
+tile rather than 2 x 2 (1 load a MAC down to 0.5) where the epilogue costs as much as the MACs of
+an output; the 16 epilogue copies are the `.text` this costs (a depthwise window keeps 4)."""
+
 
 def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = None) -> NestPlan | None:
     """The plan of a generic this pass can emit, else None (module docstring); a fused nest's
@@ -664,7 +670,10 @@ def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = 
     inputs = len(op.inputs) if fusion is None else fusion.bias
     # the bias and the tables walked alike share one interleaved panel (`weight_panels.py`)
     epilogue_walks = [accesses[k].stride for k in range(inputs, len(op.inputs))]
-    fused_copies = FUSED_EPILOGUE_COPIES if fusion is not None and fusion.epilogue is not None else None
+    fused_copies = None
+    if fusion is not None and fusion.epilogue is not None:
+        reductions = [d for d in dims if not d.parallel and d.bound > 1]
+        fused_copies = FUSED_SINGLE_REDUCTION_COPIES if len(reductions) == 1 else FUSED_EPILOGUE_COPIES
     cost = CostModel(body_operation_count(op.body.block), len(op.outputs), inputs,
                      len(epilogue_walks) - len(set(epilogue_walks)), fused_copies)
     return plan_nest(dims, accesses, cost, registers)
