@@ -1,25 +1,34 @@
 """Whether and how a reduction `linalg.generic` on memrefs takes the outer-product form on RVV
 (`vector_contraction.py`): which output dimension becomes the vector lanes (d_v), which input is the
-broadcast scalar and which the vector, which dimension is merged into the strip, which rows share a load.
+broadcast scalar and which the vector, which dimension is merged into the strip, how many registers a
+vector group takes (LMUL), which rows share a load.
 
-d_v is chosen per generic from a cost model of the executed instructions per MAC, among the output's
-parallel dims that one input uses (a convolution's output pixels, or its output channels where images
-are narrow: DS-CNN's 5-pixel rows). For N lanes along d_v (times the merged rows), L = STRIP_LANES
-lanes a strip (VLEN 128, the V minimum) and R rows sharing a vector load (`blocked_dim`):
+d_v and LMUL are chosen per generic from a cost model of the executed instructions per MAC, among the
+output's parallel dims that one input uses (a convolution's output pixels, or its output channels where
+images are narrow: DS-CNN's 5-pixel rows) and the register groups of `GROUPS`. For N lanes along d_v
+(times the merged rows), L lanes a strip at VLEN 128 (the V minimum: 4 x LMUL i32 lanes), R rows
+sharing a vector load (`blocked_rows`) and U reduction steps an iteration of the innermost reduction
+loop (`unroll_factors`):
 
-    cost = ceil(N / L) * (FIXED + R * PER_ROW) / (R * N)
+    cost = ceil(N / L) * (LOAD + LOOP / U + R * PER_ROW) / (R * N)
 
-one reduction step of one strip costs FIXED instructions (the vector load, its widening, two
-`vsetvli`, the loop's counter, pointer and branch) and PER_ROW a row (the scalar load, `vwmacc`), and
-serves R * N / ceil(N / L) MACs; where both inputs use d_v (depthwise: its own schedule, both loaded
-as vectors, R = 1) the second vector load and its widening add VECTOR_LOAD, and each vector input
-loaded at a stride (`gathered`: a non-constant input that does not hold d_v last, such as an average
-pool's image vectorized over its channels) adds GATHER: one instruction, but most cores move a strided
-load's lanes one by one, so a strided plan wins only where the contiguous ones waste most of their
-lanes. Ties keep the output's last dim (contiguous stores).
+one reduction step of one strip costs LOAD instructions (the vector load and its widening), the loop's
+LOOP (two `vsetvli`, the counter, a pointer, the branch) shared by the U steps of an iteration, and
+PER_ROW a row (the scalar load, `vwmacc`), and serves R * N / ceil(N / L) MACs; where both inputs use
+d_v (depthwise: its own schedule, both loaded as vectors, R = 1) the second vector load and its
+widening add VECTOR_LOAD, and each vector input loaded at a stride (`gathered`: a non-constant input
+that does not hold d_v last, such as an average pool's image vectorized over its channels) adds
+GATHER: one instruction, but most cores move a strided load's lanes one by one, so a strided plan wins
+only where the contiguous ones waste most of their lanes. Ties keep the output's last dim (contiguous
+stores), then the larger LMUL.
+
+R is bounded by register pressure (`live_registers`): the R accumulators of LMUL registers each, the
+mask in v0, and IN_FLIGHT steps' loaded and widened operands must fit the 32 vector registers. LMUL 8
+holds 2 rows; a smaller LMUL holds more (LMUL 4: 6, LMUL 2: 8 = MAX_ROWS), which pays where LMUL 8's
+rows cannot share a load (odd bounds: DS-CNN's 25 x 5 pixels) or its strips waste lanes.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 
 from xdsl.dialects import arith
@@ -33,16 +42,32 @@ LANES = 16
 """lanes of one vector per vscale (vscale = VLEN / 64 on RVV): 16 x i32 is a group of 8 registers"""
 STRIP_LANES = LANES * 128 // 64
 """the lanes of one strip at VLEN 128, the width the cost model assumes"""
-FIXED = 7
+GROUPS = (16, 8, 4, 2)
+"""the lanes per vscale a contraction's strip may take: i32 accumulators in groups of 8, 4, 2, 1 registers"""
+REGISTERS = 32
+"""RVV's vector registers"""
+IN_FLIGHT = 2
+"""reduction steps whose loaded operands are live at once (LLVM schedules a step's loads ahead)"""
+MAX_ROWS = 8
+"""the most rows sharing a vector load (each holds a scalar register for its operand, on RV32 too)"""
+LOAD = 3
+LOOP = 4
 PER_ROW = 2
-VECTOR_LOAD = 2
-"""the cost model's instructions of one reduction step: per strip, and per row (module docstring)"""
+VECTOR_LOAD = 3
+"""the cost model's instructions of a reduction step: a vector load (its address, the load, the
+widening), an iteration of the innermost reduction loop, a row (module docstring)"""
+STRIP = 6
+ACCUMULATOR = 3
+"""the cost model's instructions of a strip beside its reduction steps: the mask and the loop, and a
+row's accumulator (its address, load and store)"""
 GATHER = 4
-"""the cost model's extra instructions for a strided vector load (module docstring)"""
-ROWS = 2
-"""neighbouring output rows computed together: one vector load serves ROWS accumulators"""
+"""the extra instructions a strided vector load is charged by the copies' cost model (`vector_copy.py`)"""
+STRIDED_LOAD = 2
+"""the same in a reduction step, beside its LOAD (module docstring)"""
 UNROLL = 9
 """the most reduction steps one iteration of the innermost reduction loop holds (`unroll_factors`)"""
+PAYOFF = 4
+"""executed instructions one byte of unrolled code must save (`unroll_factors`)"""
 UNROLL_VECTORS = 3
 """the same where both inputs are vectors (depthwise: a kernel row; each step holds two loaded and
 widened vectors, and a whole 3x3 kernel spills scalar registers on RV32)"""
@@ -68,6 +93,11 @@ class Plan:
     both_vectors: bool = False
     """`scalar_input` uses d_v too and is loaded as a vector like `vector_input` (a depthwise
     convolution over its channels: `vwmacc.vv`, no rows sharing a load)"""
+    lanes: int = LANES
+    """lanes of a strip per vscale (`GROUPS`): the accumulators' LMUL is lanes / 2"""
+    blocked: int | None = None
+    """the outer dim whose `rows` neighbouring points share one vector load (`blocked_rows`)"""
+    rows: int = 1
 
     @property
     def vector_inputs(self) -> tuple[int, ...]:
@@ -93,8 +123,9 @@ def uses(expr: AffineExpr, dim: int) -> bool:
     return any(isinstance(e, AffineDimExpr) and e.position == dim for e in expr.dfs())
 
 
-def plan(op: GenericOp) -> Plan | None:
-    """The outer-product plan for `op` of the lowest cost (module docstring), or None when none fits."""
+def plan(op: GenericOp, payoff: float = PAYOFF) -> Plan | None:
+    """The outer-product plan for `op` of the lowest cost (module docstring; unrolled by `unroll_factors`
+    at `payoff`), or None when none fits."""
     if len(op.inputs) != 2 or len(op.outputs) != 1 or op.res:
         return None
     iterators = [i.data for i in op.iterator_types.data]
@@ -104,18 +135,61 @@ def plan(op: GenericOp) -> Plan | None:
         return None
     out_map = op.indexing_maps.data[-1].data
     candidates = [candidate(op, position) for position in reversed(range(len(out_map.results)))]
-    fitting = [c for c in candidates if c is not None]
-    return min(fitting, key=lambda c: cost(op, c)) if fitting else None
+    grouped = [replace(c, lanes=lanes, **blocked_rows(op, c, lanes)) for c in candidates if c is not None
+               for lanes in GROUPS]
+    return min(grouped, key=lambda c: cost(op, c, payoff)) if grouped else None
 
 
-def cost(op: GenericOp, plan_: Plan) -> float:
+def cost(op: GenericOp, plan_: Plan, payoff: float = PAYOFF) -> float:
     """Instructions per MAC of the reduction loops under `plan_` (module docstring)."""
     bounds = op.get_static_loop_ranges()
     lanes = bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if plan_.row_dim is not None else 1)
-    rows = ROWS if blocked_dim(op, plan_) is not None else 1
     second = VECTOR_LOAD if plan_.both_vectors else 0
-    strided = GATHER * sum(gathered(op, i, plan_.vector_dim) for i in plan_.vector_inputs)
-    return -(-lanes // STRIP_LANES) * (FIXED + second + strided + rows * PER_ROW) / (rows * lanes)
+    strided = STRIDED_LOAD * sum(gathered(op, i, plan_.vector_dim) for i in plan_.vector_inputs)
+    steps = prod(bounds[d] for d in plan_.reductions)
+    unrolled = prod(unroll_factors(op, plan_, payoff).values())
+    per_row = 1 if plan_.both_vectors else PER_ROW
+    step = LOAD + second + strided + LOOP / unrolled + plan_.rows * per_row
+    strip = steps * step + STRIP + plan_.rows * ACCUMULATOR
+    return -(-lanes // (plan_.lanes * 128 // 64)) * strip / (steps * plan_.rows * lanes)
+
+
+def registers(lanes: int, bits: int) -> int:
+    """Vector registers holding `lanes` x vscale elements of `bits` (at least one: LMUL 1/2 .. 1/8 take one)."""
+    return max(1, lanes * bits // 64)
+
+
+def live_registers(op: GenericOp, plan_: Plan, lanes: int, rows: int) -> int:
+    """The vector registers the reduction loop of `plan_` holds with `lanes` lanes per vscale and `rows`
+    rows: v0 (the mask), the accumulators, and IN_FLIGHT steps' operands each loaded at its width and
+    widened to 16 bits (`vsext.vf2`, then `vwmacc` makes the 32-bit products) where narrower."""
+    accumulator = op.outputs[0].type.element_type.bitwidth
+    loaded = 0
+    for i in plan_.vector_inputs:
+        bits = op.inputs[i].type.element_type.bitwidth
+        loaded += registers(lanes, bits) + (registers(lanes, 16) if bits < 16 else 0)
+    return 1 + rows * registers(lanes, accumulator) + IN_FLIGHT * loaded
+
+
+def blocked_rows(op: GenericOp, plan_: Plan, lanes: int) -> dict:
+    """`blocked` and `rows` of `plan_` at `lanes` lanes per vscale: the outer dim the scalar input uses
+    and the vector input does not with the most rows sharing one vector load, R the largest divisor of
+    its bound that fits the registers (`live_registers`, at most MAX_ROWS); ties keep the last dim.
+    None and 1 when both inputs are vectors or no dim has R > 1."""
+    if plan_.both_vectors:
+        return {"blocked": None, "rows": 1}
+    fitting = [r for r in range(1, MAX_ROWS + 1) if live_registers(op, plan_, lanes, r) <= REGISTERS]
+    limit = max(fitting, default=1)
+    maps = [m.data for m in op.indexing_maps.data]
+    bounds = op.get_static_loop_ranges()
+    best = {"blocked": None, "rows": 1}
+    for d in reversed(plan_.outer):
+        if any(uses(e, d) for e in maps[plan_.scalar_input].results) and not any(
+                uses(e, d) for e in maps[plan_.vector_input].results):
+            rows = max(r for r in range(1, limit + 1) if bounds[d] % r == 0)
+            if rows > best["rows"]:
+                best = {"blocked": d, "rows": rows}
+    return best
 
 
 def candidate(op: GenericOp, position: int) -> Plan | None:
@@ -193,33 +267,55 @@ def mergeable_row(op: GenericOp, dim: int, vector_input: int) -> int | None:
     return None
 
 
-def blocked_dim(op: GenericOp, plan_: Plan) -> int | None:
-    """The outer dimension whose ROWS neighbouring points share one vector load: the last one the
-    scalar input uses and the vector input does not, of a bound divisible by ROWS (none when both are
-    vectors)."""
-    if plan_.both_vectors:
-        return None
-    maps = [m.data for m in op.indexing_maps.data]
-    bounds = op.get_static_loop_ranges()
-    for d in reversed(plan_.outer):
-        if (bounds[d] % ROWS == 0 and any(uses(e, d) for e in maps[plan_.scalar_input].results)
-                and not any(uses(e, d) for e in maps[plan_.vector_input].results)):
-            return d
-    return None
-
-
-def unroll_factors(bounds: list[int], plan_: Plan) -> dict[int, int]:
-    """Each reduction dim's unroll factor: the innermost ones whole (factor = bound, no loop) while
-    their steps together stay within the budget (UNROLL, UNROLL_VECTORS where both inputs are
-    vectors), the next one by its largest divisor that keeps them within it (a loop stepping by
-    it), the others 1."""
-    budget = UNROLL_VECTORS if plan_.both_vectors else UNROLL
-    factors = dict.fromkeys(plan_.reductions, 1)
+def factors_within(bounds: list[int], reductions: list[int], budget: int) -> dict[int, int]:
+    """Each reduction dim's unroll factor for at most `budget` steps an iteration: the innermost ones
+    whole (factor = bound, no loop) while their steps together stay within it, the next one by its
+    largest divisor that keeps them within it (a loop stepping by it), the others 1."""
+    factors = dict.fromkeys(reductions, 1)
     steps = 1
-    for d in reversed(plan_.reductions):
+    for d in reversed(reductions):
         if steps * bounds[d] > budget:
             factors[d] = max(f for f in range(1, budget // steps + 1) if bounds[d] % f == 0)
             break
         factors[d] = bounds[d]
         steps *= bounds[d]
     return factors
+
+
+def loop_iterations(bounds: list[int], reductions: list[int], factors: dict[int, int]) -> int:
+    """Iterations one strip runs of the reduction loops under `factors`: a loop for each dim not
+    unrolled whole, iterating bound / factor times an iteration of the loops around it."""
+    total, enclosing = 0, 1
+    for d in reductions:
+        if factors[d] < bounds[d]:
+            enclosing *= bounds[d] // factors[d]
+            total += enclosing
+    return total
+
+
+def unroll_factors(op: GenericOp, plan_: Plan, payoff: float = PAYOFF) -> dict[int, int]:
+    """The reduction dims' unroll factors (`factors_within`) of the budget B in 1 .. UNROLL
+    (UNROLL_VECTORS where both inputs are vectors) that minimizes
+
+        strips * LOOP * loop_iterations(B) + payoff * 4 * (B * step + LOOP * loops(B))
+
+    the reduction loops' executed instructions over the nest's strips (outer points / R times
+    ceil(N / L)) plus `payoff` instructions for each byte of the unrolled code (a step's code: its
+    vector loads, R rows' scalar loads and multiply-adds): a layer unrolls only as far as the loop
+    instructions it saves pay for the bytes it adds (the MLPerf Tiny autoencoder's 640 -> 128 layer by
+    8, its 128 -> 128 layers by 4, its 128 -> 8 layer by 2, its 8 -> 128 layer not at all; a 3 x 3
+    kernel's 9 taps whole). Ties keep the smaller code."""
+    bounds = op.get_static_loop_ranges()
+    lanes = bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if plan_.row_dim is not None else 1)
+    points = prod(bounds[d] for d in plan_.outer) // plan_.rows
+    strips = points * -(-lanes // (plan_.lanes * 128 // 64))
+    per_row = 1 if plan_.both_vectors else PER_ROW
+    step = LOAD + (VECTOR_LOAD if plan_.both_vectors else 0) + plan_.rows * per_row
+    limit = UNROLL_VECTORS if plan_.both_vectors else UNROLL
+
+    def instructions(factors: dict[int, int]) -> float:
+        loops = sum(factors[d] < bounds[d] for d in plan_.reductions)
+        code = prod(factors.values()) * step + LOOP * loops
+        return strips * LOOP * loop_iterations(bounds, plan_.reductions, factors) + payoff * 4 * code
+
+    return min((factors_within(bounds, plan_.reductions, budget) for budget in range(1, limit + 1)), key=instructions)

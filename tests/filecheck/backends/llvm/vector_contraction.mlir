@@ -1,5 +1,5 @@
-// RUN: bitfold-opt %s -p bitfold-llvm-vector-contraction --disable-verify | filecheck %s
-// RUN: bitfold-opt %s -p bitfold-llvm-vector-contraction,bitfold-llvm-index-to-i32 --disable-verify | filecheck %s --check-prefix=RV32
+// RUN: bitfold-opt %s -p "bitfold-llvm-vector-contraction{payoff=0.0}" --disable-verify | filecheck %s
+// RUN: bitfold-opt %s -p "bitfold-llvm-vector-contraction{payoff=0.0},bitfold-llvm-index-to-i32" --disable-verify | filecheck %s --check-prefix=RV32
 
 // The lanes follow the cost model (backends/llvm/contraction_plan.py): a convolution of a narrow image
 // (2 x 2 output pixels, 8 output channels) is vectorized over its output channels: the weights re-laid
