@@ -7,25 +7,27 @@ d_v and LMUL are chosen per generic from a cost model of the executed instructio
 output's parallel dims that one input uses (a convolution's output pixels, or its output channels where
 images are narrow: DS-CNN's 5-pixel rows) and the register groups of `GROUPS`. For N lanes along d_v
 (times the merged rows), L lanes a strip at VLEN 128 (the V minimum: 4 x LMUL i32 lanes), R rows
-sharing a vector load (`blocked_rows`) and U reduction steps an iteration of the innermost reduction
-loop (`unroll_factors`):
+sharing a vector load (`blocked_rows`), K reduction steps and U of them an iteration of the innermost
+reduction loop (`unroll_factors`):
 
-    cost = ceil(N / L) * (LOAD + LOOP / U + R * PER_ROW) / (R * N)
+    step = SHARED + LOOP / U + R * ROW
+    cost = ceil(N / L) * (K * step + STRIP + R * ACCUMULATOR) / (K * R * N)
 
-one reduction step of one strip costs LOAD instructions (the vector load and its widening), the loop's
-LOOP (two `vsetvli`, the counter, a pointer, the branch) shared by the U steps of an iteration, and
-PER_ROW a row (the scalar load, `vwmacc`), and serves R * N / ceil(N / L) MACs; where both inputs use
-d_v (depthwise: its own schedule, both loaded as vectors, R = 1) the second vector load and its
-widening add VECTOR_LOAD, and each vector input loaded at a stride (`gathered`: a non-constant input
-that does not hold d_v last, such as an average pool's image vectorized over its channels) adds
-GATHER: one instruction, but most cores move a strided load's lanes one by one, so a strided plan wins
-only where the contiguous ones waste most of their lanes. Ties keep the output's last dim (contiguous
-stores), then the larger LMUL.
+A reduction step of a strip loads the shared vector (SHARED = LOAD: its address, the load, the
+widening) and shares the loop's LOOP instructions (`vsetvli`, counter, pointer, branch) with the U
+steps of an iteration; each row loads its scalar and multiply-adds (ROW = PER_ROW). Where both inputs
+use d_v (depthwise: its own schedule, both loaded as vectors) the rows share the weights (SHARED =
+VECTOR_LOAD) and each loads its own image vector (ROW = LOAD + 1, `vwmacc.vv`). A vector input loaded
+at a stride (`gathered`: a non-constant input that does not hold d_v last, such as an average pool's
+image vectorized over its channels) adds STRIDED_LOAD: one instruction, but most cores move a strided
+load's lanes one by one, so a strided plan wins only where the contiguous ones waste lanes. A strip
+adds its mask and loop (STRIP) and each row's accumulator load and store (ACCUMULATOR) once for its K
+steps. Ties keep the output's last dim (contiguous stores), then the larger LMUL.
 
 R is bounded by register pressure (`live_registers`): the R accumulators of LMUL registers each, the
-mask in v0, and IN_FLIGHT steps' loaded and widened operands must fit the 32 vector registers. LMUL 8
-holds 2 rows; a smaller LMUL holds more (LMUL 4: 6, LMUL 2: 8 = MAX_ROWS), which pays where LMUL 8's
-rows cannot share a load (odd bounds: DS-CNN's 25 x 5 pixels) or its strips waste lanes.
+mask in v0, and IN_FLIGHT loaded and widened operands must fit the 32 vector registers. LMUL 8 holds
+2 rows; a smaller LMUL holds more (LMUL 4: 6, LMUL 2: 8 = MAX_ROWS), which pays where LMUL 8's rows
+cannot share a load (odd bounds: DS-CNN's 25 x 5 pixels) or its strips waste lanes.
 """
 
 from dataclasses import dataclass, replace
@@ -144,12 +146,15 @@ def cost(op: GenericOp, plan_: Plan, payoff: float = PAYOFF) -> float:
     """Instructions per MAC of the reduction loops under `plan_` (module docstring)."""
     bounds = op.get_static_loop_ranges()
     lanes = bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if plan_.row_dim is not None else 1)
-    second = VECTOR_LOAD if plan_.both_vectors else 0
-    strided = STRIDED_LOAD * sum(gathered(op, i, plan_.vector_dim) for i in plan_.vector_inputs)
+    strided = {i: STRIDED_LOAD * gathered(op, i, plan_.vector_dim) for i in plan_.vector_inputs}
+    if plan_.both_vectors:
+        shared = VECTOR_LOAD + strided[plan_.scalar_input]
+        per_row = LOAD + strided[plan_.vector_input] + 1
+    else:
+        shared, per_row = LOAD + strided[plan_.vector_input], PER_ROW
     steps = prod(bounds[d] for d in plan_.reductions)
     unrolled = prod(unroll_factors(op, plan_, payoff).values())
-    per_row = 1 if plan_.both_vectors else PER_ROW
-    step = LOAD + second + strided + LOOP / unrolled + plan_.rows * per_row
+    step = shared + LOOP / unrolled + plan_.rows * per_row
     strip = steps * step + STRIP + plan_.rows * ACCUMULATOR
     return -(-lanes // (plan_.lanes * 128 // 64)) * strip / (steps * plan_.rows * lanes)
 
@@ -159,33 +164,47 @@ def registers(lanes: int, bits: int) -> int:
     return max(1, lanes * bits // 64)
 
 
+def per_row_inputs(plan_: Plan) -> tuple[int, ...]:
+    """The inputs loaded once a row of the block (`blocked_rows`): the scalar input, or where both
+    inputs are vectors and rows share the other's load, the one using the blocked dim (a depthwise
+    layer's image, the rows sharing its weights)."""
+    if not plan_.both_vectors:
+        return (plan_.scalar_input,)
+    return () if plan_.blocked is None else (plan_.vector_input,)
+
+
+def operand_registers(op: GenericOp, index: int, lanes: int) -> int:
+    """Registers of input `index` loaded as `lanes` lanes per vscale and widened to 16 bits
+    (`vsext.vf2`, then `vwmacc` makes the 32-bit products) where narrower."""
+    bits = op.inputs[index].type.element_type.bitwidth
+    return registers(lanes, bits) + (registers(lanes, 16) if bits < 16 else 0)
+
+
 def live_registers(op: GenericOp, plan_: Plan, lanes: int, rows: int) -> int:
     """The vector registers the reduction loop of `plan_` holds with `lanes` lanes per vscale and `rows`
-    rows: v0 (the mask), the accumulators, and IN_FLIGHT steps' operands each loaded at its width and
-    widened to 16 bits (`vsext.vf2`, then `vwmacc` makes the 32-bit products) where narrower."""
+    rows: v0 (the mask), the accumulators, and IN_FLIGHT vector operands loaded and widened
+    (`operand_registers`): LLVM orders a step's loads and multiply-adds so that no more are live,
+    whether the rows share them or not (a depthwise layer's two rows and their shared weights)."""
     accumulator = op.outputs[0].type.element_type.bitwidth
-    loaded = 0
-    for i in plan_.vector_inputs:
-        bits = op.inputs[i].type.element_type.bitwidth
-        loaded += registers(lanes, bits) + (registers(lanes, 16) if bits < 16 else 0)
-    return 1 + rows * registers(lanes, accumulator) + IN_FLIGHT * loaded
+    operands = max(operand_registers(op, i, lanes) for i in plan_.vector_inputs)
+    return 1 + rows * registers(lanes, accumulator) + IN_FLIGHT * operands
 
 
 def blocked_rows(op: GenericOp, plan_: Plan, lanes: int) -> dict:
-    """`blocked` and `rows` of `plan_` at `lanes` lanes per vscale: the outer dim the scalar input uses
-    and the vector input does not with the most rows sharing one vector load, R the largest divisor of
-    its bound that fits the registers (`live_registers`, at most MAX_ROWS); ties keep the last dim.
-    None and 1 when both inputs are vectors or no dim has R > 1."""
-    if plan_.both_vectors:
-        return {"blocked": None, "rows": 1}
+    """`blocked` and `rows` of `plan_` at `lanes` lanes per vscale: the outer dim that the input loaded
+    once a row uses and the shared one does not (the scalar input and the vector input; where both
+    are vectors, the image and the weights), with the most rows sharing one load, R the largest
+    divisor of its bound that fits the registers (`live_registers`, at most MAX_ROWS); ties keep the
+    last dim. None and 1 when no dim has R > 1."""
     fitting = [r for r in range(1, MAX_ROWS + 1) if live_registers(op, plan_, lanes, r) <= REGISTERS]
     limit = max(fitting, default=1)
     maps = [m.data for m in op.indexing_maps.data]
     bounds = op.get_static_loop_ranges()
+    own, shared = ((plan_.vector_input, plan_.scalar_input) if plan_.both_vectors
+                   else (plan_.scalar_input, plan_.vector_input))
     best = {"blocked": None, "rows": 1}
     for d in reversed(plan_.outer):
-        if any(uses(e, d) for e in maps[plan_.scalar_input].results) and not any(
-                uses(e, d) for e in maps[plan_.vector_input].results):
+        if any(uses(e, d) for e in maps[own].results) and not any(uses(e, d) for e in maps[shared].results):
             rows = max(r for r in range(1, limit + 1) if bounds[d] % r == 0)
             if rows > best["rows"]:
                 best = {"blocked": d, "rows": rows}
@@ -309,8 +328,8 @@ def unroll_factors(op: GenericOp, plan_: Plan, payoff: float = PAYOFF) -> dict[i
     lanes = bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if plan_.row_dim is not None else 1)
     points = prod(bounds[d] for d in plan_.outer) // plan_.rows
     strips = points * -(-lanes // (plan_.lanes * 128 // 64))
-    per_row = 1 if plan_.both_vectors else PER_ROW
-    step = LOAD + (VECTOR_LOAD if plan_.both_vectors else 0) + plan_.rows * per_row
+    per_row = LOAD + 1 if plan_.both_vectors else PER_ROW
+    step = (VECTOR_LOAD if plan_.both_vectors else LOAD) + plan_.rows * per_row
     limit = UNROLL_VECTORS if plan_.both_vectors else UNROLL
 
     def instructions(factors: dict[int, int]) -> float:

@@ -68,6 +68,7 @@ from bitfold.backends.llvm.contraction_plan import (
     PAYOFF,
     Plan,
     coefficient,
+    per_row_inputs,
     plan,
     unroll_factors,
     uses,
@@ -301,20 +302,25 @@ def open_strip(op: GenericOp, plan_: Plan, b: Builder) -> tuple[Strip, Builder]:
 def reduction_step(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int, AffineMap], lane_offsets: dict,
                    unread: dict[int, SSAValue], dims: list[SSAValue], accumulators: list[SSAValue],
                    b: Builder) -> list[SSAValue]:
-    """One reduction step at `dims`: the vector loads, each row's scalar load and body; the updated
-    accumulators."""
+    """One reduction step at `dims`: the vector loads the rows share, each row's own loads (its scalar,
+    or where both inputs are vectors the one using the blocked dim) and body; the updated accumulators."""
     plan_, op = strip.plan, strip.op
-    vectors: dict[int, SSAValue] = {}
-    for i, vector_map in vector_maps.items():
-        indices = strip.indices(vector_map, dims, b)
-        vectors[i] = b.add(lanes_load(inputs[i], indices, lane_offsets.get(i), strip.mask, unread[i])).result
+    own = per_row_inputs(plan_)
+
+    def load_vector(i: int, at: list[SSAValue]) -> SSAValue:
+        indices = strip.indices(vector_maps[i], at, b)
+        return b.add(lanes_load(inputs[i], indices, lane_offsets.get(i), strip.mask, unread[i])).result
+
+    shared = {i: load_vector(i, dims) for i in vector_maps if i not in own}
     updated = []
     for r in range(plan_.rows):
-        loaded = dict(vectors)
-        if not plan_.both_vectors:
-            scalar_map = op.indexing_maps.data[plan_.scalar_input].data
-            scalar_indices = b.indices(scalar_map, strip.row(dims, b, r))
-            loaded[plan_.scalar_input] = b.add(memref.LoadOp.get(inputs[plan_.scalar_input], scalar_indices)).res
+        loaded, at = dict(shared), strip.row(dims, b, r)
+        for i in own:
+            if i in vector_maps:
+                loaded[i] = load_vector(i, at)
+            else:
+                scalar_indices = b.indices(op.indexing_maps.data[i].data, at)
+                loaded[i] = b.add(memref.LoadOp.get(inputs[i], scalar_indices)).res
         updated.append(vectorized_body(op, b, loaded, accumulators[r], plan_.lanes))
     return updated
 
