@@ -6,12 +6,14 @@ vector group takes (LMUL), which rows share a load.
 d_v and LMUL are chosen per generic from a cost model of the executed instructions per MAC, among the
 output's parallel dims that one input uses (a convolution's output pixels, or its output channels where
 images are narrow: DS-CNN's 5-pixel rows) and the register groups of `GROUPS`. For N lanes along d_v
-(times the merged rows), L lanes a strip at VLEN 128 (the V minimum: 4 x LMUL i32 lanes), R rows
+(times the merged rows), L lanes a strip (4 x LMUL i32 lanes at VLEN 128, 8 x LMUL at 256), R rows
 sharing a vector load (`blocked_rows`), K reduction steps and U of them an iteration of the innermost
 reduction loop (`unroll_factors`):
 
     step = SHARED + LOOP / U + R * ROW
     cost = ceil(N / L) * (K * step + STRIP + R * ACCUMULATOR) / (K * R * N)
+
+averaged over VLEN 128 and 256 (`MODELLED_VLENS`: one binary runs at every VLEN).
 
 A reduction step of a strip loads the shared vector (SHARED = LOAD: its address, the load, the
 widening) and shares the loop's LOOP instructions (`vsetvli`, counter, pointer, branch) with the U
@@ -43,7 +45,11 @@ from bitfold.backends.kernel.bufferize import constant_global
 LANES = 16
 """lanes of one vector per vscale (vscale = VLEN / 64 on RVV): 16 x i32 is a group of 8 registers"""
 STRIP_LANES = LANES * 128 // 64
-"""the lanes of one strip at VLEN 128, the width the cost model assumes"""
+"""the lanes of one strip at VLEN 128, the width the copies' cost model assumes (`vector_copy.py`)"""
+MODELLED_VLENS = (128, 256)
+"""the VLENs whose instructions per MAC the contraction's cost model averages: the code is VLEN-agnostic,
+so a plan is chosen for V's minimum and the next size (25 lanes fill 25 of LMUL 8's 32 at VLEN 128, of
+its 64 at 256)"""
 GROUPS = (16, 8, 4, 2)
 """the lanes per vscale a contraction's strip may take: i32 accumulators in groups of 8, 4, 2, 1 registers"""
 REGISTERS = 32
@@ -156,7 +162,13 @@ def cost(op: GenericOp, plan_: Plan, payoff: float = PAYOFF) -> float:
     unrolled = prod(unroll_factors(op, plan_, payoff).values())
     step = shared + LOOP / unrolled + plan_.rows * per_row
     strip = steps * step + STRIP + plan_.rows * ACCUMULATOR
-    return -(-lanes // (plan_.lanes * 128 // 64)) * strip / (steps * plan_.rows * lanes)
+    return sum(strips(lanes, plan_.lanes, vlen) for vlen in MODELLED_VLENS) * strip / (
+        len(MODELLED_VLENS) * steps * plan_.rows * lanes)
+
+
+def strips(total: int, lanes: int, vlen: int) -> int:
+    """Strips of `lanes` lanes per vscale covering `total` lanes at `vlen` bits (vscale = VLEN / 64)."""
+    return -(-total // (lanes * vlen // 64))
 
 
 def registers(lanes: int, bits: int) -> int:
@@ -327,7 +339,7 @@ def unroll_factors(op: GenericOp, plan_: Plan, payoff: float = PAYOFF) -> dict[i
     bounds = op.get_static_loop_ranges()
     lanes = bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if plan_.row_dim is not None else 1)
     points = prod(bounds[d] for d in plan_.outer) // plan_.rows
-    strips = points * -(-lanes // (plan_.lanes * 128 // 64))
+    executed = points * strips(lanes, plan_.lanes, MODELLED_VLENS[0])
     per_row = LOAD + 1 if plan_.both_vectors else PER_ROW
     step = (VECTOR_LOAD if plan_.both_vectors else LOAD) + plan_.rows * per_row
     limit = UNROLL_VECTORS if plan_.both_vectors else UNROLL
@@ -335,6 +347,6 @@ def unroll_factors(op: GenericOp, plan_: Plan, payoff: float = PAYOFF) -> dict[i
     def instructions(factors: dict[int, int]) -> float:
         loops = sum(factors[d] < bounds[d] for d in plan_.reductions)
         code = prod(factors.values()) * step + LOOP * loops
-        return strips * LOOP * loop_iterations(bounds, plan_.reductions, factors) + payoff * 4 * code
+        return executed * LOOP * loop_iterations(bounds, plan_.reductions, factors) + payoff * 4 * code
 
     return min((factors_within(bounds, plan_.reductions, budget) for budget in range(1, limit + 1)), key=instructions)
