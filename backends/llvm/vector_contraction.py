@@ -3,18 +3,21 @@
 
 A reduction `linalg.generic` on memrefs (matmul, convolution, depthwise and pointwise convolution) of two
 inputs whose body is arith on their elements and the output element becomes the outer-product form on
-scalable vectors (`vector<[16]xi32>`: LMUL 8 for i32 lanes at every VLEN):
+scalable vectors (`vector<[L]xi32>`: LMUL L / 2 for i32 lanes at every VLEN, L chosen with d_v by the
+cost model of `contraction_plan.py` from the registers R rows of accumulators take):
 
-    for p in the other parallel dims:                       (scf.for)
-      for j0 in 0 .. N step 16 * vscale:                    (d_v, an output dim chosen by the cost model of
+    for p in the other parallel dims:                       (scf.for; the blocked one stepping by R)
+      for j0 in 0 .. N step L * vscale:                     (d_v, an output dim chosen by the cost model of
                                                              `contraction_plan.py`; the last one merged with
                                                              the one before it where both are contiguous)
         mask = lanes j0 .. N - 1
-        acc = maskedload out[p, j0 ..]                      (int32 accumulators in vector registers; a
+        acc = maskedload out[p, j0 ..]                      (int32 accumulators in vector registers, one
+                                                             a row of the R rows; a
                                                              gather at the output's stride along d_v when
                                                              d_v is not its last dim, a scatter to store)
         for r in the reduction dims:                        (scf.for carrying acc)
-          s = load scalar_operand[p, r]                     (the input that does not use d_v: broadcast)
+          s = load scalar_operand[p, r]                     (the input that does not use d_v: broadcast;
+                                                             one a row, against one vector load)
           v = maskedload vector_operand[p, r, j0 ..]        (the input that uses d_v, contiguous along it;
                                                              a gather of every s-th element for stride s)
           acc = body(acc, s, v)                             (extsi, muli, addi: LLVM picks vwmacc.vx)
@@ -27,7 +30,7 @@ non-constant one gathered at its stride along d_v (`vwmacc.vv`).
 
 Exact: every output element is reduced in the generic's order (the reductions are not reordered, lanes
 are independent output elements), and masked-off lanes are neither read nor written. VLEN-agnostic: the
-strip length is `16 * vscale`, read at run time.
+strip length is `L * vscale`, read at run time.
 """
 
 from dataclasses import dataclass
@@ -62,10 +65,10 @@ from xdsl.traits import SymbolTable
 from bitfold.backends.kernel.bufferize import constant_global
 from bitfold.backends.llvm.contraction_plan import (
     LANES,
-    ROWS,
+    PAYOFF,
     Plan,
-    blocked_dim,
     coefficient,
+    per_row_inputs,
     plan,
     unroll_factors,
     uses,
@@ -75,8 +78,9 @@ from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.encoding import dense_attr
 
 
-def scalable(element) -> VectorType:
-    return VectorType(element, [LANES], ArrayAttr([BoolAttr.from_bool(True)]))
+def scalable(element, lanes: int = LANES) -> VectorType:
+    """`vector<[lanes] x element>`: lanes x vscale elements."""
+    return VectorType(element, [lanes], ArrayAttr([BoolAttr.from_bool(True)]))
 
 
 def relaid_out(op: GenericOp, index: int, axis: int, rewriter: Rewriter) -> tuple[SSAValue, AffineMap]:
@@ -169,18 +173,18 @@ def linearized(map_: AffineMap, shape: list[int]) -> AffineMap:
     return AffineMap(map_.num_dims, 0, (flat,))
 
 
-def strided_indices(b: "Builder", stride: int) -> SSAValue:
+def strided_indices(b: "Builder", stride: int, lanes: int = LANES) -> SSAValue:
     """The lanes' element offsets 0, s, 2s, ... as `index`: LLVM's RISC-V gather/scatter lowering
     recognizes `stepvector * s` there and emits strided loads and stores (vlse32, vsse32)."""
-    offsets = scalable(IndexType())
+    offsets = scalable(IndexType(), lanes)
     stride_lanes = b.add(vector.BroadcastOp(b.index(stride), offsets)).vector
     return b.add(arith.MuliOp(b.add(StepOp(offsets)).result, stride_lanes, offsets)).result
 
 
-def lane_offsets(b: "Builder", stride: int) -> SSAValue | None:
+def lane_offsets(b: "Builder", stride: int, lanes: int = LANES) -> SSAValue | None:
     """None for consecutive lanes (`stride` 1), else `strided_indices`: the offsets `lanes_load`
     and `lanes_store` take."""
-    return None if stride == 1 else strided_indices(b, stride)
+    return None if stride == 1 else strided_indices(b, stride, lanes)
 
 
 def lanes_load(memref: SSAValue, indices, offsets: SSAValue | None, mask: SSAValue, unread: SSAValue) -> Operation:
@@ -198,16 +202,16 @@ def lanes_store(memref: SSAValue, indices, offsets: SSAValue | None, mask: SSAVa
     return ScatterOp(memref, indices, offsets, mask, lanes)
 
 
-def vectorized_body(op: GenericOp, b: Builder, loaded: dict[int, SSAValue], acc: SSAValue) -> SSAValue:
-    """The body on lanes: block args -> (the inputs `loaded`, scalars or vectors, the accumulator);
-    scalar values meeting vector ones are broadcast."""
+def vectorized_body(op: GenericOp, b: Builder, loaded: dict[int, SSAValue], acc: SSAValue, lanes: int) -> SSAValue:
+    """The body on `lanes` lanes per vscale: block args -> (the inputs `loaded`, scalars or vectors, the
+    accumulator); scalar values meeting vector ones are broadcast."""
     block = op.body.block
     values: dict[SSAValue, SSAValue] = {**{block.args[i]: v for i, v in loaded.items()}, block.args[2]: acc}
 
-    def lanes(value: SSAValue) -> SSAValue:
+    def broadcast(value: SSAValue) -> SSAValue:
         if isinstance(value.type, VectorType):
             return value
-        return b.add(vector.BroadcastOp(value, scalable(value.type))).vector
+        return b.add(vector.BroadcastOp(value, scalable(value.type, lanes))).vector
 
     for body_op in list(block.ops)[:-1]:
         operands = [values[o] for o in body_op.operands]
@@ -215,8 +219,8 @@ def vectorized_body(op: GenericOp, b: Builder, loaded: dict[int, SSAValue], acc:
             values[body_op.result] = b.add(body_op.clone()).result
             continue
         if any(isinstance(o.type, VectorType) for o in operands):
-            operands = [lanes(o) for o in operands]
-            result_type = scalable(body_op.results[0].type)
+            operands = [broadcast(o) for o in operands]
+            result_type = scalable(body_op.results[0].type, lanes)
         else:
             result_type = body_op.results[0].type
         if isinstance(body_op, (arith.ExtSIOp, arith.ExtUIOp)):
@@ -224,7 +228,7 @@ def vectorized_body(op: GenericOp, b: Builder, loaded: dict[int, SSAValue], acc:
         else:
             new = type(body_op)(operands[0], operands[1], result_type)
         values[body_op.results[0]] = b.add(new).results[0]
-    return lanes(values[block.last_op.operands[0]])
+    return broadcast(values[block.last_op.operands[0]])
 
 
 def for_loop(b: Builder, upper: SSAValue, step: SSAValue, carried: list[SSAValue]) -> tuple[scf.ForOp, Builder]:
@@ -245,8 +249,6 @@ class Strip:
     start: SSAValue
     """the strip's first lane along d_v (or along the merged rows x columns)"""
     mask: SSAValue
-    blocked: int | None
-    rows: int
 
     def indices(self, map_: AffineMap, values: list[SSAValue], b: Builder) -> list[SSAValue]:
         """Indices of the strip's first element in the output or the vector input (collapsed when merged)."""
@@ -257,71 +259,74 @@ class Strip:
         return [*b.indices(AffineMap(map_.num_dims, 0, map_.results[:-2]), values), self.start]
 
     def row(self, values: list[SSAValue], b: Builder, r: int) -> list[SSAValue]:
-        """The dimension values of row r of the block of ROWS rows."""
-        if self.blocked is None or r == 0:
+        """The dimension values of row r of the plan's block of rows."""
+        if self.plan.blocked is None or r == 0:
             return list(values)
         shifted = list(values)
-        shifted[self.blocked] = b.add(arith.AddiOp(values[self.blocked], b.index(r))).result
+        shifted[self.plan.blocked] = b.add(arith.AddiOp(values[self.plan.blocked], b.index(r))).result
         return shifted
 
 
-def strip_loop(b: Builder, lanes: int) -> tuple[SSAValue, SSAValue, Builder]:
-    """`scf.for %start = 0 to lanes step 16 * vscale` and the mask of its lanes start .. lanes - 1 (the
-    tail masked); a builder inside it."""
-    total = b.index(lanes)
-    step = b.add(arith.MuliOp(b.add(VectorScaleOp(IndexType())).result, b.index(LANES))).result
+def strip_loop(b: Builder, total_lanes: int, lanes: int = LANES) -> tuple[SSAValue, SSAValue, Builder]:
+    """`scf.for %start = 0 to total_lanes step lanes * vscale` and the mask of its lanes start ..
+    total_lanes - 1 (the tail masked); a builder inside it."""
+    total = b.index(total_lanes)
+    step = b.add(arith.MuliOp(b.add(VectorScaleOp(IndexType())).result, b.index(lanes))).result
     strip, b = for_loop(b, total, step, [])
     b.add(scf.YieldOp())
     b.point = InsertPoint.before(strip.body.block.last_op)
     start = strip.body.block.args[0]
-    mask = b.add(vector.CreateMaskOp([b.add(arith.SubiOp(total, start)).result], scalable(i1))).mask_vector
+    mask = b.add(vector.CreateMaskOp([b.add(arith.SubiOp(total, start)).result], scalable(i1, lanes))).mask_vector
     return start, mask, b
 
 
 def open_strip(op: GenericOp, plan_: Plan, b: Builder) -> tuple[Strip, Builder]:
-    """The outer loops (the blocked one stepping by ROWS) and the strip loop (`16 * vscale` lanes, the
-    tail masked); a builder inside the strip loop."""
+    """The outer loops (the blocked one stepping by the plan's rows) and the strip loop (`lanes *
+    vscale` lanes, the tail masked); a builder inside the strip loop."""
     bounds = op.get_static_loop_ranges()
-    blocked = blocked_dim(op, plan_)
-    rows = ROWS if blocked is not None else 1
     dims: list[SSAValue | None] = [None] * len(bounds)
     for d in plan_.outer:
-        loop, b = for_loop(b, b.index(bounds[d]), b.index(rows if d == blocked else 1), [])
+        loop, b = for_loop(b, b.index(bounds[d]), b.index(plan_.rows if d == plan_.blocked else 1), [])
         dims[d] = loop.body.block.args[0]
         b.add(scf.YieldOp())
         b.point = InsertPoint.before(loop.body.block.last_op)
     merged = plan_.row_dim is not None
-    start, mask, b = strip_loop(b, bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if merged else 1))
+    start, mask, b = strip_loop(b, bounds[plan_.vector_dim] * (bounds[plan_.row_dim] if merged else 1), plan_.lanes)
     for d in (*plan_.reductions, *((plan_.row_dim, plan_.vector_dim) if merged else ())):
         dims[d] = b.index(0)
     if not merged:
         dims[plan_.vector_dim] = start
-    return Strip(op, plan_, dims, start, mask, blocked, rows), b
+    return Strip(op, plan_, dims, start, mask), b
 
 
 def reduction_step(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int, AffineMap], lane_offsets: dict,
                    unread: dict[int, SSAValue], dims: list[SSAValue], accumulators: list[SSAValue],
                    b: Builder) -> list[SSAValue]:
-    """One reduction step at `dims`: the vector loads, each row's scalar load and body; the updated
-    accumulators."""
+    """One reduction step at `dims`: the vector loads the rows share, each row's own loads (its scalar,
+    or where both inputs are vectors the one using the blocked dim) and body; the updated accumulators."""
     plan_, op = strip.plan, strip.op
-    vectors: dict[int, SSAValue] = {}
-    for i, vector_map in vector_maps.items():
-        indices = strip.indices(vector_map, dims, b)
-        vectors[i] = b.add(lanes_load(inputs[i], indices, lane_offsets.get(i), strip.mask, unread[i])).result
+    own = per_row_inputs(plan_)
+
+    def load_vector(i: int, at: list[SSAValue]) -> SSAValue:
+        indices = strip.indices(vector_maps[i], at, b)
+        return b.add(lanes_load(inputs[i], indices, lane_offsets.get(i), strip.mask, unread[i])).result
+
+    shared = {i: load_vector(i, dims) for i in vector_maps if i not in own}
     updated = []
-    for r in range(strip.rows):
-        loaded = dict(vectors)
-        if not plan_.both_vectors:
-            scalar_map = op.indexing_maps.data[plan_.scalar_input].data
-            scalar_indices = b.indices(scalar_map, strip.row(dims, b, r))
-            loaded[plan_.scalar_input] = b.add(memref.LoadOp.get(inputs[plan_.scalar_input], scalar_indices)).res
-        updated.append(vectorized_body(op, b, loaded, accumulators[r]))
+    for r in range(plan_.rows):
+        loaded, at = dict(shared), strip.row(dims, b, r)
+        for i in own:
+            if i in vector_maps:
+                loaded[i] = load_vector(i, at)
+            else:
+                scalar_indices = b.indices(op.indexing_maps.data[i].data, at)
+                loaded[i] = b.add(memref.LoadOp.get(inputs[i], scalar_indices)).res
+        updated.append(vectorized_body(op, b, loaded, accumulators[r], plan_.lanes))
     return updated
 
 
 def reduction_loops(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int, AffineMap],
-                    accumulators: list[SSAValue], b: Builder) -> list[SSAValue]:
+                    accumulators: list[SSAValue], b: Builder, payoff: float) -> list[SSAValue]:
     """The reduction loops carrying the accumulators, unrolled by `unroll_factors` (a 3x3 kernel's row:
     one `vsetvli` and one loop a kernel row, not a tap); their results. The vector loads' masked-off
     lanes are poison (they only reach masked-off accumulator lanes, which are never stored), so the
@@ -329,9 +334,9 @@ def reduction_loops(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int,
     plan_, dims = strip.plan, list(strip.dims)
     bounds = strip.op.get_static_loop_ranges()
     strides = {i: coefficient(m.results[-1], plan_.vector_dim, len(bounds)) for i, m in vector_maps.items()}
-    lane_offsets = {i: strided_indices(b, stride) for i, stride in strides.items() if stride != 1}
-    unread = {i: b.add(PoisonOp(scalable(inputs[i].type.element_type))).result for i in vector_maps}
-    factors = unroll_factors(bounds, plan_)
+    lane_offsets = {i: strided_indices(b, stride, plan_.lanes) for i, stride in strides.items() if stride != 1}
+    unread = {i: b.add(PoisonOp(scalable(inputs[i].type.element_type, plan_.lanes))).result for i in vector_maps}
+    factors = unroll_factors(strip.op, plan_, payoff)
     carried, inner, loops = accumulators, b, []
     for d in plan_.reductions:
         if factors[d] < bounds[d]:
@@ -356,8 +361,8 @@ def reduction_loops(strip: Strip, inputs: list[SSAValue], vector_maps: dict[int,
     return list(loops[0].results)
 
 
-def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
-    """Replace `op` by its outer-product form (module docstring)."""
+def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter, payoff: float = PAYOFF) -> None:
+    """Replace `op` by its outer-product form (module docstring), unrolled at `payoff`."""
     maps = [m.data for m in op.indexing_maps.data]
     inputs = list(op.inputs)
     b = Builder(rewriter, InsertPoint.before(op))
@@ -380,12 +385,12 @@ def vectorize(op: GenericOp, plan_: Plan, rewriter: Rewriter) -> None:
         output = flattened(output, b)
     strip, b = open_strip(op, plan_, b)
     out_type = output.type.element_type
-    unread = b.add(PoisonOp(scalable(out_type))).result
-    out_indices = [strip.indices(maps[-1], strip.row(strip.dims, b, r), b) for r in range(strip.rows)]
-    out_lanes = lane_offsets(b, plan_.out_stride)
+    unread = b.add(PoisonOp(scalable(out_type, plan_.lanes))).result
+    out_indices = [strip.indices(maps[-1], strip.row(strip.dims, b, r), b) for r in range(plan_.rows)]
+    out_lanes = lane_offsets(b, plan_.out_stride, plan_.lanes)
     accumulators = [b.add(lanes_load(output, indices, out_lanes, strip.mask, unread)).results[0]
                     for indices in out_indices]
-    results = reduction_loops(strip, inputs, vector_maps, accumulators, b)
+    results = reduction_loops(strip, inputs, vector_maps, accumulators, b, payoff)
     for indices, result in zip(out_indices, results, strict=True):
         b.add(lanes_store(output, indices, out_lanes, strip.mask, result))
     rewriter.erase_op(op)
@@ -397,10 +402,14 @@ class BitfoldLlvmVectorContractionPass(ModulePass):
 
     name = "bitfold-llvm-vector-contraction"
 
+    payoff: float = PAYOFF
+    """executed instructions a byte of unrolled code must save (`contraction_plan.unroll_factors`; 0
+    unrolls every reduction to its budget)"""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         rewriter = Rewriter()
         for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
             for generic in [g for g in function.walk() if isinstance(g, GenericOp)]:
-                plan_ = plan(generic)
+                plan_ = plan(generic, self.payoff)
                 if plan_ is not None:
-                    vectorize(generic, plan_, rewriter)
+                    vectorize(generic, plan_, rewriter, self.payoff)

@@ -1,5 +1,5 @@
-// RUN: bitfold-opt %s -p bitfold-llvm-vector-contraction --disable-verify | filecheck %s
-// RUN: bitfold-opt %s -p bitfold-llvm-vector-contraction,bitfold-llvm-index-to-i32 --disable-verify | filecheck %s --check-prefix=RV32
+// RUN: bitfold-opt %s -p "bitfold-llvm-vector-contraction{payoff=0.0}" --disable-verify | filecheck %s
+// RUN: bitfold-opt %s -p "bitfold-llvm-vector-contraction{payoff=0.0},bitfold-llvm-index-to-i32" --disable-verify | filecheck %s --check-prefix=RV32
 
 // The lanes follow the cost model (backends/llvm/contraction_plan.py): a convolution of a narrow image
 // (2 x 2 output pixels, 8 output channels) is vectorized over its output channels: the weights re-laid
@@ -7,7 +7,8 @@
 // against it, the accumulators gathered and scattered at the output's channel stride (H * W = 4);
 // a wide image (32 output columns, 2 channels) over its output columns, contiguous loads and stores;
 // a depthwise convolution over its channels, both inputs vectors (its own schedule): the image
-// gathered at its channel stride (H * W = 9), the weights re-laid out channel-last.
+// gathered at its channel stride (H * W = 9), the weights re-laid out channel-last, two neighbouring
+// output pixels sharing each weight vector (each its own image gather).
 // An average pool over a narrow image (3 x 3 pixels, one output pixel) is vectorized over its
 // channels, its image gathered at the channel stride (one strided load a window tap).
 // The innermost reduction loops are unrolled up to 9 steps an iteration (the convolutions' and the
@@ -125,7 +126,8 @@ func.func @depthwise(%x: memref<1x8x3x3xi8>, %out: memref<1x8x2x2xi32>) {
 // CHECK:       %[[X:.*]] = memref.collapse_shape %x {{\[\[}}0 : i64, 1 : i64, 2 : i64, 3 : i64]] : memref<1x8x3x3xi8> into memref<72xi8>
 // CHECK-NEXT:  %[[D:.*]] = memref.get_global @d_1230 : memref<1x2x2x8xi8>
 // CHECK-NEXT:  %[[OUT:.*]] = memref.collapse_shape %out {{\[\[}}0 : i64, 1 : i64, 2 : i64, 3 : i64]] : memref<1x8x2x2xi32> into memref<32xi32>
-// CHECK:         %[[ACC:.*]] = vector.gather %[[OUT]]
+// CHECK:         %[[ACC0:.*]] = vector.gather %[[OUT]]
+// CHECK-NEXT:    %[[ACC1:.*]] = vector.gather %[[OUT]]
 // CHECK-NOT:     vector.gather %[[OUT]]
 // CHECK:         %[[NINE:.*]] = arith.constant 9 : index
 // CHECK-NEXT:    %[[SPLAT:.*]] = vector.broadcast %[[NINE]] : index to vector<[16]xindex>
@@ -133,18 +135,28 @@ func.func @depthwise(%x: memref<1x8x3x3xi8>, %out: memref<1x8x2x2xi32>) {
 // CHECK-NEXT:    %[[LANES:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<[16]xindex>
 // CHECK-NEXT:    %[[XU:.*]] = llvm.mlir.poison : vector<[16]xi8>
 // CHECK-NEXT:    %[[DU:.*]] = llvm.mlir.poison : vector<[16]xi8>
-// CHECK:         scf.for
+// CHECK:         scf.for {{.*}} iter_args(%[[A0:.*]] = %[[ACC0]], %[[A1:.*]] = %[[ACC1]])
 // CHECK-NOT:     scf.for
-// CHECK:           %[[XV:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
 // CHECK:           %[[DV:.*]] = vector.maskedload %[[D]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %[[DU]] : memref<1x2x2x8xi8>
+// CHECK:           %[[XV:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
 // CHECK-NEXT:      %[[XW:.*]] = arith.extsi %[[XV]] : vector<[16]xi8> to vector<[16]xi32>
 // CHECK-NEXT:      %[[DW:.*]] = arith.extsi %[[DV]] : vector<[16]xi8> to vector<[16]xi32>
 // CHECK-NEXT:      %[[P:.*]] = arith.muli %[[XW]], %[[DW]] : vector<[16]xi32>
-// CHECK-NEXT:      %[[S:.*]] = arith.addi %{{.*}}, %[[P]] : vector<[16]xi32>
+// CHECK-NEXT:      %[[S0:.*]] = arith.addi %[[A0]], %[[P]] : vector<[16]xi32>
+// CHECK-NOT:       vector.maskedload
 // CHECK:           %[[XV1:.*]] = vector.gather %[[X]][%{{.*}}] [%[[LANES]]], %{{.*}}, %[[XU]] : memref<72xi8>
-// CHECK:           %[[S1:.*]] = arith.addi %[[S]], %{{.*}} : vector<[16]xi32>
-// CHECK-NEXT:      scf.yield %[[S1]] : vector<[16]xi32>
+// CHECK-NEXT:      %[[XW1:.*]] = arith.extsi %[[XV1]] : vector<[16]xi8> to vector<[16]xi32>
+// CHECK-NEXT:      %[[DW1:.*]] = arith.extsi %[[DV]] : vector<[16]xi8> to vector<[16]xi32>
+// CHECK-NEXT:      %[[P1:.*]] = arith.muli %[[XW1]], %[[DW1]] : vector<[16]xi32>
+// CHECK-NEXT:      %[[S1:.*]] = arith.addi %[[A1]], %[[P1]] : vector<[16]xi32>
+// CHECK:           %[[DV2:.*]] = vector.maskedload %[[D]]
+// CHECK:           vector.gather %[[X]]
+// CHECK:           arith.addi %[[S0]], %{{.*}} : vector<[16]xi32>
+// CHECK:           vector.gather %[[X]]
+// CHECK:           arith.addi %[[S1]], %{{.*}} : vector<[16]xi32>
+// CHECK-NEXT:      scf.yield
 // CHECK:         vector.scatter %[[OUT]]
+// CHECK-NEXT:    vector.scatter %[[OUT]]
 // CHECK-NOT:     memref.load
 
 func.func @average_pool(%x: memref<1x8x3x3xi8>, %window: memref<3x3xi8>, %out: memref<1x8x1x1xi32>) {
