@@ -74,11 +74,11 @@ STRIDED_LOAD = 2
 """the same in a reduction step, beside its LOAD (module docstring)"""
 UNROLL = 9
 """the most reduction steps one iteration of the innermost reduction loop holds (`unroll_factors`)"""
-PAYOFF = 4
-"""executed instructions one byte of unrolled code must save (`unroll_factors`)"""
 UNROLL_VECTORS = 3
 """the same where both inputs are vectors (depthwise: a kernel row; each step holds two loaded and
 widened vectors, and a whole 3x3 kernel spills scalar registers on RV32)"""
+PAYOFF = 4
+"""executed instructions one byte of unrolled code must save (`unroll_factors`)"""
 ELEMENTWISE = (arith.ExtSIOp, arith.ExtUIOp, arith.MuliOp, arith.AddiOp, arith.SubiOp, arith.ConstantOp)
 """the body ops this schedule vectorizes (lane by lane)"""
 
@@ -100,12 +100,13 @@ class Plan:
     and scattered (a convolution vectorized over its output channels)"""
     both_vectors: bool = False
     """`scalar_input` uses d_v too and is loaded as a vector like `vector_input` (a depthwise
-    convolution over its channels: `vwmacc.vv`, no rows sharing a load)"""
+    convolution over its channels: `vwmacc.vv`; rows share the weights' load, `blocked_rows`)"""
     lanes: int = LANES
     """lanes of a strip per vscale (`GROUPS`): the accumulators' LMUL is lanes / 2"""
     blocked: int | None = None
     """the outer dim whose `rows` neighbouring points share one vector load (`blocked_rows`)"""
     rows: int = 1
+    """R: the points of `blocked` one strip computes together, an accumulator each"""
 
     @property
     def vector_inputs(self) -> tuple[int, ...]:
