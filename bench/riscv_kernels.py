@@ -8,6 +8,8 @@ Five kernels, each written as a firmware engineer writes it in plain C (bench/ke
     conv3x3_s4w       the same layer with signed 4-bit weights packed two per byte
     conv3x3_w4a4      the same layer with signed 4-bit activations (int4 QDQ; one per byte in C) too
     depthwise3x3_s8   int8 depthwise 3x3 convolution of 32 channels on 16x16, padding 1, requantized
+    grouped3x3_s8     int8 grouped 3x3 convolution 64 -> 64 channels in groups of 16 (RegNetX's group
+                      width) on 16x16, padding 1, requantized
     pointwise_s8      int8 1x1 convolution 32 -> 64 channels on 16x16, requantized
 
 The columns of the instruction table (rv32im and rv64im; a cell is the instructions executed inside the
@@ -91,6 +93,8 @@ MATMUL_SIZE = 64  # M = K = N
 CONV_IN_CHANNELS = 16
 CONV_OUT_CHANNELS = 32
 DEPTHWISE_CHANNELS = 32
+GROUPED_CHANNELS = 64
+GROUP_WIDTH = 16  # RegNetX-400MF's channels per group
 POINTWISE_IN_CHANNELS = 32
 POINTWISE_OUT_CHANNELS = 64
 IMAGE_SIZE = 16  # H = W
@@ -167,10 +171,17 @@ class ConvShape:
     kernel: int
     """kernel height = width; padding kernel // 2, stride 1"""
     depthwise: bool = False
+    groups: int = 1
+    """groups of a grouped convolution (not depthwise): each output channel reads its group's
+    in_channels / groups input channels"""
+
+    @property
+    def group_count(self) -> int:
+        return self.out_channels if self.depthwise else self.groups
 
     @property
     def weight_shape(self) -> tuple[int, int, int, int]:
-        return (self.out_channels, 1 if self.depthwise else self.in_channels, self.kernel, self.kernel)
+        return (self.out_channels, self.in_channels // self.group_count, self.kernel, self.kernel)
 
 
 def conv_accumulators(x: np.ndarray, w: np.ndarray, bias: np.ndarray, shape: ConvShape) -> np.ndarray:
@@ -178,10 +189,10 @@ def conv_accumulators(x: np.ndarray, w: np.ndarray, bias: np.ndarray, shape: Con
     pad = shape.kernel // 2
     shifted = np.pad(x[0].astype(np.int64) - X_ZERO_POINT, ((0, 0), (pad, pad), (pad, pad)))
     windows = np.lib.stride_tricks.sliding_window_view(shifted, (shape.kernel, shape.kernel), axis=(1, 2))
-    if shape.depthwise:
-        acc = np.einsum("cyxkl,ckl->cyx", windows, w[:, 0].astype(np.int64))
-    else:
-        acc = np.einsum("cyxkl,ockl->oyx", windows, w.astype(np.int64))
+    groups = shape.group_count
+    grouped_windows = windows.reshape(groups, -1, *windows.shape[1:])  # group, channel of the group, ...
+    grouped_w = w.astype(np.int64).reshape(groups, -1, *w.shape[1:])  # group, output of the group, ...
+    acc = np.einsum("gcyxkl,gockl->goyx", grouped_windows, grouped_w).reshape(shape.out_channels, *windows.shape[1:3])
     return acc + bias[:, None, None]
 
 
@@ -240,6 +251,8 @@ def conv_case(name: str, shape: ConvShape, weight_bits: int, weight_scale_range:
     parameters = {"bias": bias, "multiplier": multiplier, "shift": shift}
     channels = {"C": shape.out_channels} if shape.depthwise else {"C_IN": shape.in_channels,
                                                                    "C_OUT": shape.out_channels}
+    if shape.groups > 1:
+        channels["GROUPS"] = shape.groups
     tiled = None
     if tiled_source is not None:
         bias_folded = bias - X_ZERO_POINT * w.astype(np.int32).sum(axis=(1, 2, 3))
@@ -272,6 +285,9 @@ KERNELS: dict[str, Callable[[], KernelCase]] = {
                                       (0.03, 0.15), "conv3x3_tiled.c", activation_bits=4, source="conv3x3_s4w"),
     "depthwise3x3_s8": lambda: conv_case("depthwise3x3_s8", ConvShape(DEPTHWISE_CHANNELS, DEPTHWISE_CHANNELS, 3,
                                                                       depthwise=True), 8, (0.002, 0.01), None),
+    "grouped3x3_s8": lambda: conv_case("grouped3x3_s8", ConvShape(GROUPED_CHANNELS, GROUPED_CHANNELS, 3,
+                                                                  groups=GROUPED_CHANNELS // GROUP_WIDTH), 8,
+                                       (0.002, 0.01), None),
     "pointwise_s8": lambda: conv_case("pointwise_s8", ConvShape(POINTWISE_IN_CHANNELS, POINTWISE_OUT_CHANNELS, 1), 8,
                                       (0.002, 0.01), "pointwise_s8_tiled.c"),
 }
@@ -414,7 +430,8 @@ def matmul_model(case: KernelCase) -> onnx.ModelProto:
 
 def conv_model(case: KernelCase) -> onnx.ModelProto:
     """y = Q(Conv(DQ(Q(x)), DQ(w), DQ(bias))): per-channel int8 or int4 weights, int32 bias at
-    x_scale * w_scale (exact: x_scale is a power of two), group = channels for the depthwise one."""
+    x_scale * w_scale (exact: x_scale is a power of two), group = channels for the depthwise one, the
+    shape's groups for a grouped one."""
     layer = case.layer
     shape: ConvShape = layer["shape"]
     w_scales = layer["w_scales"]
@@ -437,7 +454,7 @@ def conv_model(case: KernelCase) -> onnx.ModelProto:
         helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zero_point"], ["w_dq"], axis=0),
         helper.make_node("DequantizeLinear", ["bias", "bias_scale", "bias_zero_point"], ["bias_dq"], axis=0),
         helper.make_node("Conv", ["x_dq", "w_dq", "bias_dq"], ["y_real"], kernel_shape=[shape.kernel] * 2,
-                         pads=[pad] * 4, strides=[1, 1], group=shape.out_channels if shape.depthwise else 1),
+                         pads=[pad] * 4, strides=[1, 1], group=shape.group_count),
         helper.make_node("QuantizeLinear", ["y_real", "y_scale", "y_zero_point"], ["y_q"]),
         helper.make_node("DequantizeLinear", ["y_q", "y_scale", "y_zero_point"], ["out"]),
     ]

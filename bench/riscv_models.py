@@ -34,7 +34,11 @@ IR (`run_reference`, run once per model); a row whose outputs differ says so ins
 A model the compiler refuses prints as a row with the one-line error. The figures are printed,
 never asserted.
 
-    python bench/riscv_models.py [--set mlperf-tiny|producer-layouts|float-islands|brevitas-islands|float8 ...]
+`--set torchvision` takes the torchvision fixtures of tests/models/torchvision (MobileNetV2,
+MobileNetV3-Small at 32x32 and 96x96, a RegNetX-style network with grouped convolutions, ...; MACs
+from bitfold-report), filtered by `--network` and `--form`.
+
+    python bench/riscv_models.py [--set mlperf-tiny|torchvision|producer-layouts|float-islands|brevitas-islands|float8 ...]
                                  [--network NAME ...]
                                  [--form FORM ...]
                                  [--target rv32im|rv64im|rv64imv ...] [--vlen N] [--workdir DIR]
@@ -62,11 +66,11 @@ BENCH = Path(__file__).resolve().parent
 TESTS = BENCH.parent / "tests"
 sys.path.insert(0, str(TESTS))  # the fixtures: models.mlperf_tiny
 
-from models import brevitas, float8_models, float_islands, mlperf_tiny, producer_layouts  # noqa: E402
+from models import brevitas, float8_models, float_islands, mlperf_tiny, producer_layouts, torchvision  # noqa: E402
 
 FIXTURE_SETS = {"mlperf-tiny": mlperf_tiny, "producer-layouts": producer_layouts, "float-islands": float_islands,
-                "brevitas-islands": brevitas, "float8": float8_models}
-"""`--set`: the MLPerf Tiny fixtures, the QDQ models with float data movement before the
+                "brevitas-islands": brevitas, "float8": float8_models, "torchvision": torchvision}
+"""`--set`: the MLPerf Tiny fixtures, the torchvision fixtures (tests/models/torchvision), the QDQ models with float data movement before the
 first quantizer or after the last (tests/models/producer_layouts), or the float-island sets
 (`FLOAT_ISLAND_SETS`); each module offers path, inputs, macs, network_of and form_of."""
 FLOAT_ISLAND_SETS = ("float-islands", "brevitas-islands", "float8")
@@ -170,17 +174,21 @@ def print_table(rows: list[Row]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", choices=sorted(FIXTURE_SETS), help="default: mlperf-tiny")
-    parser.add_argument("--network", action="append", choices=mlperf_tiny.NETWORKS, help="mlperf-tiny: default all")
+    parser.add_argument("--network", action="append", choices=[*mlperf_tiny.NETWORKS, *torchvision.NETWORKS],
+                        help="mlperf-tiny, torchvision: default all")
     parser.add_argument("--form", action="append", choices=mlperf_tiny.FORMS, help="default: all")
     parser.add_argument("--target", action="append", choices=sorted({*TARGETS, *VECTOR_TARGETS}),
                         help="default: rv32im, rv64im (float-island sets: rv32im, rv32imf, rv64imv)")
     parser.add_argument("--vlen", type=int, choices=VLENS, default=DEFAULT_VLEN, help="vector targets: VLEN")
     parser.add_argument("--workdir", type=Path, help="keep the programs here (default: a temporary directory)")
     arguments = parser.parse_args(argv)
-    networks = arguments.network or mlperf_tiny.NETWORKS
+    networks = arguments.network or [*mlperf_tiny.NETWORKS, *torchvision.NETWORKS]
     forms = arguments.form or mlperf_tiny.FORMS
     fixture_names = {
-        "mlperf-tiny": [f"{network}-{form}" for network in networks for form in forms],
+        "mlperf-tiny": [f"{network}-{form}" for network in mlperf_tiny.NETWORKS if network in networks
+                        for form in forms],
+        "torchvision": [name for name in torchvision.names()
+                        if torchvision.network_of(name) in networks and torchvision.form_of(name) in forms],
         "producer-layouts": producer_layouts.names(),
         "float-islands": float_islands.names(),
         "brevitas-islands": brevitas.float_island_names(),

@@ -1,5 +1,5 @@
-"""Build the torchvision test fixtures of `tests/models/torchvision/`: small variants of four
-torchvision architectures at 32x32 inputs, 10 classes, seeded weights (`torch.manual_seed`),
+"""Build the torchvision test fixtures of `tests/models/torchvision/`: small variants of
+torchvision architectures at 32x32 inputs (96x96 where named), 10 classes, seeded weights (`torch.manual_seed`),
 exported by `torch.onnx.export` (opset 17, static shapes, the TorchScript exporter),
 pre-processed by onnxruntime's `quant_pre_process` and quantized by its `quantize_static`
 (uint8 activations, int8 weights, MinMax calibration on seeded random inputs) in two forms:
@@ -11,6 +11,10 @@ pre-processed by onnxruntime's `quant_pre_process` and quantized by its `quantiz
     mobilenet_v3_small     MobileNetV3-Small, width 0.25 (Hardswish, squeeze-excitation)
     efficientnet_b0        EfficientNet-B0's blocks, width 0.25 (SiLU, squeeze-excitation)
     resnet18               ResNet-18's layers (BasicBlock x [2, 2, 2, 2]), widths 8/16/32/64
+    mobilenet_v2           MobileNetV2, width 0.35, 96x96 (inverted residuals, ReLU6)
+    mobilenet_v3_small_96  MobileNetV3-Small, width 0.5, 96x96
+    regnet_x               RegNetX-400MF's blocks (group width 16, bottleneck 1, no SE), depths
+                           1/1/2/2, widths 32/64/128/256, 96x96: grouped 3x3 convolutions
 
 and `<network>.input.npy` (seed 0). Widths are reduced, and the quantized graph's tensors and
 nodes renamed `t<i>` and `<op type>_<i>` (names such as
@@ -36,31 +40,44 @@ from static_quantization import SeededCalibrationInputs, pre_process, quantize_s
 from torch_export import export_onnx, random_normal
 
 SIZE = 32
+LARGE_SIZE = 96
+"""input height and width of the networks in `LARGE`"""
 CLASSES = 10
 WEIGHT_SEED = 0
 INPUT_SEED = 0
 CALIBRATION_SEED = 1000
 CALIBRATION_SAMPLES = 4
-NETWORKS = ("shufflenet_v2_x0_5", "mobilenet_v3_small", "efficientnet_b0", "resnet18")
+NETWORKS = ("shufflenet_v2_x0_5", "mobilenet_v3_small", "efficientnet_b0", "resnet18", "mobilenet_v2",
+            "mobilenet_v3_small_96", "regnet_x")
+LARGE = ("mobilenet_v2", "mobilenet_v3_small_96", "regnet_x")
+REGNET_X = {"depths": [1, 1, 2, 2], "widths": [32, 64, 128, 256], "group_widths": [16] * 4,
+            "bottleneck_multipliers": [1.0] * 4, "strides": [2] * 4}
 FORMS = ("qdq-u8s8-perchannel", "qop-u8s8")
 OUTPUT = Path(__file__).resolve().parent.parent / "tests" / "models" / "torchvision"
 
 
-def random_input(seed: int) -> np.ndarray:
-    return random_normal(seed, (1, 3, SIZE, SIZE))
+def random_input(name: str, seed: int) -> np.ndarray:
+    size = LARGE_SIZE if name in LARGE else SIZE
+    return random_normal(seed, (1, 3, size, size))
 
 
 def network(name: str):
     """The torch module of `name` (module docstring), weights drawn after `manual_seed`."""
     import torch
     from torchvision import models
-    from torchvision.models import efficientnet, resnet
+    from torchvision.models import efficientnet, regnet, resnet
 
     torch.manual_seed(WEIGHT_SEED)
     if name == "shufflenet_v2_x0_5":
         return models.shufflenet_v2_x0_5(weights=None, num_classes=CLASSES)
     if name == "mobilenet_v3_small":
         return models.mobilenet_v3_small(weights=None, num_classes=CLASSES, width_mult=0.25)
+    if name == "mobilenet_v3_small_96":
+        return models.mobilenet_v3_small(weights=None, num_classes=CLASSES, width_mult=0.5)
+    if name == "mobilenet_v2":
+        return models.mobilenet_v2(weights=None, num_classes=CLASSES, width_mult=0.35)
+    if name == "regnet_x":
+        return regnet.RegNet(regnet.BlockParams(**REGNET_X), num_classes=CLASSES)
     if name == "efficientnet_b0":
         setting, last_channel = efficientnet._efficientnet_conf("efficientnet_b0", width_mult=0.25, depth_mult=1.0)
         return efficientnet.EfficientNet(setting, dropout=0.2, num_classes=CLASSES, last_channel=last_channel)
@@ -76,7 +93,7 @@ def network(name: str):
 
 
 def export_float(name: str, path: Path) -> None:
-    export_onnx(network(name).eval(), random_input(INPUT_SEED), path)
+    export_onnx(network(name).eval(), random_input(name, INPUT_SEED), path)
 
 
 def shorten_names(path: Path) -> None:
@@ -102,8 +119,9 @@ def shorten_names(path: Path) -> None:
     onnx.save(model, os.fspath(path))
 
 
-def quantize(float_path: Path, path: Path, form: str) -> None:
-    calibration = SeededCalibrationInputs(random_input, range(CALIBRATION_SEED, CALIBRATION_SEED + CALIBRATION_SAMPLES))
+def quantize(name: str, float_path: Path, path: Path, form: str) -> None:
+    calibration = SeededCalibrationInputs(lambda seed: random_input(name, seed),
+                                          range(CALIBRATION_SEED, CALIBRATION_SEED + CALIBRATION_SAMPLES))
     quantize_static(float_path, path, calibration, "QDQ" if form.startswith("qdq") else "QOperator",
                     per_channel=form.endswith("perchannel"))
 
@@ -118,10 +136,10 @@ def build(output: Path, networks: tuple[str, ...] = NETWORKS) -> None:
             pre_process(float_path, pre_processed)
             for form in FORMS:
                 path = output / f"{name}-{form}.onnx"
-                quantize(pre_processed, path, form)
+                quantize(name, pre_processed, path, form)
                 shorten_names(path)
                 print(f"{path}: {path.stat().st_size:,} B")
-            np.save(output / f"{name}.input.npy", random_input(INPUT_SEED))
+            np.save(output / f"{name}.input.npy", random_input(name, INPUT_SEED))
 
 
 def main(argv: list[str] | None = None) -> int:

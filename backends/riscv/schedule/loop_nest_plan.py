@@ -53,6 +53,9 @@ IMMEDIATE_REACH = 2048
 """Bytes a load or store immediate reaches from its base register (12 bits, signed)."""
 
 TILE_SIZES = (8, 6, 5, 4, 3, 2, 1)
+LONE_DIMENSION_TILE_SIZES = (16, *TILE_SIZES)
+"""Tiles of a reduction's only parallel dimension (a matrix-vector product, a fully connected layer
+at batch 1): no second tile dimension shares the loads, so more outputs share each activation."""
 MAX_BODY_COPIES = 144
 """Tile points x unrolled reduction points: bounds the size of the innermost loop's body
 (a 4 x 4 tile of a 3 x 3 convolution)."""
@@ -275,12 +278,14 @@ def held_row(plan: NestPlan, streamed: list[Access], share_box: list[int]) -> in
     its points too, `NestPlan.share_box`). The nest visits the tile points in dimension order
     (`NestPlan.body_points`): with two tile dimensions, the loads of the inputs that do not vary
     with the outer one (one per index of the inner one) are held while the outer one steps; with
-    one, the smallest row of the streamed inputs."""
+    one, the smallest row of the streamed inputs whose loads serve several points (an input read
+    once per point, a matrix-vector product's weights, is consumed as it is loaded)."""
     tiled = [d for d, dim in enumerate(plan.dims) if dim.parallel and plan.steps[d] > 1]
     if len(tiled) == 2:
         outer = tiled[0]
         return max((distinct_in_box(a, share_box) for a in streamed if not a.stride[outer]), default=1)
-    return min((r for r in (distinct_in_box(a, share_box) for a in streamed) if r > 1), default=1)
+    points = prod(share_box)
+    return min((r for r in (distinct_in_box(a, share_box) for a in streamed) if 1 < r < points), default=1)
 
 
 def loop_registers(plan: NestPlan, loops: list[int]) -> int:
@@ -353,7 +358,8 @@ def _windows(dims: list[Dim], inputs: list[Access], steps: list[int]) -> list[in
 
 
 def _tile_candidates(dims: list[Dim], parallel: list[int], reducing: bool, body: int) -> list[dict[int, int]]:
-    """Register tiles: for a reduction, up to two of the last three parallel dimensions;
+    """Register tiles: for a reduction, up to two of the last three parallel dimensions (a lone one
+    up to `LONE_DIMENSION_TILE_SIZES`);
     elementwise, the innermost parallel dimension unrolled where the body is short enough for
     the loop's own instructions to matter."""
     if not parallel:
@@ -365,9 +371,10 @@ def _tile_candidates(dims: list[Dim], parallel: list[int], reducing: bool, body:
             factors = ELEMENTWISE_UNROLL_ODD + factors
         return [{d: t} for t in _divisors(dims[d].bound, factors)]
     window = parallel[-3:]
+    sizes = LONE_DIMENSION_TILE_SIZES if len(parallel) == 1 else TILE_SIZES
     candidates: list[dict[int, int]] = [{}]
     for i, a in enumerate(window):
-        for ta in _divisors(dims[a].bound, TILE_SIZES):
+        for ta in _divisors(dims[a].bound, sizes):
             candidates.append({a: ta})
             for b in window[i + 1 :]:
                 for tb in _divisors(dims[b].bound, TILE_SIZES):

@@ -60,6 +60,7 @@ from bitfold.backends.riscv.lowering.registers import (
     zero_extend,
 )
 from bitfold.backends.riscv.schedule.fused_epilogue import SEPARATE_NEST_UNROLL, Fusion, fuse_epilogues
+from bitfold.backends.riscv.schedule.group_dimensions import split_group_dimensions
 from bitfold.backends.riscv.schedule.loop_nest_plan import (
     IMMEDIATE_REACH,
     Access,
@@ -659,7 +660,11 @@ def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = 
     n_parallel = next((i for i, d in enumerate(dims) if not d.parallel), len(dims))
     if any(d.parallel for d in dims[n_parallel:]):
         return None
-    maps = [m.data for m in op.get_indexing_maps().data]
+    grouped = split_group_dimensions(dims, [m.data for m in op.get_indexing_maps().data])
+    if grouped is None:
+        return None
+    dims, maps = grouped
+    n_parallel = next((i for i, d in enumerate(dims) if not d.parallel), len(dims))
     accesses = [access_of(v.type, m, len(dims)) for v, m in zip(op.operands, maps, strict=True)]
     if any(a is None for a in accesses):
         return None

@@ -39,6 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
+from models import report_macs
+
 FIXTURES = Path(__file__).resolve().parent
 MANIFEST = FIXTURES / "manifest.json"
 INTEGER_FORM = "qcdq-int"
@@ -98,10 +100,7 @@ def expected(name: str) -> np.ndarray:
 
 def macs(name: str) -> int:
     """Multiply-accumulates of one inference of the batch (bitfold-report's layer costs)."""
-    from bitfold.load import load_module
-    from bitfold.report import model_report
-
-    return int(model_report(load_module(str(path(name)))).total["macs"])
+    return report_macs(path(name))
 
 
 def step(name: str) -> float:

@@ -2,7 +2,8 @@
 EfficientNet-B0, ResNet-18, each quantize_static QDQ per channel and QOperator):
 
 - `bitfold-run` on the integer IR (onnx-to-integer) within one output step of onnxruntime
-  (ORT_DISABLE_ALL, integer kernels exact on every CPU; measured: equal on every output);
+  (ORT_DISABLE_ALL, integer kernels exact on every CPU; measured: equal on every output but
+  `PROPAGATED_STEPS`);
   ResNet-18 in the quick suite, the others slow (5-30 s each in the interpreter);
 - compiled and run under qemu: `test_torchvision_qemu.py`."""
 
@@ -20,6 +21,11 @@ from models import torchvision
 from models.runners import run_onnxruntime
 
 QUICK = ("resnet18",)
+PROPAGATED_STEPS = {"regnet_x-qop-u8s8": 3}
+"""Output steps off where one-step differences of inner layers propagate: the integer IR's
+fixed-point requantization and onnxruntime's float32 one (QLinearConv) differ by one step at
+near-ties (8 outputs of the RegNetX-style network's second convolution, measured node by node),
+and 19 layers on, the QGemm's outputs are up to 3 steps apart."""
 
 
 def marked(name: str):
@@ -36,8 +42,9 @@ def test_bitfold_run_within_one_step_of_onnxruntime(name):
     (actual,) = bitfold.run(module, feeds).values()
     assert actual.shape == expected.shape
     step = output_step(name)
-    off = np.abs(actual.astype(np.float64) - expected)
-    assert off.max() <= step * (1 + 1e-6), f"{name}: up to {off.max() / step:.2f} steps of {step:g} off"
+    # both outputs are dequantized integers (q - zp) * step in float32: compare the integers
+    off = np.abs(np.rint(actual.astype(np.float64) / step) - np.rint(expected.astype(np.float64) / step))
+    assert off.max() <= PROPAGATED_STEPS.get(name, 1), f"{name}: up to {off.max():.0f} steps of {step:g} off"
 
 
 def output_step(name: str) -> float:
