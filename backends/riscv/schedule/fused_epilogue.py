@@ -152,12 +152,17 @@ def _overlap(a: SSAValue, b: SSAValue) -> bool:
     return memory_a is memory_b and start_a < end_b and start_b < end_a
 
 
+def _after(op: Operation, other: Operation) -> bool:
+    return other.parent_block() is op.parent_block() and op.is_before_in_block(other)
+
+
 def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.GenericOp, Fusion] | None:
     """G and its Fusion in place of the fill, the contraction and the epilogue (module docstring),
     where the contraction has one output B used by those three only and each of the three is a
     nest on its own (`plannable`: linear maps, static memrefs). Where the epilogue is not worth
-    fusing (`worth_fusing` on `tile_points(G, fusion)`, its register tile) or writes over an
-    input, the bias alone is fused: G writes B, E stays. Else None, IR untouched."""
+    fusing (`worth_fusing` on `tile_points(G, fusion)`, its register tile), writes over an
+    input, or B has other readers after the contraction (RV64's two lane splits of a packed
+    contraction), the bias alone is fused: G writes B, its readers stay. Else None, IR untouched."""
     if _parallel(contraction) or len(contraction.outputs) != 1 or contraction.res:
         return None
     buffer = contraction.outputs[0]
@@ -169,8 +174,8 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
     users = {use.operation for use in buffer.uses}
     if not _epilogue(epilogue, buffer) or users != {fill, contraction, epilogue}:
         epilogue = None  # the bias alone: the accumulators are stored as they are
-        if users != {fill, contraction}:
-            return None
+        if not all(u in (fill, contraction) or _after(contraction, u) for u in users):
+            return None  # B read between the fill and the contraction
     if not all(plannable(op) for op in (fill, contraction, epilogue) if op is not None):
         return None
     if epilogue is not None and any(_overlap(epilogue.outputs[0], x) for x in contraction.inputs):
