@@ -12,7 +12,8 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
 
     bitfold-riscv-expand-ctpop              without Zbb: math.ctpop as SWAR arith
     bitfold-riscv-expand-float-rounding     f32 roundeven/trunc/floor/ceil as exact arith
-    bitfold-riscv-sign-mask-clamps          min/max by a constant as sign masks where nothing wraps
+    bitfold-riscv-sign-mask-clamps          without Zbb: min/max by a constant as sign masks
+                                            where nothing wraps (with Zbb: one min/max each)
     bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
     bitfold-riscv-linalg-to-loops           accumulators in registers, else xDSL's perfect nest
     lower-affine                            xDSL
@@ -169,7 +170,7 @@ def riscv_passes(
     return [
         *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
         BitfoldRiscvExpandFloatRoundingPass(),
-        BitfoldRiscvSignMaskClampsPass(),
+        *([] if zbb else [BitfoldRiscvSignMaskClampsPass()]),
         BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers, nest_registers=nest_registers),
         BitfoldRiscvLinalgToLoopsPass(),
         LowerAffinePass(),
