@@ -33,8 +33,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.backends.kernel.bufferize import element_bytes
 
-BETWEEN = (memref.GetGlobalOp, arith.ConstantOp)
-"""Ops that may sit between the fill, the contraction and the epilogue (they touch no buffer)."""
+BETWEEN = (memref.GetGlobalOp, memref.ViewOp, arith.ConstantOp)
+"""Ops that may sit between the fill, the contraction and the epilogue (they touch no buffer; a
+view of the workspace names the epilogue's output, so the fused generic goes where the epilogue was)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class Fusion:
     tables: tuple[int, ...]
     epilogue: Region | None
     """E's body (E itself is erased); None where B is the output itself (the bias alone is fused)."""
+    nests: int = 1
+    """the elementwise generics E stands for (`compose_epilogues`)"""
 
 
 def _neighbour(op: Operation, forward: bool) -> linalg.GenericOp | None:
@@ -120,12 +123,13 @@ epilogue nest adds about 5 instructions per output (the i32 store, its reload, i
 and branch), over 0.3 per MAC on a depthwise 3 x 3 layer (9 MACs an output)."""
 
 
-def worth_fusing(tile_points: int, epilogue: int, reduction_points: int) -> bool:
+def worth_fusing(tile_points: int, epilogue: int, reduction_points: int, nests: int = 1) -> bool:
     """Whether to fuse: the bias alone always (a whole nest less); an epilogue where it is copied
     fewer times (once per tile point) than its own nest unrolls it (the code no larger), or where
-    the reduction per output is short enough (`SHORT_REDUCTION`) for the separate nest's
-    per-output overhead to be a large share of the work (`.text` grows by the copies)."""
-    return epilogue == 0 or tile_points < SEPARATE_NEST_UNROLL or reduction_points <= SHORT_REDUCTION
+    the reduction per output is short enough (`SHORT_REDUCTION` for each of the epilogue's
+    `nests`, `compose_epilogues`) for the separate nests' per-output overhead to be a large share
+    of the work (`.text` grows by the copies)."""
+    return epilogue == 0 or tile_points < SEPARATE_NEST_UNROLL or reduction_points <= SHORT_REDUCTION * nests
 
 
 def reduction_points(op: linalg.GenericOp) -> int:
@@ -151,6 +155,64 @@ def _overlap(a: SSAValue, b: SSAValue) -> bool:
     return memory_a is memory_b and start_a < end_b and start_b < end_a
 
 
+def _erase_dead_operations(block: Block) -> None:
+    """Body operations (pure arith) whose results nothing reads, erased last to first."""
+    for op in reversed(list(block.ops)):
+        if not isinstance(op, linalg.YieldOp) and all(not r.uses for r in op.results):
+            Rewriter.erase_op(op)
+
+
+def compose_epilogues(first: linalg.GenericOp, buffer: SSAValue) -> tuple[linalg.GenericOp, int]:
+    """The epilogue reading `buffer` (`first`, an `_epilogue`) and its chain: while the next
+    generic E2 is an `_epilogue` of E1's output C, C read by E1 and E2 alone, and E2's output
+    overlaps none of E1's inputs (it is written while they are read), E1 and E2 become one
+    generic in their place (E1's inputs, then E2's but C; E2's output):
+
+        C[i] = E1(B[i], t[i])        O[i] = E2(C[i], u[i])   ->   O[i] = E2(E1(B[i], t[i]), u[i])
+
+    (the correction of a binary convolution's popcount, then its threshold). Returns the last
+    epilogue and the number of generics it stands for; the body keeps no dead operations."""
+    epilogue, nests = first, 1
+    while True:
+        middle = epilogue.outputs[0]
+        second = _neighbour(epilogue, True)
+        if not (_epilogue(second, middle) and {u.operation for u in middle.uses} == {epilogue, second}):
+            return epilogue, nests
+        inputs = [*epilogue.inputs, *second.inputs[1:]]
+        if epilogue.body.block.args[-1].uses or any(_overlap(second.outputs[0], x) for x in inputs):
+            return epilogue, nests
+        epilogue, nests = _composed(epilogue, second), nests + 1
+
+
+def _composed(first: linalg.GenericOp, second: linalg.GenericOp) -> linalg.GenericOp:
+    """The one generic of `compose_epilogues` in place of `first` and `second` (both erased)."""
+    n_first = len(first.inputs)
+    body = Block(arg_types=[*(a.type for a in first.body.block.args[:n_first]),
+                            *(a.type for a in second.body.block.args[1:])])
+    values = dict(zip(first.body.block.args[:n_first], body.args[:n_first]))
+    for op in first.body.block.ops:
+        if isinstance(op, linalg.YieldOp):
+            values[second.body.block.args[0]] = values.get(op.operands[0], op.operands[0])
+            break
+        body.add_op(clone := op.clone(value_mapper=values))
+        values.update(zip(op.results, clone.results))
+    values.update(zip(second.body.block.args[1:], body.args[n_first:]))
+    for op in second.body.block.ops:
+        body.add_op(clone := op.clone(value_mapper=values))
+        values.update(zip(op.results, clone.results))
+    _erase_dead_operations(body)
+    maps = [*first.indexing_maps.data[:n_first], *second.indexing_maps.data[1:]]
+    composed = linalg.GenericOp(
+        [*first.inputs, *second.inputs[1:]], [second.outputs[0]], Region(body), maps, second.iterator_types,
+    )
+    composed.attributes.update(second.attributes)
+    Rewriter.insert_op(composed, InsertPoint.before(second))
+    for op in (first, second):
+        op.detach()
+        op.erase()
+    return composed
+
+
 def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.GenericOp, Fusion] | None:
     """G and its Fusion in place of the fill, the contraction and the epilogue (module docstring),
     where the contraction has one output B used by those three only and each of the three is a
@@ -166,6 +228,10 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
     if not _bias_fill(fill, buffer):
         return None
     users = {use.operation for use in buffer.uses}
+    nests = 1
+    if _epilogue(epilogue, buffer) and users == {fill, contraction, epilogue}:
+        epilogue, nests = compose_epilogues(epilogue, buffer)
+        users = {use.operation for use in buffer.uses}
     if not _epilogue(epilogue, buffer) or users != {fill, contraction, epilogue}:
         epilogue = None  # the bias alone: the accumulators are stored as they are
         if users != {fill, contraction}:
@@ -174,15 +240,16 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
         return None
     if epilogue is not None and any(_overlap(epilogue.outputs[0], x) for x in contraction.inputs):
         epilogue = None  # the output in place of an input the later tiles still read (a residual)
-    fused, fusion = _fused_generic(contraction, fill, epilogue)
+    fused, fusion = _fused_generic(contraction, fill, epilogue, nests)
     points = reduction_points(contraction)
-    if epilogue is not None and not worth_fusing(tile_points(fused, fusion), epilogue_operations(epilogue), points):
+    if epilogue is not None and not worth_fusing(tile_points(fused, fusion), epilogue_operations(epilogue), points,
+                                                 nests):
         fused.detach()
         fused.erase()
         epilogue = None  # the bias alone: the epilogue stays a nest of its own, reading B
         fused, fusion = _fused_generic(contraction, fill, None)
     if epilogue is not None:
-        fusion = Fusion(fusion.bias, fusion.tables, epilogue.detach_region(0))
+        fusion = Fusion(fusion.bias, fusion.tables, epilogue.detach_region(0), nests)
     for op in (fill, contraction, epilogue):
         if op is not None:
             op.detach()
@@ -191,9 +258,10 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
 
 
 def _fused_generic(
-    contraction: linalg.GenericOp, fill: linalg.GenericOp, epilogue: linalg.GenericOp | None
+    contraction: linalg.GenericOp, fill: linalg.GenericOp, epilogue: linalg.GenericOp | None, nests: int = 1
 ) -> tuple[linalg.GenericOp, Fusion]:
-    """G (module docstring) inserted before the contraction, with its discardable attributes,
+    """G (module docstring) inserted in place of the contraction (of the epilogue, where given),
+    with its discardable attributes,
     and its Fusion without E's body:
     the epilogue's output and tables where `epilogue` is given, else B itself (the bias alone)."""
     buffer = contraction.outputs[0]
@@ -221,9 +289,10 @@ def _fused_generic(
         [AffineMapAttr(m) for m in maps], contraction.iterator_types,
     )
     fused.attributes.update(contraction.attributes)  # e.g. its nest number
-    Rewriter.insert_op(fused, InsertPoint.before(contraction))
+    # where the epilogue was: after the definitions of all its operands (`BETWEEN`)
+    Rewriter.insert_op(fused, InsertPoint.before(contraction if epilogue is None else epilogue))
     table_operands = tuple(range(n_inputs + 1, n_inputs + 1 + len(tables)))
-    return fused, Fusion(n_inputs, table_operands, None)
+    return fused, Fusion(n_inputs, table_operands, None, nests)
 
 
 def fuse_epilogues(module: ModuleOp, plannable, tile_points) -> dict[linalg.GenericOp, Fusion]:

@@ -632,8 +632,9 @@ def unpack(byte: SSAValue, slot: int, bits: int, unsigned: bool, xlen: int) -> t
 
 
 FUSED_EPILOGUE_COPIES = SEPARATE_NEST_UNROLL
-"""The largest tile of a nest with a fused epilogue: the epilogue is copied once per tile point,
-no more often than its own nest would unroll it (`fused_epilogue.worth_fusing`)."""
+"""The largest tile of a nest with a fused epilogue, per elementwise nest it stands for
+(`Fusion.nests`): the epilogue is copied once per tile point, no more often than its own nests
+would unroll theirs (`fused_epilogue.worth_fusing`)."""
 
 
 def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = None) -> NestPlan | None:
@@ -664,7 +665,7 @@ def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = 
     inputs = len(op.inputs) if fusion is None else fusion.bias
     # the bias and the tables walked alike share one interleaved panel (`weight_panels.py`)
     epilogue_walks = [accesses[k].stride for k in range(inputs, len(op.inputs))]
-    fused_copies = FUSED_EPILOGUE_COPIES if fusion is not None and fusion.epilogue is not None else None
+    fused_copies = FUSED_EPILOGUE_COPIES * fusion.nests if fusion is not None and fusion.epilogue is not None else None
     cost = CostModel(body_operation_count(op.body.block), len(op.outputs), inputs,
                      len(epilogue_walks) - len(set(epilogue_walks)), fused_copies)
     return plan_nest(dims, accesses, cost, registers)
