@@ -37,7 +37,7 @@ from functools import cached_property
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref, riscv, riscv_scf
-from xdsl.dialects.builtin import IntAttr, IntegerAttr, IntegerType, MemRefType, ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerAttr, IntegerType, MemRefType, ModuleOp, UnrealizedConversionCastOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.riscv import Registers, si12
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -103,6 +103,16 @@ def supported_body(op: linalg.GenericOp) -> bool:
         isinstance(o, linalg.YieldOp | math.CtPopOp) or (o.name.startswith("arith.") and not o.regions) or reads_constant(o)
         for o in op.body.block.ops
     )
+
+
+def uniform_constant(buffer: SSAValue) -> int | None:
+    """The one value of every element of a constant global of integers, else None."""
+    global_op = constant_global(buffer)
+    if (global_op is None or not isinstance(global_op.initial_value, DenseIntOrFPElementsAttr)
+            or not isinstance(global_op.type.get_element_type(), IntegerType)):
+        return None
+    values = {int(v) for v in global_op.initial_value.get_values()}
+    return values.pop() if len(values) == 1 else None
 
 
 def reads_constant(op: Operation) -> bool:
@@ -419,6 +429,10 @@ class NestEmitter:
         initial = {}
         if self.fusion is not None:
             bias = self.fusion.bias
+            value = uniform_constant(self.op.operands[bias])
+            if value is not None:  # a constant (a zero fill) that canonicalization folds into the first add
+                self.insert([constant := arith.ConstantOp(IntegerAttr(value, block.args[bias].type))], level)
+                return {t: [(constant.result, level)] for t in self.plan.tile_points()}
             return {t: [self.load(bias, t, None, block.args[bias].type)] for t in self.plan.tile_points()}
         for tile_point in self.plan.tile_points():
             values = []

@@ -3,8 +3,8 @@
 // Two elementwise epilogues in a chain (fused_epilogue.compose_epilogues): a binary layer's
 // correction (C = k - 2 * count, into the workspace) and its sign threshold (C * d >= t, the
 // output) become one epilogue, fused into the popcount nest after a workspace view between
-// them: one nest (the reduction unrolled into a 1 x 2 tile), the counts start as the (zero)
-// bias, the composed body runs on the tile after the reduction and stores one byte an output, no
+// them: one nest (the reduction unrolled into a 1 x 2 tile), the counts start as the bias, a
+// constant (`uniform_constant`: no load; canonicalization folds the first add), the composed body runs on the tile after the reduction and stores one byte an output, no
 // i32 store at all; the threshold's dead read of its output (`trunci %o`) is gone.
 
 "memref.global"() <{sym_name = "w", type = memref<2x4xi32>, initial_value = dense<[[-1, 0, 5, 7], [3, -8, 0, -1]]> : tensor<2x4xi32>, sym_visibility = "private", constant}> : () -> ()
@@ -56,7 +56,10 @@ func.func @binary(%x: memref<2x4xi32>, %out: memref<2x2xi8>, %workspace: memref<
 // CHECK-LABEL: func.func @binary
 // CHECK-NOT:   linalg.generic
 // CHECK:       riscv_scf.for
-// CHECK-COUNT-8: math.ctpop
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK:         math.ctpop
+// CHECK-NEXT:    arith.addi %[[ZERO]], %n : i32
+// CHECK-COUNT-7: math.ctpop
 // CHECK-NOT:     rvmem.sw
 // CHECK-NOT:     arith.trunci
 // CHECK:         rvmem.lh
