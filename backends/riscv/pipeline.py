@@ -1,6 +1,7 @@
 """The RISC-V code generator's pass sequence. On the backend's tensor IR, before the kernel ABI's
 form (`riscv_tensor_passes`):
 
+    bitfold-riscv-count-thresholds          sign thresholds of popcounts: the count against a table
     bitfold-riscv-narrow-lanes              narrow operands: K >= 2 (RV32) / 4 (RV64) lanes a register
     bitfold-riscv-pair-lanes                RV64: two i32 accumulators in one register
     bitfold-riscv-wide-binary-words         RV64: XNOR-popcount on 64-bit words
@@ -92,6 +93,7 @@ from bitfold.backends.riscv.regalloc.register_allocation import (
     RegisterAllocationError,
 )
 from bitfold.backends.riscv.schedule.binary_words import BitfoldRiscvWideBinaryWordsPass
+from bitfold.backends.riscv.schedule.count_thresholds import BitfoldRiscvCountThresholdsPass
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 from bitfold.backends.riscv.schedule.narrow_lanes import BitfoldRiscvNarrowLanesPass
 from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
@@ -152,7 +154,7 @@ ALL_NESTS = 0
 def riscv_tensor_passes(xlen: int) -> list[ModulePass]:
     """The passes on the backend's tensor IR, before `kernel_form` (module docstring)."""
     wide = [BitfoldRiscvPairLanesPass(), BitfoldRiscvWideBinaryWordsPass()] if xlen == 64 else []
-    return [BitfoldRiscvNarrowLanesPass(xlen=xlen), *wide]
+    return [BitfoldRiscvCountThresholdsPass(), BitfoldRiscvNarrowLanesPass(xlen=xlen), *wide]
 
 
 def riscv_passes(

@@ -107,11 +107,11 @@ def _covers(contraction: linalg.GenericOp, buffer: SSAValue) -> bool:
     )
 
 
-def epilogue_operations(epilogue: linalg.GenericOp | None) -> int:
-    """Instructions one epilogue copy costs, roughly: its ops but constants and the yield."""
-    if epilogue is None:
+def epilogue_operations(body: Block | None) -> int:
+    """Instructions one epilogue copy costs, roughly: the ops of its body but constants and the yield."""
+    if body is None:
         return 0
-    return sum(1 for op in epilogue.body.block.ops if not isinstance(op, linalg.YieldOp | arith.ConstantOp))
+    return sum(1 for op in body.ops if not isinstance(op, linalg.YieldOp | arith.ConstantOp))
 
 
 SEPARATE_NEST_UNROLL = 4
@@ -123,13 +123,31 @@ epilogue nest adds about 5 instructions per output (the i32 store, its reload, i
 and branch), over 0.3 per MAC on a depthwise 3 x 3 layer (9 MACs an output)."""
 
 
+CHEAP_EPILOGUE = 4
+"""Operations of an epilogue (`epilogue_operations`) up to which twice `SEPARATE_NEST_UNROLL` copies
+are no larger than its own nest: 8 x (4 + its store) = 40 against 4 x (4 + the accumulator's load
++ its store) + the loop's 6 + the contraction's 8 accumulator stores = 38, where the fused copies
+also lose the extensions that fold into loads (a sign threshold: `lh`, `mul`, `slt`, `sb`)."""
+
+
+def fused_tile_limit(epilogue: int, nests: int = 1) -> int:
+    """The most tile points a fused epilogue of `epilogue` operations standing for `nests`
+    elementwise nests is copied to: as often as its own nests unroll theirs, twice that for a
+    cheap one (`CHEAP_EPILOGUE`)."""
+    return SEPARATE_NEST_UNROLL * nests * (2 if epilogue <= CHEAP_EPILOGUE else 1)
+
+
 def worth_fusing(tile_points: int, epilogue: int, reduction_points: int, nests: int = 1) -> bool:
     """Whether to fuse: the bias alone always (a whole nest less); an epilogue where it is copied
-    fewer times (once per tile point) than its own nest unrolls it (the code no larger), or where
-    the reduction per output is short enough (`SHORT_REDUCTION` for each of the epilogue's
-    `nests`, `compose_epilogues`) for the separate nests' per-output overhead to be a large share
-    of the work (`.text` grows by the copies)."""
-    return epilogue == 0 or tile_points < SEPARATE_NEST_UNROLL or reduction_points <= SHORT_REDUCTION * nests
+    fewer times (once per tile point) than its own nest unrolls it, or a cheap one no more than
+    `fused_tile_limit` (the code no larger), or where the reduction per output is short enough
+    (`SHORT_REDUCTION` for each of the epilogue's `nests`, `compose_epilogues`) for the separate
+    nests' per-output overhead to be a large share of the work (`.text` grows by the copies)."""
+    return (
+        epilogue == 0 or tile_points < SEPARATE_NEST_UNROLL
+        or (epilogue <= CHEAP_EPILOGUE and tile_points <= fused_tile_limit(epilogue))
+        or reduction_points <= SHORT_REDUCTION * nests
+    )
 
 
 def reduction_points(op: linalg.GenericOp) -> int:
@@ -230,6 +248,7 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
     users = {use.operation for use in buffer.uses}
     nests = 1
     if _epilogue(epilogue, buffer) and users == {fill, contraction, epilogue}:
+        _erase_dead_operations(epilogue.body.block)  # e.g. a read of the output left by its widening
         epilogue, nests = compose_epilogues(epilogue, buffer)
         users = {use.operation for use in buffer.uses}
     if not _epilogue(epilogue, buffer) or users != {fill, contraction, epilogue}:
@@ -242,8 +261,8 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
         epilogue = None  # the output in place of an input the later tiles still read (a residual)
     fused, fusion = _fused_generic(contraction, fill, epilogue, nests)
     points = reduction_points(contraction)
-    if epilogue is not None and not worth_fusing(tile_points(fused, fusion), epilogue_operations(epilogue), points,
-                                                 nests):
+    operations = epilogue_operations(epilogue.body.block if epilogue is not None else None)
+    if epilogue is not None and not worth_fusing(tile_points(fused, fusion), operations, points, nests):
         fused.detach()
         fused.erase()
         epilogue = None  # the bias alone: the epilogue stays a nest of its own, reading B

@@ -59,7 +59,7 @@ from bitfold.backends.riscv.lowering.registers import (
     sign_extend,
     zero_extend,
 )
-from bitfold.backends.riscv.schedule.fused_epilogue import SEPARATE_NEST_UNROLL, Fusion, fuse_epilogues
+from bitfold.backends.riscv.schedule.fused_epilogue import Fusion, epilogue_operations, fuse_epilogues, fused_tile_limit
 from bitfold.backends.riscv.schedule.loop_nest_plan import (
     IMMEDIATE_REACH,
     Access,
@@ -645,12 +645,6 @@ def unpack(byte: SSAValue, slot: int, bits: int, unsigned: bool, xlen: int) -> t
     return ops, down.results[0]
 
 
-FUSED_EPILOGUE_COPIES = SEPARATE_NEST_UNROLL
-"""The largest tile of a nest with a fused epilogue, per elementwise nest it stands for
-(`Fusion.nests`): the epilogue is copied once per tile point, no more often than its own nests
-would unroll theirs (`fused_epilogue.worth_fusing`)."""
-
-
 def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = None) -> NestPlan | None:
     """The plan of a generic this pass can emit, else None (module docstring); a fused nest's
     bias and epilogue tables are not in its cost (read once per output, after the reduction)."""
@@ -679,7 +673,9 @@ def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = 
     inputs = len(op.inputs) if fusion is None else fusion.bias
     # the bias and the tables walked alike share one interleaved panel (`weight_panels.py`)
     epilogue_walks = [accesses[k].stride for k in range(inputs, len(op.inputs))]
-    fused_copies = FUSED_EPILOGUE_COPIES * fusion.nests if fusion is not None and fusion.epilogue is not None else None
+    fused_copies = None
+    if fusion is not None and fusion.epilogue is not None:
+        fused_copies = fused_tile_limit(epilogue_operations(fusion.epilogue.block), fusion.nests)
     cost = CostModel(body_operation_count(op.body.block), len(op.outputs), inputs,
                      len(epilogue_walks) - len(set(epilogue_walks)), fused_copies)
     return plan_nest(dims, accesses, cost, registers)

@@ -1,7 +1,8 @@
 """A binary convolution's XNOR-popcount with its two elementwise epilogues (the correction
 `c - 2 * count`, then the sign threshold `(c - 2 * count) * d >= t`, the form of
-`passes/quant_to_integer`) composed into one epilogue and fused into the popcount nest
-(`fused_epilogue.compose_epilogues`), under qemu against numpy: words all zeros and all ones in
+`passes/quant_to_integer`), as the count compared with a table (`count_thresholds.py`) or
+composed into one epilogue (`fused_epilogue.compose_epilogues`), fused into the popcount nest,
+under qemu against numpy: words all zeros and all ones in
 the activations and the weights, and thresholds equal to the value they test (the `>=` edge)."""
 
 import re
@@ -10,7 +11,9 @@ import numpy as np
 import pytest
 from test_codegen_execution import needs_qemu, parse, riscv_toolchain, run_kernel  # noqa: F401 (the fixture)
 
+import bitfold
 from bitfold.backends.riscv import compile_to_assembly
+from bitfold.backends.riscv.schedule.count_thresholds import BitfoldRiscvCountThresholdsPass
 
 WORDS, ROWS, COLUMNS, CHANNELS = 2, 4, 8, 4
 """32-bit words per pixel, the output's rows, columns and channels (a 3 x 3 window, no padding)."""
@@ -20,14 +23,20 @@ def dense(values: np.ndarray) -> str:
     return np.array2string(values, separator=", ", threshold=1 << 20, max_line_width=1 << 20)
 
 
-def binary_conv_ir(w: np.ndarray, corr: np.ndarray, d: np.ndarray, t: np.ndarray) -> str:
-    """out[c, h, x] = ((corr[c, h, x] - 2 * sum popcount(x ^ w)) * d[c] >= t[c]) as i8."""
+def binary_conv_ir(w: np.ndarray, corr: np.ndarray, d: np.ndarray, t: np.ndarray, element: str) -> str:
+    """out[c, h, x] = ((corr[c, h, x] - 2 * sum popcount(x ^ w)) * d[c] >= t[c]) as `element`: i1
+    (the form quant-to-integer makes: `bitfold-riscv-count-thresholds` compares the count with a
+    table), or i8 (the two epilogues composed as they are; with a dead read of the output)."""
     x_type = f"tensor<1x{WORDS}x{ROWS + 2}x{COLUMNS + 2}xi32>"
     acc_type = f"tensor<1x{CHANNELS}x{ROWS}x{COLUMNS}xi32>"
-    out_type = f"tensor<1x{CHANNELS}x{ROWS}x{COLUMNS}xi8>"
+    out_type = f"tensor<1x{CHANNELS}x{ROWS}x{COLUMNS}x{element}>"
+    widen = ("    %unused = arith.trunci %o : i8 to i1\n" if element == "i8" else "")
+    result = "%r" if element == "i8" else "%b"
+    # bits are stored one a byte as the bipolar type says (`backends/kernel/sub_byte_outputs.py`)
+    result_attribute = ' {quant.type = "!quant.bipolar<f32, 1.000000e+00>"}' if element == "i1" else ""
     identity = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
     return f"""
-func.func @kernel(%x: {x_type}) -> {out_type} {{
+func.func @kernel(%x: {x_type}) -> ({out_type}{result_attribute}) {{
   %w = arith.constant dense<{dense(w)}> : tensor<{CHANNELS}x{WORDS}x3x3xi32>
   %corr = arith.constant dense<{dense(corr)}> : tensor<{CHANNELS}x{ROWS}x{COLUMNS}xi16>
   %d = arith.constant dense<{dense(d)}> : tensor<{CHANNELS}x1x1xi32>
@@ -64,12 +73,11 @@ func.func @kernel(%x: {x_type}) -> {out_type} {{
   %y = linalg.generic {{indexing_maps = [{identity}, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>,
       affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, {identity}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
       ins(%dot, %t, %d : {acc_type}, tensor<{CHANNELS}x1x1xi32>, tensor<{CHANNELS}x1x1xi32>) outs(%e3 : {out_type}) {{
-  ^bb0(%v: i32, %tc: i32, %dc: i32, %o: i8):
-    %unused = arith.trunci %o : i8 to i1
-    %p = arith.muli %v, %dc : i32
+  ^bb0(%v: i32, %tc: i32, %dc: i32, %o: {element}):
+{widen}    %p = arith.muli %v, %dc : i32
     %b = arith.cmpi sge, %p, %tc : i32
     %r = arith.extui %b : i1 to i8
-    linalg.yield %r : i8
+    linalg.yield {result} : {element}
   }} -> {out_type}
   func.return %y : {out_type}
 }}
@@ -104,9 +112,22 @@ def fused(assembly: str) -> bool:
 
 @needs_qemu
 @pytest.mark.parametrize("target", ["rv32im", "rv64im", "rv32im_zbb", "rv64im_zbb"])
-def test_fused_threshold_at_the_edges(target, tmp_path):
+@pytest.mark.parametrize("element", ["i1", "i8"])
+def test_fused_threshold_at_the_edges(target, element, tmp_path):
     x, w, corr, d, t, expected = case()
-    ir = binary_conv_ir(w, corr, d, t)
+    ir = binary_conv_ir(w, corr, d, t, element)
     assert fused(compile_to_assembly(parse(ir), target, "kernel"))
     (out,) = run_kernel(ir, [x], target, tmp_path)
     np.testing.assert_array_equal(out, expected)
+
+
+def test_count_compared_with_a_table():
+    """`bitfold-riscv-count-thresholds` alone: one compare of the count left (no shift, no
+    threshold table), and bitfold's interpreter still gives numpy's bits."""
+    x, w, corr, d, t, expected = case()
+    module = parse(binary_conv_ir(w, corr, d, t, "i1"))
+    BitfoldRiscvCountThresholdsPass().apply(None, module)
+    text = str(module)
+    assert "arith.shli" not in text and "arith.cmpi slt" in text and "arith.cmpi sge" not in text
+    (out,) = bitfold.run(module, [x]).values()
+    np.testing.assert_array_equal(np.asarray(out).astype(np.int8), expected)
