@@ -37,7 +37,15 @@ from functools import cached_property
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref, riscv, riscv_scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerAttr, IntegerType, MemRefType, ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    UnrealizedConversionCastOp,
+)
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.riscv import Registers, si12
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue

@@ -13,7 +13,7 @@ from test_codegen_execution import needs_qemu, parse, riscv_toolchain, run_kerne
 
 import bitfold
 from bitfold.backends.riscv import compile_to_assembly
-from bitfold.backends.riscv.schedule.count_thresholds import BitfoldRiscvCountThresholdsPass
+from bitfold.backends.riscv.schedule.count_thresholds import BitfoldRiscvCountThresholdsPass, threshold_tables
 
 WORDS, ROWS, COLUMNS, CHANNELS = 2, 4, 8, 4
 """32-bit words per pixel, the output's rows, columns and channels (a 3 x 3 window, no padding)."""
@@ -131,3 +131,16 @@ def test_count_compared_with_a_table():
     assert "arith.shli" not in text and "arith.cmpi slt" in text and "arith.cmpi sge" not in text
     (out,) = bitfold.run(module, [x]).values()
     np.testing.assert_array_equal(np.asarray(out).astype(np.int8), expected)
+
+
+def test_threshold_tables_equal_the_compare():
+    """`threshold_tables` against the compare it replaces, A c + B >= 0, for every count c in
+    [0, C]: random and edge slopes (0, +-1, +-2, large) and offsets (at and around the steps)."""
+    bound = 96
+    rng = np.random.default_rng(2)
+    a = np.concatenate([np.array([0, 0, 1, -1, 2, -2, 3, -3, 97, -97]), rng.integers(-5, 6, size=190)])
+    b = np.concatenate([np.array([0, -1, 0, 0, -1, 1, -96, 96, 5, -5]), rng.integers(-300, 301, size=190)])
+    s, w = threshold_tables(a, b, bound)
+    c = np.arange(bound + 1)[:, None]
+    np.testing.assert_array_equal(s * c < w, a * c + b >= 0)
+    assert np.all(np.abs(w) <= bound + 1)
