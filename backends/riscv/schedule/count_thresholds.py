@@ -16,7 +16,9 @@ constants, sums, differences of the count and constant tables), so with A, B per
                          <=>   c <  C + 1 or 0            (A = 0: always or never)
 
 that is `s c < W` with s = +-1, W clamped to [-C, C + 1] (the same bits for c in [0, C]), stored
-as i16 where it fits. E1 and E2 are replaced by one generic: `c < W` where s is +1 everywhere,
+as i16 where it fits. Where s differs between output channels and the count's contraction reads
+constant weights by channel, the weights of the channels with s = -1 are complemented
+(`complemented_weights`: they count c' = C - c, and -c < W is c' < C + W), so s = +1 everywhere. E1 and E2 are replaced by one generic: `c < W` where s is +1 everywhere,
 `c > -W` where -1 everywhere, `c * s < W` with a table s where it varies. A binary conv3x3
 output then costs a table load, a compare and its store instead of the load, `slli`, `sub`,
 `mul`, `slt`, `xori` and the store.
@@ -31,7 +33,9 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
+from bitfold.backends.riscv.schedule.binary_words import popcount_terms
 from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.encoding import dense_attr
 
@@ -199,8 +203,37 @@ class CountThresholds(RewritePattern):
         except NotAffine:
             return
         s, w = threshold_tables(a, b, bound)
+        if not np.all(s == s.flat[0]) and 2 * bound + 1 <= I16_MAX:
+            s, w = complemented_weights(first.inputs[0], s, w, bound, rewriter)
         rewriter.replace(op, _count_compare(first.inputs[0], s, w, op.outputs[0]))
         rewriter.erase(first)
+
+
+def complemented_weights(
+    count: SSAValue, s: np.ndarray, w: np.ndarray, bound: int, rewriter: PatternRewriter
+) -> tuple[np.ndarray, np.ndarray]:
+    """(s, W) after complementing, where s is -1, the constant weights of the count's contraction P
+    (P's only user the rewritten threshold, its weight map naming every dimension s varies along):
+    popcount(x ^ ~v) = 32 - popcount(x ^ v) a word, so P counts c' = C - c there and -c < W
+    becomes c' < C + W (s = +1 everywhere: no multiply). Else (s, W) as they were."""
+    contraction = count.owner
+    weight = popcount_terms(contraction)
+    if weight is None or not count.has_one_use():
+        return s, w
+    table, table_map = compact(s)
+    out_map = contraction.indexing_maps.data[-1].data
+    weight_map = contraction.indexing_maps.data[weight].data
+    places = {r.position: k for k, r in enumerate(weight_map.results) if isinstance(r, AffineDimExpr)}
+    varying = [out_map.results[r.position] for r in table_map.results]
+    if any(not isinstance(d, AffineDimExpr) or d.position not in places for d in varying):
+        return s, w
+    weights = constant_array(contraction.inputs[weight]).astype(np.int64)
+    index = np.indices(weights.shape)
+    signs = table[tuple(index[places[d.position]] for d in varying)]
+    flipped = arith.ConstantOp(dense_attr(np.where(signs < 0, ~weights, weights), i32))
+    rewriter.insert(flipped, InsertPoint.before(contraction))
+    contraction.operands[weight] = flipped.result
+    return np.ones_like(s), np.where(s < 0, bound + w, w)
 
 
 def _difference(compare: arith.CmpiOp, values: dict) -> tuple[np.ndarray, np.ndarray]:

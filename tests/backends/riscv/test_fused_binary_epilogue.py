@@ -123,12 +123,14 @@ def test_fused_threshold_at_the_edges(target, element, tmp_path):
 
 def test_count_compared_with_a_table():
     """`bitfold-riscv-count-thresholds` alone: one compare of the count left (no shift, no
-    threshold table), and bitfold's interpreter still gives numpy's bits."""
+    threshold table, no multiply: the weights of the channels whose sign is -1 complemented),
+    and bitfold's interpreter still gives numpy's bits."""
     x, w, corr, d, t, expected = case()
     module = parse(binary_conv_ir(w, corr, d, t, "i1"))
     BitfoldRiscvCountThresholdsPass().apply(None, module)
     text = str(module)
     assert "arith.shli" not in text and "arith.cmpi slt" in text and "arith.cmpi sge" not in text
+    assert "arith.muli" not in text
     (out,) = bitfold.run(module, [x]).values()
     np.testing.assert_array_equal(np.asarray(out).astype(np.int8), expected)
 
