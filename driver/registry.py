@@ -88,6 +88,7 @@ generators'; the RISC-V backend's are listed in `riscv_passes` order, then their
         "bitfold-riscv-narrow-lanes": _lazy("backends.riscv.schedule.narrow_lanes", "BitfoldRiscvNarrowLanesPass"),
         "bitfold-riscv-pair-lanes": _lazy("backends.riscv.schedule.lane_pairs", "BitfoldRiscvPairLanesPass"),
         "bitfold-riscv-wide-binary-words": _lazy("backends.riscv.schedule.binary_words", "BitfoldRiscvWideBinaryWordsPass"),
+        "bitfold-riscv-count-thresholds": _lazy("backends.riscv.schedule.count_thresholds", "BitfoldRiscvCountThresholdsPass"),
         "bitfold-riscv-sign-mask-clamps": _lazy("backends.riscv.lowering.sign_mask_clamps", "BitfoldRiscvSignMaskClampsPass"),
         "bitfold-riscv-register-tiled-loops": _lazy(
             "backends.riscv.schedule.register_tiled_loops", "BitfoldRiscvRegisterTiledLoopsPass"

@@ -1,6 +1,7 @@
 """The RISC-V code generator's pass sequence. On the backend's tensor IR, before the kernel ABI's
 form (`riscv_tensor_passes`):
 
+    bitfold-riscv-count-thresholds          sign thresholds of popcounts: the count against a table
     bitfold-riscv-narrow-lanes              narrow operands: K >= 2 (RV32) / 4 (RV64) lanes a register
     bitfold-riscv-pair-lanes                RV64: two i32 accumulators in one register
     bitfold-riscv-wide-binary-words         RV64: XNOR-popcount on 64-bit words
@@ -12,7 +13,8 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
 
     bitfold-riscv-expand-ctpop              without Zbb: math.ctpop as SWAR arith
     bitfold-riscv-expand-float-rounding     f32 roundeven/trunc/floor/ceil as exact arith
-    bitfold-riscv-sign-mask-clamps          min/max by a constant as sign masks where nothing wraps
+    bitfold-riscv-sign-mask-clamps          without Zbb: min/max by a constant as sign masks
+                                            where nothing wraps (with Zbb: one min/max each)
     bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
     bitfold-riscv-linalg-to-loops           accumulators in registers, else xDSL's perfect nest
     lower-affine                            xDSL
@@ -91,6 +93,7 @@ from bitfold.backends.riscv.regalloc.register_allocation import (
     RegisterAllocationError,
 )
 from bitfold.backends.riscv.schedule.binary_words import BitfoldRiscvWideBinaryWordsPass
+from bitfold.backends.riscv.schedule.count_thresholds import BitfoldRiscvCountThresholdsPass
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 from bitfold.backends.riscv.schedule.narrow_lanes import BitfoldRiscvNarrowLanesPass
 from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
@@ -151,7 +154,7 @@ ALL_NESTS = 0
 def riscv_tensor_passes(xlen: int) -> list[ModulePass]:
     """The passes on the backend's tensor IR, before `kernel_form` (module docstring)."""
     wide = [BitfoldRiscvPairLanesPass(), BitfoldRiscvWideBinaryWordsPass()] if xlen == 64 else []
-    return [BitfoldRiscvNarrowLanesPass(xlen=xlen), *wide]
+    return [BitfoldRiscvCountThresholdsPass(), BitfoldRiscvNarrowLanesPass(xlen=xlen), *wide]
 
 
 def riscv_passes(
@@ -169,7 +172,7 @@ def riscv_passes(
     return [
         *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
         BitfoldRiscvExpandFloatRoundingPass(),
-        BitfoldRiscvSignMaskClampsPass(),
+        *([] if zbb else [BitfoldRiscvSignMaskClampsPass()]),
         BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers, nest_registers=nest_registers),
         BitfoldRiscvLinalgToLoopsPass(),
         LowerAffinePass(),

@@ -9,6 +9,8 @@ ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wid
   a `trunci` whose value is only stored by a store no wider than it costs nothing (`_only_stored`),
   and so does one of a population count (`_small_count`: at most 64);
 - `arith.select`, `arith.maxsi`/`minsi`/`maxui`/`minui`: xDSL raises NotImplementedError;
+  with Zbb (`zbb`) a min/max is one `max`/`min`/`maxu`/`minu` (`ZBB_BOUNDS`), without it
+  `slt`/`sltu` and a branch-free select;
 - `arith.mulsi_extended` / `arith.mului_extended`: not lowered (`mul` + `mulh`/`mulhu`, `mulh`
   alone where the low word is not read, or one `mul` and a shift when the full product fits a
   register);
@@ -139,6 +141,19 @@ def _small_count(value: SSAValue, width: int) -> bool:
     return width >= COUNT_BITS and isinstance(owner, math.CtPopOp | riscv.CpopOp | riscv.CpopwOp)
 
 
+ZBB_BOUNDS = {
+    (arith.MaxSIOp, False): riscv.MaxOp, (arith.MinSIOp, False): riscv.MinOp,
+    (arith.MaxUIOp, False): riscv.MaxUOp, (arith.MinUIOp, False): riscv.MinUOp,
+    (arith.MaxSIOp, True): riscv.MinUOp, (arith.MinSIOp, True): riscv.MaxUOp,
+    (arith.MaxUIOp, True): riscv.MaxUOp, (arith.MinUIOp, True): riscv.MinUOp,
+}
+"""Zbb's instruction for (an arith min/max, on i1): on sign-extended registers `max`/`min` are
+the signed order and `maxu`/`minu` the unsigned one (sign extension from i<N> keeps the unsigned
+order of N-bit values: [0, 2^(N-1)) stays below, [2^(N-1), 2^N) moves to the top in order); an
+i1 is held as 0/1 (`registers.py`), where the signed order is the reverse unsigned order
+(1 is -1), so its signed max is `minu` and its signed min `maxu`."""
+
+
 @dataclass
 class LowerIntegerArith(RewritePattern):
     """The integer arith ops listed in the module docstring."""
@@ -168,6 +183,10 @@ class LowerIntegerArith(RewritePattern):
                 condition, if_true, if_false = cast_operands_to_regs(rewriter, op)
                 ops, result = select_ops(condition, if_true, if_false)
                 _replace(rewriter, op, ops, [result])
+            case arith.MaxSIOp() | arith.MinSIOp() | arith.MaxUIOp() | arith.MinUIOp() if self.zbb:
+                lhs, rhs = cast_operands_to_regs(rewriter, op)
+                bound = ZBB_BOUNDS[type(op), target_bit_width(op.result.type, xlen) == 1](lhs, rhs)
+                _replace(rewriter, op, [bound], [bound.rd])
             case arith.MaxSIOp() | arith.MinSIOp() | arith.MaxUIOp() | arith.MinUIOp():
                 lhs, rhs = cast_operands_to_regs(rewriter, op)
                 signed = isinstance(op, arith.MaxSIOp | arith.MinSIOp)

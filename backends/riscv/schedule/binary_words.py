@@ -24,10 +24,11 @@ from xdsl.context import Context
 from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, ModuleOp, TensorType, i32, i64
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, OpResult, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 from bitfold.backends.riscv.schedule.lane_pairs import plain_reduction_dimensions, rewrite_contractions, shrunk
 from bitfold.dialects.onnx.constant import constant_array
@@ -116,7 +117,12 @@ class WideBinaryWords(RewritePattern):
             inputs if activation == 0 else inputs[::-1], list(op.outputs), Region(block), op.indexing_maps,
             op.iterator_types, [op.res[0].type],
         )
-        rewriter.insert([empty, joined, packed])
+        # X right after x: between a fill of the accumulators and the contraction it would keep
+        # them apart (`fused_epilogue.fuse` wants them next to each other)
+        source = op.inputs[activation]
+        rewriter.insert([empty, joined], InsertPoint.after(source.owner) if isinstance(source, OpResult)
+                        else InsertPoint.at_start(source.block))
+        rewriter.insert(packed)
         rewriter.replace(op, [wide])
 
 

@@ -33,9 +33,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.backends.kernel.bufferize import element_bytes
 
-BETWEEN = (memref.GetGlobalOp, arith.ConstantOp, memref.ViewOp)
-"""Ops that may sit between the fill, the contraction and the epilogue: they touch no buffer (a
-view of the workspace, the epilogue's output in a model, names bytes without reading them)."""
+BETWEEN = (memref.GetGlobalOp, memref.ViewOp, arith.ConstantOp)
+"""Ops that may sit between the fill, the contraction and the epilogue (they touch no buffer; a
+view of the workspace names the epilogue's output, so the fused generic goes where the epilogue was)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,8 @@ class Fusion:
     tables: tuple[int, ...]
     epilogue: Region | None
     """E's body (E itself is erased); None where B is the output itself (the bias alone is fused)."""
+    nests: int = 1
+    """the elementwise generics E stands for (`compose_epilogues`)"""
 
 
 def _neighbour(op: Operation, forward: bool) -> linalg.GenericOp | None:
@@ -105,11 +107,11 @@ def _covers(contraction: linalg.GenericOp, buffer: SSAValue) -> bool:
     )
 
 
-def epilogue_operations(epilogue: linalg.GenericOp | None) -> int:
-    """Instructions one epilogue copy costs, roughly: its ops but constants and the yield."""
-    if epilogue is None:
+def epilogue_operations(body: Block | None) -> int:
+    """Instructions one epilogue copy costs, roughly: the ops of its body but constants and the yield."""
+    if body is None:
         return 0
-    return sum(1 for op in epilogue.body.block.ops if not isinstance(op, linalg.YieldOp | arith.ConstantOp))
+    return sum(1 for op in body.ops if not isinstance(op, linalg.YieldOp | arith.ConstantOp))
 
 
 SEPARATE_NEST_UNROLL = 4
@@ -121,12 +123,31 @@ epilogue nest adds about 5 instructions per output (the i32 store, its reload, i
 and branch), over 0.3 per MAC on a depthwise 3 x 3 layer (9 MACs an output)."""
 
 
-def worth_fusing(tile_points: int, epilogue: int, reduction_points: int) -> bool:
+CHEAP_EPILOGUE = 4
+"""Operations of an epilogue (`epilogue_operations`) up to which twice `SEPARATE_NEST_UNROLL` copies
+are no larger than its own nest: 8 x (4 + its store) = 40 against 4 x (4 + the accumulator's load
++ its store) + the loop's 6 + the contraction's 8 accumulator stores = 38, where the fused copies
+also lose the extensions that fold into loads (a sign threshold: `lh`, `mul`, `slt`, `sb`)."""
+
+
+def fused_tile_limit(epilogue: int, nests: int = 1) -> int:
+    """The most tile points a fused epilogue of `epilogue` operations standing for `nests`
+    elementwise nests is copied to: as often as its own nests unroll theirs, twice that for a
+    cheap one (`CHEAP_EPILOGUE`)."""
+    return SEPARATE_NEST_UNROLL * nests * (2 if epilogue <= CHEAP_EPILOGUE else 1)
+
+
+def worth_fusing(tile_points: int, epilogue: int, reduction_points: int, nests: int = 1) -> bool:
     """Whether to fuse: the bias alone always (a whole nest less); an epilogue where it is copied
-    fewer times (once per tile point) than its own nest unrolls it (the code no larger), or where
-    the reduction per output is short enough (`SHORT_REDUCTION`) for the separate nest's
-    per-output overhead to be a large share of the work (`.text` grows by the copies)."""
-    return epilogue == 0 or tile_points < SEPARATE_NEST_UNROLL or reduction_points <= SHORT_REDUCTION
+    fewer times (once per tile point) than its own nest unrolls it, or a cheap one no more than
+    `fused_tile_limit` (the code no larger), or where the reduction per output is short enough
+    (`SHORT_REDUCTION` for each of the epilogue's `nests`, `compose_epilogues`) for the separate
+    nests' per-output overhead to be a large share of the work (`.text` grows by the copies)."""
+    return (
+        epilogue == 0 or tile_points < SEPARATE_NEST_UNROLL
+        or (epilogue <= CHEAP_EPILOGUE and tile_points <= fused_tile_limit(epilogue))
+        or reduction_points <= SHORT_REDUCTION * nests
+    )
 
 
 def reduction_points(op: linalg.GenericOp) -> int:
@@ -153,7 +174,66 @@ def _overlap(a: SSAValue, b: SSAValue) -> bool:
 
 
 def _after(op: Operation, other: Operation) -> bool:
+    """Whether `other` follows `op` in `op`'s block."""
     return other.parent_block() is op.parent_block() and op.is_before_in_block(other)
+
+
+def _erase_dead_operations(block: Block) -> None:
+    """Body operations (pure arith) whose results nothing reads, erased last to first."""
+    for op in reversed(list(block.ops)):
+        if not isinstance(op, linalg.YieldOp) and all(not r.uses for r in op.results):
+            Rewriter.erase_op(op)
+
+
+def compose_epilogues(first: linalg.GenericOp, buffer: SSAValue) -> tuple[linalg.GenericOp, int]:
+    """The epilogue reading `buffer` (`first`, an `_epilogue`) and its chain: while the next
+    generic E2 is an `_epilogue` of E1's output C, C read by E1 and E2 alone, and E2's output
+    overlaps none of E1's inputs (it is written while they are read), E1 and E2 become one
+    generic in their place (E1's inputs, then E2's but C; E2's output):
+
+        C[i] = E1(B[i], t[i])        O[i] = E2(C[i], u[i])   ->   O[i] = E2(E1(B[i], t[i]), u[i])
+
+    (the correction of a binary convolution's popcount, then its threshold). Returns the last
+    epilogue and the number of generics it stands for; the body keeps no dead operations."""
+    epilogue, nests = first, 1
+    while True:
+        middle = epilogue.outputs[0]
+        second = _neighbour(epilogue, True)
+        if not (_epilogue(second, middle) and {u.operation for u in middle.uses} == {epilogue, second}):
+            return epilogue, nests
+        inputs = [*epilogue.inputs, *second.inputs[1:]]
+        if epilogue.body.block.args[-1].uses or any(_overlap(second.outputs[0], x) for x in inputs):
+            return epilogue, nests
+        epilogue, nests = _composed(epilogue, second), nests + 1
+
+
+def _composed(first: linalg.GenericOp, second: linalg.GenericOp) -> linalg.GenericOp:
+    """The one generic of `compose_epilogues` in place of `first` and `second` (both erased)."""
+    n_first = len(first.inputs)
+    body = Block(arg_types=[*(a.type for a in first.body.block.args[:n_first]),
+                            *(a.type for a in second.body.block.args[1:])])
+    values = dict(zip(first.body.block.args[:n_first], body.args[:n_first]))
+    for op in first.body.block.ops:
+        if isinstance(op, linalg.YieldOp):
+            values[second.body.block.args[0]] = values.get(op.operands[0], op.operands[0])
+            break
+        body.add_op(clone := op.clone(value_mapper=values))
+        values.update(zip(op.results, clone.results))
+    values.update(zip(second.body.block.args[1:], body.args[n_first:]))
+    for op in second.body.block.ops:
+        body.add_op(clone := op.clone(value_mapper=values))
+        values.update(zip(op.results, clone.results))
+    _erase_dead_operations(body)
+    maps = [*first.indexing_maps.data[:n_first], *second.indexing_maps.data[1:]]
+    composed = linalg.GenericOp(
+        [*first.inputs, *second.inputs[1:]], [second.outputs[0]], Region(body), maps, second.iterator_types,
+    )
+    composed.attributes.update(second.attributes)
+    Rewriter.insert_op(composed, InsertPoint.before(second))
+    for op in (first, second):
+        op.detach()
+        op.erase()
+    return composed
 
 
 def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.GenericOp, Fusion] | None:
@@ -172,6 +252,11 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
     if not _bias_fill(fill, buffer):
         return None
     users = {use.operation for use in buffer.uses}
+    nests = 1
+    if _epilogue(epilogue, buffer) and users == {fill, contraction, epilogue}:
+        _erase_dead_operations(epilogue.body.block)  # e.g. a read of the output left by its widening
+        epilogue, nests = compose_epilogues(epilogue, buffer)
+        users = {use.operation for use in buffer.uses}
     if not _epilogue(epilogue, buffer) or users != {fill, contraction, epilogue}:
         epilogue = None  # the bias alone: the accumulators are stored as they are
         if not all(u in (fill, contraction) or _after(contraction, u) for u in users):
@@ -180,17 +265,16 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
         return None
     if epilogue is not None and any(_overlap(epilogue.outputs[0], x) for x in contraction.inputs):
         epilogue = None  # the output in place of an input the later tiles still read (a residual)
-    if epilogue is not None:
-        _hoist_between(contraction, epilogue, fill)
-    fused, fusion = _fused_generic(contraction, fill, epilogue)
+    fused, fusion = _fused_generic(contraction, fill, epilogue, nests)
     points = reduction_points(contraction)
-    if epilogue is not None and not worth_fusing(tile_points(fused, fusion), epilogue_operations(epilogue), points):
+    operations = epilogue_operations(epilogue.body.block if epilogue is not None else None)
+    if epilogue is not None and not worth_fusing(tile_points(fused, fusion), operations, points, nests):
         fused.detach()
         fused.erase()
         epilogue = None  # the bias alone: the epilogue stays a nest of its own, reading B
         fused, fusion = _fused_generic(contraction, fill, None)
     if epilogue is not None:
-        fusion = Fusion(fusion.bias, fusion.tables, epilogue.detach_region(0))
+        fusion = Fusion(fusion.bias, fusion.tables, epilogue.detach_region(0), nests)
     for op in (fill, contraction, epilogue):
         if op is not None:
             op.detach()
@@ -198,22 +282,11 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
     return fused, fusion
 
 
-def _hoist_between(contraction: linalg.GenericOp, epilogue: linalg.GenericOp, fill: linalg.GenericOp) -> None:
-    """The `BETWEEN` ops from the contraction to the epilogue moved before the fill, in order, so
-    that what E reads and writes (its output's view, its tables) is defined where G stands (they
-    touch no buffer, so moving them changes nothing else)."""
-    op = contraction.next_op
-    while op is not epilogue:
-        following = op.next_op
-        op.detach()
-        Rewriter.insert_op(op, InsertPoint.before(fill))
-        op = following
-
-
 def _fused_generic(
-    contraction: linalg.GenericOp, fill: linalg.GenericOp, epilogue: linalg.GenericOp | None
+    contraction: linalg.GenericOp, fill: linalg.GenericOp, epilogue: linalg.GenericOp | None, nests: int = 1
 ) -> tuple[linalg.GenericOp, Fusion]:
-    """G (module docstring) inserted before the contraction, with its discardable attributes,
+    """G (module docstring) inserted in place of the contraction (of the epilogue, where given),
+    with its discardable attributes,
     and its Fusion without E's body:
     the epilogue's output and tables where `epilogue` is given, else B itself (the bias alone)."""
     buffer = contraction.outputs[0]
@@ -241,9 +314,10 @@ def _fused_generic(
         [AffineMapAttr(m) for m in maps], contraction.iterator_types,
     )
     fused.attributes.update(contraction.attributes)  # e.g. its nest number
-    Rewriter.insert_op(fused, InsertPoint.before(contraction))
+    # where the epilogue was: after the definitions of all its operands (`BETWEEN`)
+    Rewriter.insert_op(fused, InsertPoint.before(contraction if epilogue is None else epilogue))
     table_operands = tuple(range(n_inputs + 1, n_inputs + 1 + len(tables)))
-    return fused, Fusion(n_inputs, table_operands, None)
+    return fused, Fusion(n_inputs, table_operands, None, nests)
 
 
 def fuse_epilogues(module: ModuleOp, plannable, tile_points) -> dict[linalg.GenericOp, Fusion]:

@@ -37,7 +37,15 @@ from functools import cached_property
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref, riscv, riscv_scf
-from xdsl.dialects.builtin import IntAttr, IntegerAttr, IntegerType, MemRefType, ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    UnrealizedConversionCastOp,
+)
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.riscv import Registers, si12
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -59,7 +67,7 @@ from bitfold.backends.riscv.lowering.registers import (
     sign_extend,
     zero_extend,
 )
-from bitfold.backends.riscv.schedule.fused_epilogue import SEPARATE_NEST_UNROLL, Fusion, fuse_epilogues
+from bitfold.backends.riscv.schedule.fused_epilogue import Fusion, epilogue_operations, fuse_epilogues, fused_tile_limit
 from bitfold.backends.riscv.schedule.group_dimensions import split_group_dimensions
 from bitfold.backends.riscv.schedule.loop_nest_plan import (
     IMMEDIATE_REACH,
@@ -104,6 +112,16 @@ def supported_body(op: linalg.GenericOp) -> bool:
         isinstance(o, linalg.YieldOp | math.CtPopOp) or (o.name.startswith("arith.") and not o.regions) or reads_constant(o)
         for o in op.body.block.ops
     )
+
+
+def uniform_constant(buffer: SSAValue) -> int | None:
+    """The one value of every element of a constant global of integers, else None."""
+    global_op = constant_global(buffer)
+    if (global_op is None or not isinstance(global_op.initial_value, DenseIntOrFPElementsAttr)
+            or not isinstance(global_op.type.get_element_type(), IntegerType)):
+        return None
+    values = {int(v) for v in global_op.initial_value.get_values()}
+    return values.pop() if len(values) == 1 else None
 
 
 def reads_constant(op: Operation) -> bool:
@@ -420,6 +438,10 @@ class NestEmitter:
         initial = {}
         if self.fusion is not None:
             bias = self.fusion.bias
+            value = uniform_constant(self.op.operands[bias])
+            if value is not None:  # a constant (a zero fill) that canonicalization folds into the first add
+                self.insert([constant := arith.ConstantOp(IntegerAttr(value, block.args[bias].type))], level)
+                return {t: [(constant.result, level)] for t in self.plan.tile_points()}
             return {t: [self.load(bias, t, None, block.args[bias].type)] for t in self.plan.tile_points()}
         for tile_point in self.plan.tile_points():
             values = []
@@ -632,15 +654,12 @@ def unpack(byte: SSAValue, slot: int, bits: int, unsigned: bool, xlen: int) -> t
     return ops, down.results[0]
 
 
-FUSED_EPILOGUE_COPIES = SEPARATE_NEST_UNROLL
-"""The largest tile of a nest with a fused epilogue: the epilogue is copied once per tile point,
-no more often than its own nest would unroll it (`fused_epilogue.worth_fusing`)."""
-
 FUSED_SINGLE_REDUCTION_COPIES = 16
 """The largest tile of a fused nest whose reduction is one dimension (a pointwise layer of at most
 `fused_epilogue.SHORT_REDUCTION` input channels): each loaded activation and weight serves a 4 x 4
 tile rather than 2 x 2 (1 load a MAC down to 0.5) where the epilogue costs as much as the MACs of
-an output; the 16 epilogue copies are the `.text` this costs (a depthwise window keeps 4)."""
+an output; the 16 epilogue copies are the `.text` this costs (a depthwise window keeps 4). Other
+fused nests take `fused_epilogue.fused_tile_limit`."""
 
 
 def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = None) -> NestPlan | None:
@@ -678,7 +697,9 @@ def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = 
     fused_copies = None
     if fusion is not None and fusion.epilogue is not None:
         reductions = [d for d in dims if not d.parallel and d.bound > 1]
-        fused_copies = FUSED_SINGLE_REDUCTION_COPIES if len(reductions) == 1 else FUSED_EPILOGUE_COPIES
+        fused_copies = fused_tile_limit(epilogue_operations(fusion.epilogue.block), fusion.nests)
+        if len(reductions) == 1:
+            fused_copies = max(fused_copies, FUSED_SINGLE_REDUCTION_COPIES)
     cost = CostModel(body_operation_count(op.body.block), len(op.outputs), inputs,
                      len(epilogue_walks) - len(set(epilogue_walks)), fused_copies)
     return plan_nest(dims, accesses, cost, registers)

@@ -76,8 +76,9 @@ def accumulators(n: int) -> np.ndarray:
 
 
 @needs_qemu
-@pytest.mark.parametrize("target", ["rv32im", "rv64im"])
+@pytest.mark.parametrize("target", ["rv32im", "rv64im", "rv32im_zbb", "rv64im_zbb"])
 def test_requantization_clamp_is_exact(target, tmp_path):
+    """Sign masks without Zbb, `max`/`min` with it (`lower_integers.ZBB_BOUNDS`)."""
     acc = accumulators(64)
     (out,) = run_kernel(requantize_ir(acc.shape[1]), [acc], target, tmp_path)
     np.testing.assert_array_equal(out, requantize_reference(acc))
