@@ -8,7 +8,7 @@
 // accumulators and each output stored once as i8 (sb); no i32 store, no second nest.
 
 "memref.global"() <{sym_name = "w", type = memref<16x8xi8>, initial_value = dense<1> : tensor<16x8xi8>, sym_visibility = "private", constant}> : () -> ()
-"memref.global"() <{sym_name = "bias", type = memref<16xi32>, initial_value = dense<3> : tensor<16xi32>, sym_visibility = "private", constant}> : () -> ()
+"memref.global"() <{sym_name = "bias", type = memref<16xi32>, initial_value = dense<[3, -1, 4, 1, -5, 9, 2, -6, 5, 3, -5, 8, 9, -7, 9, 3]> : tensor<16xi32>, sym_visibility = "private", constant}> : () -> ()
 
 func.func @pointwise(%x: memref<8x64xi8>, %out: memref<16x64xi8>, %workspace: memref<4096xi8>) {
   %w = memref.get_global @w : memref<16x8xi8>
