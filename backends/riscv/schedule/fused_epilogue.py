@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import AffineMapAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, IntegerType, MemRefType, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
@@ -204,7 +204,38 @@ def compose_epilogues(first: linalg.GenericOp, buffer: SSAValue) -> tuple[linalg
         inputs = [*epilogue.inputs, *second.inputs[1:]]
         if epilogue.body.block.args[-1].uses or any(_overlap(second.outputs[0], x) for x in inputs):
             return epilogue, nests
+        if _read_later(middle, second):
+            return epilogue, nests  # C's bytes read again later (another view of them): C must be written
         epilogue, nests = _composed(epilogue, second), nests + 1
+
+
+def _read_later(buffer: SSAValue, last: Operation) -> bool:
+    """Whether the bytes of `buffer` may be read after `last` (in its block) before a generic
+    overwrites all of them: a later generic reading an overlapping buffer (another view of the same
+    workspace bytes: an LSTM's cell state read by the next time step), any other op touching one,
+    or `buffer` not a view of the workspace (a function's argument, read by the caller)."""
+    if not isinstance(buffer.owner, memref.ViewOp):
+        return True
+    op = last.next_op
+    while op is not None:
+        if not isinstance(op, BETWEEN):
+            touched = [v for v in op.operands if isinstance(v.type, MemRefType) and _overlap(v, buffer)]
+            if isinstance(op, linalg.GenericOp):
+                arguments = dict(zip(op.operands, op.body.block.args))
+                if any(v in op.inputs or arguments[v].uses for v in touched):
+                    return True  # read as an input, or an output whose old value the body reads
+                if any(_covers_bytes(v, buffer) for v in touched):
+                    return False
+            elif touched or op.regions:
+                return True
+        op = op.next_op
+    return False
+
+
+def _covers_bytes(a: SSAValue, b: SSAValue) -> bool:
+    """Whether `a` occupies every byte of `b` (`_byte_range`)."""
+    (memory_a, start_a, end_a), (memory_b, start_b, end_b) = _byte_range(a), _byte_range(b)
+    return memory_a is memory_b and start_a <= start_b and end_b <= end_a
 
 
 def _composed(first: linalg.GenericOp, second: linalg.GenericOp) -> linalg.GenericOp:
