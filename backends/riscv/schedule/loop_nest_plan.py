@@ -25,9 +25,11 @@ The plan works on these strides only:
 4. The tile is the one of least estimated instructions per body copy,
        (loads shared within each reduction step + innermost loop overhead
         + copies * body operations) / copies,
-   whose register estimate (`CostModel.estimate`: accumulators, one tile row of loaded values,
-   values held through the innermost loop, body temporaries, extra base registers for offsets
-   beyond 2 KiB, the innermost loop's bound and pointers) fits the budget; where it does not,
+   whose register estimate (`CostModel.estimate`: accumulators, one tile row of loaded values and
+   a window's shared loads, values held through the innermost loop, body temporaries, extra base
+   registers for offsets beyond 2 KiB, constants for pointer advances beyond 2 KiB, the innermost
+   loop's bound and pointers, outer loops' pointers spilling does not relieve) fits the budget
+   (less `REGISTER_MARGIN`), so that `pipeline.lower_to_riscv` lowers the module once; where it does not,
    inputs the innermost loop does not move are reloaded in it instead of held.
 """
 
@@ -41,7 +43,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr
 
 from bitfold.backends.kernel.bufferize import element_bytes
-from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
+from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS, fits_immediate
 
 REGISTER_MARGIN = 1
 """Registers the estimate leaves free (`pipeline.TILE_REGISTER_BUDGETS` retries with fewer
@@ -259,8 +261,9 @@ class CostModel:
         row = held_row(plan, [a for _, a in streamed], share_box)
         held = sum(distinct_in_box(a, body_box) for k, a in hoisted if k not in plan.reloaded)
         temporaries = min(BODY_TEMPORARIES_MAX, 2 + self.body_operations // 8)
-        bases = sum(extra_bases(a, body_box) for a in plan.accesses)
+        bases = sum(extra_bases(a, body_box) for a in plan.accesses) + len(wide_advances(plan, innermost))
         registers = prod(tile_box) * self.n_outputs + row + held + temporaries + bases + loop_registers(plan, loops)
+        registers += outer_pointers_held(plan, loops, self.n_inputs)
         registers -= self.shared_pointers
         return per_copy, registers
 
@@ -274,18 +277,75 @@ class CostModel:
 
 
 def held_row(plan: NestPlan, streamed: list[Access], share_box: list[int]) -> int:
-    """Loaded values held across the tile points of one reduction point (with a window: across
-    its points too, `NestPlan.share_box`). The nest visits the tile points in dimension order
-    (`NestPlan.body_points`): with two tile dimensions, the loads of the inputs that do not vary
-    with the outer one (one per index of the inner one) are held while the outer one steps; with
-    one, the smallest row of the streamed inputs whose loads serve several points (an input read
-    once per point, a matrix-vector product's weights, is consumed as it is loaded)."""
+    """Loaded values held across the tile points of one reduction point, and with a window, the
+    loads its points share (`NestPlan.share_box`): held from the column's first point that reads
+    them to its last, every one of them (a 2 x 8 tile of a 3-wide window holds 2 x 10 input
+    values). The nest visits the tile points in dimension order (`NestPlan.body_points`): with
+    two tile dimensions, the loads of the inputs that do not vary with the outer one (one per index
+    of the inner one) are held while the outer one steps; with one, the smallest row of the
+    streamed inputs whose loads serve several points (an input read once per point, a
+    matrix-vector product's weights, is consumed as it is loaded)."""
+    tile_box = [plan.steps[d] if dim.parallel else 1 for d, dim in enumerate(plan.dims)]
+    windowed = [a for a in streamed if plan.window is not None and shares_window(plan, a)]
+    others = [a for a in streamed if a not in windowed]
+    held = sum(distinct_in_box(a, share_box) for a in windowed)
     tiled = [d for d, dim in enumerate(plan.dims) if dim.parallel and plan.steps[d] > 1]
     if len(tiled) == 2:
         outer = tiled[0]
-        return max((distinct_in_box(a, share_box) for a in streamed if not a.stride[outer]), default=1)
-    points = prod(share_box)
-    return min((r for r in (distinct_in_box(a, share_box) for a in streamed) if 1 < r < points), default=1)
+        return held + max((distinct_in_box(a, tile_box if windowed else share_box) for a in others
+                           if not a.stride[outer]), default=0 if windowed else 1)
+    box = tile_box if windowed else share_box
+    points = prod(box)
+    return held + min((r for r in (distinct_in_box(a, box) for a in others) if 1 < r < points),
+                      default=0 if windowed else 1)
+
+
+def shares_window(plan: NestPlan, access: Access) -> bool:
+    """Whether the window's points share loads of the input (`_windows`: fewer distinct elements
+    over the window's box than over the tile box times its points)."""
+    tile_box = [plan.steps[d] if dim.parallel else 1 for d, dim in enumerate(plan.dims)]
+    window = plan.window
+    return distinct_in_box(access, plan.share_box()) < distinct_in_box(access, tile_box) * plan.steps[window]
+
+
+def wide_advances(plan: NestPlan, innermost: int | None) -> set[int]:
+    """The innermost loop's pointer advances beyond an immediate (2 KiB or more): each is a
+    constant held in a register through the loop (`register_tiled_loops.NestEmitter.advance`)."""
+    if innermost is None:
+        return set()
+    advances = {a.stride[innermost] * plan.steps[innermost] for a in plan.accesses}
+    return {amount for amount in advances if not fits_immediate(amount)}
+
+
+def outer_pointers_held(plan: NestPlan, loops: list[int], n_inputs: int) -> int:
+    """Pointers of outer loops held through the innermost loop that spilling the loops' state does
+    not relieve: `regalloc/loop_state_spilling.py` spills a loop's pointer around its inner loop
+    where only that loop's own body reads it, not where an op two or more levels inside does (the
+    pointer an innermost loop starts from, of an input only a loop two levels out moves; a fused
+    bias read at the tile's level two levels inside the loop that moves it)."""
+    if len(loops) < 2:
+        return 0
+    innermost = len(loops) - 1
+    tile_level = max((k for k, d in enumerate(loops) if plan.dims[d].parallel), default=None)
+    held = 0
+    for k, access in enumerate(plan.accesses):
+        moving = [level for level, d in enumerate(loops[:-1]) if access.stride[d]]
+        if not moving:
+            continue
+        if k < n_inputs:
+            # read by the innermost loop's body (reloaded there), by the innermost loop itself as its
+            # starting pointer (an op of its parent's body), or by the loads of the loop moving it
+            if k in plan.reloaded:
+                use = innermost
+            else:
+                use = innermost - 1 if access.stride[loops[-1]] else moving[-1]
+        elif tile_level is not None:
+            use = tile_level
+        else:
+            continue
+        chain = [*moving, use]
+        held += sum(1 for outer, inner in zip(chain, chain[1:]) if inner > outer + 1)
+    return held
 
 
 def loop_registers(plan: NestPlan, loops: list[int]) -> int:

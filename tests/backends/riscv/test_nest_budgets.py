@@ -135,3 +135,28 @@ def test_a_certainly_short_function_does_not_allocate(tiles, registers, short):
             allocate(function.clone(), registers, taken)
     else:
         allocate(function.clone(), registers, taken)
+
+
+CONV3X3 = """
+func.func @conv(%x: memref<1x16x34x34xi8>, %w: memref<16x16x3x3xi8>, %y: memref<1x16x32x32xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, v, k, kh, kw) -> (n, k, h + kh, v + kw)>, affine_map<(n, c, h, v, k, kh, kw) -> (c, k, kh, kw)>, affine_map<(n, c, h, v, k, kh, kw) -> (n, c, h, v)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x16x34x34xi8>, memref<16x16x3x3xi8>) outs(%y : memref<1x16x32x32xi32>) {
+  ^bb0(%a: i8, %b: i8, %s: i32):
+    %ae = arith.extsi %a : i8 to i32
+    %be = arith.extsi %b : i8 to i32
+    %p = arith.muli %ae, %be : i32
+    %t = arith.addi %s, %p : i32
+    linalg.yield %t : i32
+  }
+  func.return
+}
+"""
+
+@pytest.mark.parametrize("xlen", [32, 64])
+def test_a_window_tile_planned_for_every_register_fits(xlen):
+    """A 3x3 convolution's tile planned for every register allocates without spilling
+    (`loop_nest_plan.held_row`: the input values a sliding window's column shares are held through
+    it, 2 x 10 for a 2 x 8 tile, which does not fit), so `lower_to_riscv` lowers the nest once."""
+    ctx = riscv_context()
+    module = Parser(ctx, CONV3X3).parse_module()
+    for module_pass in riscv_passes(xlen, TILE_REGISTER_BUDGETS[0], spill=False):
+        module_pass.apply(ctx, module)
