@@ -35,7 +35,7 @@ The plan works on these strides only:
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import product
+from itertools import pairwise, product
 from math import prod
 
 from xdsl.dialects.builtin import MemRefType, ShapedType
@@ -344,7 +344,7 @@ def outer_pointers_held(plan: NestPlan, loops: list[int], n_inputs: int) -> int:
         else:
             continue
         chain = [*moving, use]
-        held += sum(1 for outer, inner in zip(chain, chain[1:]) if inner > outer + 1)
+        held += sum(1 for outer, inner in pairwise(chain) if inner > outer + 1)
     return held
 
 

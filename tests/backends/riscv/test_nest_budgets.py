@@ -8,6 +8,7 @@ from xdsl.dialects import riscv_func, riscv_scf
 from xdsl.dialects.builtin import IntAttr, ModuleOp
 from xdsl.parser import Parser
 
+from bitfold.backends.riscv.lowering.registers import INTEGER_REGISTERS
 from bitfold.backends.riscv.pipeline import (
     ALL_NESTS,
     BUDGET_STEP,
@@ -16,7 +17,6 @@ from bitfold.backends.riscv.pipeline import (
     riscv_passes,
     smaller_budgets,
 )
-from bitfold.backends.riscv.lowering.registers import INTEGER_REGISTERS
 from bitfold.backends.riscv.regalloc.register_allocation import (
     BitfoldRiscvAllocateRegistersPass,
     NeedsSpilling,
