@@ -27,8 +27,7 @@ from bitfold.backends.riscv.regalloc.register_allocation import (
 )
 from bitfold.backends.riscv.schedule.register_tiled_loops import NEST_ATTRIBUTE, BitfoldRiscvRegisterTiledLoopsPass
 
-MATMUL = """
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<8x32xi8>, memref<32x8xi8>) outs(%OUT : memref<8x8xi32>) {
+INT8_MAC = """
   ^bb0(%a: i8, %b: i8, %s: i32):
     %ae = arith.extsi %a : i8 to i32
     %be = arith.extsi %b : i8 to i32
@@ -36,6 +35,10 @@ MATMUL = """
     %t = arith.addi %s, %p : i32
     linalg.yield %t : i32
   }"""
+"""The body of an int8 x int8 -> int32 contraction."""
+
+MATMUL = """
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<8x32xi8>, memref<32x8xi8>) outs(%OUT : memref<8x8xi32>) {""" + INT8_MAC
 
 TWO_MATMULS = f"""
 func.func @two(%x: memref<8x32xi8>, %w: memref<32x8xi8>, %y: memref<8x8xi32>, %z: memref<8x8xi32>) {{
@@ -139,14 +142,7 @@ def test_a_certainly_short_function_does_not_allocate(tiles, registers, short):
 
 CONV3X3 = """
 func.func @conv(%x: memref<1x16x34x34xi8>, %w: memref<16x16x3x3xi8>, %y: memref<1x16x32x32xi32>) {
-  linalg.generic {indexing_maps = [affine_map<(n, c, h, v, k, kh, kw) -> (n, k, h + kh, v + kw)>, affine_map<(n, c, h, v, k, kh, kw) -> (c, k, kh, kw)>, affine_map<(n, c, h, v, k, kh, kw) -> (n, c, h, v)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x16x34x34xi8>, memref<16x16x3x3xi8>) outs(%y : memref<1x16x32x32xi32>) {
-  ^bb0(%a: i8, %b: i8, %s: i32):
-    %ae = arith.extsi %a : i8 to i32
-    %be = arith.extsi %b : i8 to i32
-    %p = arith.muli %ae, %be : i32
-    %t = arith.addi %s, %p : i32
-    linalg.yield %t : i32
-  }
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, v, k, kh, kw) -> (n, k, h + kh, v + kw)>, affine_map<(n, c, h, v, k, kh, kw) -> (c, k, kh, kw)>, affine_map<(n, c, h, v, k, kh, kw) -> (n, c, h, v)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x16x34x34xi8>, memref<16x16x3x3xi8>) outs(%y : memref<1x16x32x32xi32>) {""" + INT8_MAC + """
   func.return
 }
 """
