@@ -271,7 +271,7 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
     """G and its Fusion in place of the fill, the contraction and the epilogue (module docstring),
     where the contraction has one output B used by those three only and each of the three is a
     nest on its own (`plannable`: linear maps, static memrefs). Where the epilogue is not worth
-    fusing (`worth_fusing` on `tile_points(G, fusion)`, its register tile), writes over an
+    fusing (`worth_fusing` on `tile_points(G, fusion)`, G's register tile with E's body fused), writes over an
     input, or B has other readers after the contraction (RV64's two lane splits of a packed
     contraction), the bias alone is fused: G writes B, its readers stay. Else None, IR untouched."""
     if _parallel(contraction) or len(contraction.outputs) != 1 or contraction.res:
@@ -299,7 +299,8 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
     fused, fusion = _fused_generic(contraction, fill, epilogue, nests)
     points = reduction_points(contraction)
     operations = epilogue_operations(epilogue.body.block if epilogue is not None else None)
-    if epilogue is not None and not worth_fusing(tile_points(fused, fusion), operations, points, nests):
+    if epilogue is not None and not worth_fusing(
+            tile_points(fused, Fusion(fusion.bias, fusion.tables, epilogue.body, nests)), operations, points, nests):
         fused.detach()
         fused.erase()
         epilogue = None  # the bias alone: the epilogue stays a nest of its own, reading B

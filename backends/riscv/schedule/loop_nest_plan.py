@@ -157,6 +157,8 @@ class NestPlan:
     """a fully unrolled reduction dimension whose points share the innermost loop's loads (a
     sliding window's column: module docstring, step 3); None: loads shared by the tile points of
     one reduction point only"""
+    per_copy: float = 0.0
+    """the estimated instructions per body copy (`CostModel.estimate`), set by `plan_nest`"""
 
     def sharing_point(self, point: Sequence[int]) -> tuple[int, ...]:
         """What a load at body copy `point` in the innermost loop is shared by: the copies of the
@@ -399,7 +401,8 @@ def plan_nest(
                 if best is None or key < best[:2]:
                     best = (per_copy, copies, plan)
     assert best is not None  # the all-ones candidate always exists
-    plan = best[2]
+    per_copy, _, plan = best
+    plan.per_copy = per_copy
     plan.loops = [d for d in range(n) if plan.steps[d] < dims[d].bound]
     return plan
 

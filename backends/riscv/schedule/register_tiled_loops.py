@@ -32,8 +32,9 @@ are not `arith`, dynamic shapes) are left for `bitfold-riscv-linalg-to-loops`.
 """
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref, riscv, riscv_scf
@@ -705,6 +706,23 @@ def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = 
     return plan_nest(dims, accesses, cost, registers)
 
 
+SEPARATE_EPILOGUE_COST = 5
+"""Instructions per output an epilogue in a nest of its own costs beyond its body: the accumulator's
+store and reload, its loop's bumps and branch (`fused_epilogue.SHORT_REDUCTION`)."""
+
+
+def fused_tile(op: linalg.GenericOp, registers: int, fusion: Fusion) -> NestPlan:
+    """The plan of the fused generic `op` whose epilogue `fusion` fuses, as `fused_epilogue.fuse`
+    weighs it: the tile capped for the epilogue's copies (`nest_plan_for`) where the cap costs
+    fewer instructions per output than the epilogue's own nest (`SEPARATE_EPILOGUE_COST`; the
+    estimates per body copy differ by that over an output's body copies, its reduction points: a
+    binary 3 x 3 convolution's 2 x 4 tile against its 4 x 4), else the free tile."""
+    free = nest_plan_for(op, registers, replace(fusion, epilogue=None))
+    capped = nest_plan_for(op, registers, fusion)
+    points = prod(d.bound for d in free.dims if not d.parallel)
+    return capped if (capped.per_copy - free.per_copy) * points < SEPARATE_EPILOGUE_COST else free
+
+
 def nest_number(generic: linalg.GenericOp) -> int:
     return generic.attributes[NEST_ATTRIBUTE].data
 
@@ -761,8 +779,7 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
             return overrides.get(nest_number(generic), self.registers)
 
         def tile_points(generic: linalg.GenericOp, fusion: Fusion) -> int:
-            plan = nest_plan_for(generic, registers_of(generic), fusion)
-            return len(plan.tile_points())
+            return len(fused_tile(generic, registers_of(generic), fusion).tile_points())
 
         fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, registers_of(generic)) is not None,
                                  tile_points)

@@ -110,23 +110,15 @@ def fused(assembly: str) -> bool:
     return not re.search(r"\bsw \w+, -?\d+\((?!sp\))", assembly)
 
 
-UNFUSED = {("i1", "rv32im_zbb")}
-"""Known regression: since the register estimate counts a window's shared loads
-(`loop_nest_plan.held_row`), the i1 threshold on rv32im_zbb is no longer fused into the popcount
-nest (the counts are stored as words and reread; bench/riscv_binary.py conv3x3 rv32im_zbb 0.123 ->
-0.127 per binary MAC). The output stays exact; mended, the case leaves this set."""
-
-
 @needs_qemu
 @pytest.mark.parametrize("target", ["rv32im", "rv64im", "rv32im_zbb", "rv64im_zbb"])
 @pytest.mark.parametrize("element", ["i1", "i8"])
 def test_fused_threshold_at_the_edges(target, element, tmp_path):
     x, w, corr, d, t, expected = case()
     ir = binary_conv_ir(w, corr, d, t, element)
+    assert fused(compile_to_assembly(parse(ir), target, "kernel"))
     (out,) = run_kernel(ir, [x], target, tmp_path)
     np.testing.assert_array_equal(out, expected)
-    # the known regression is checked as such (strictly, like an xfail) so that its mending is noticed
-    assert fused(compile_to_assembly(parse(ir), target, "kernel")) != ((element, target) in UNFUSED)
 
 
 def test_count_compared_with_a_table():
