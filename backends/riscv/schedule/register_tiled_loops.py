@@ -37,7 +37,7 @@ from functools import cached_property
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import arith, math, memref, riscv, riscv_scf
+from xdsl.dialects import arith, func, math, memref, riscv, riscv_scf
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntAttr,
@@ -49,7 +49,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.riscv import Registers, si12
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -82,6 +82,8 @@ from bitfold.backends.riscv.schedule.loop_nest_plan import (
 from bitfold.backends.riscv.schedule.padding_copies import copy_paddings
 from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals, Panel, relayout_constant_operands
 from bitfold.backends.riscv.schedule.wide_fills import widen_fills
+from bitfold.dialects.quant import UniformQuantizedType
+from bitfold.dialects.quant_type_attribute import recorded_quant_type
 
 TOP = -1
 """The level before the outermost loop."""
@@ -140,6 +142,23 @@ def folded_extension(argument: SSAValue) -> type | None:
         if users and all(isinstance(u, kind) for u in users):
             return kind
     return None
+
+
+def zero_or_one_bytes(buffer: SSAValue) -> bool:
+    """Whether every byte of an i1 buffer is 0 or 1, so that its loads need no `andi` to hold the
+    bit as the register convention does (`registers.py`): a view of the workspace (its i1 values
+    are stored from registers holding 0 or 1) or a function argument of an unsigned quantized type
+    (a bipolar input: the ABI zero-extends a sub-byte value in its byte, docs/riscv-abi.md), through
+    reshapes. Not a signed one (-1 is the byte 0xFF) nor one whose type is not recorded."""
+    while isinstance(buffer.owner, memref.CollapseShapeOp | memref.ExpandShapeOp):
+        buffer = buffer.owner.src
+    if isinstance(buffer.owner, memref.ViewOp):
+        return True
+    function = buffer.owner.parent_op() if isinstance(buffer, BlockArgument) else None
+    if not isinstance(function, func.FuncOp) or function.arg_attrs is None:
+        return False
+    qtype = recorded_quant_type(function.arg_attrs.data[buffer.index])
+    return qtype is not None and not (isinstance(qtype, UniformQuantizedType) and qtype.is_signed)
 
 
 def body_operation_count(block: Block) -> int:
@@ -346,7 +365,8 @@ class NestEmitter:
         self, operand: int, offset: int, width: int, unsigned: bool, level: int, sharing: tuple | None
     ) -> SSAValue:
         """A register holding the `width`-bit integer at pointer + offset, extended as asked
-        (sub-byte values stored one per byte re-extended from their width)."""
+        (sub-byte values stored one per byte re-extended from their width, but i1 bytes known to
+        be 0 or 1: `zero_or_one_bytes`)."""
         key = (operand, offset, "register", width, unsigned, sharing)
         if key in self.loads:
             return self.loads[key][0]
@@ -359,7 +379,7 @@ class NestEmitter:
             signed = not unsigned or (memory_width == 32 and self.xlen == 32)
             ops.append(load := LOADS[(memory_width, signed)](pointer, immediate))
         loaded = load.rd
-        if width < 8:
+        if width < 8 and not (width == 1 and zero_or_one_bytes(self.op.operands[operand])):
             extend, loaded = (zero_extend if unsigned else sign_extend)(loaded, width, self.xlen)
             ops += extend
         self.insert(ops, level)
