@@ -25,10 +25,10 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.backend_input import lower_to_backend_input
+from bitfold.backends import llvm
 from bitfold.backends.kernel.harness import Counted, count_assembly, run_assembly
 from bitfold.backends.kernel.header import c_header
 from bitfold.backends.kernel.ports import Port, buffer_bytes, buffer_values, ports
-from bitfold.backends import llvm
 from bitfold.backends.llvm import DEFAULT_VLEN, harness_target
 from bitfold.backends.riscv import ARCHITECTURES, compile_kernel
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names, output_names, run
