@@ -8,13 +8,14 @@ in their order: a pattern is left out only where it is known to do nothing on su
 `match_and_rewrite` is xDSL's `op_type_rewrite_pattern` wrapper (it returns unless
 `isinstance(op, expected_type)`), or it is one of xDSL's `LowerBinaryIntegerOp` /
 `LowerBinaryFloatOp` (they return unless `isinstance(op, self.arith_op_cls)`); any other
-pattern is always kept. Within `dispatched_pattern_application()`, the applier tries those
-only (asked once per applier and op type); the folding and dead-op erasure before them are
+pattern is always kept. Within `dispatched_pattern_application()`, an applier of at least
+`DISPATCH_MIN_PATTERNS` patterns tries those only (asked once per applier and op type); the folding and dead-op erasure before them are
 xDSL's, unchanged. The same patterns rewrite the same ops in the same order: the IR is the one
 xDSL's applier makes."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from types import UnionType
 from typing import Union, get_args, get_origin
 from weakref import WeakKeyDictionary
@@ -42,14 +43,19 @@ OP_TYPE_WRAPPER = op_type_rewrite_pattern(_probe).__code__
 
 def matched_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
     """The op types outside of which `pattern` does nothing (module docstring), None if unknown."""
-    method = type(pattern).match_and_rewrite
-    if getattr(method, "__code__", None) is OP_TYPE_WRAPPER:
-        cells = dict(zip(method.__code__.co_freevars, method.__closure__ or (), strict=True))
-        expected = cells["expected_type"].cell_contents
-        return get_args(expected) if get_origin(expected) in (Union, UnionType) else (expected,)
     if isinstance(pattern, LowerBinaryIntegerOp | LowerBinaryFloatOp):
         return (pattern.arith_op_cls,)
-    return None
+    return _wrapped_types(type(pattern).match_and_rewrite)
+
+
+@cache
+def _wrapped_types(method: Callable[..., None]) -> tuple[type[Operation], ...] | None:
+    """The `expected_type` of an `op_type_rewrite_pattern` wrapper, None for any other method."""
+    if getattr(method, "__code__", None) is not OP_TYPE_WRAPPER:
+        return None
+    cells = dict(zip(method.__code__.co_freevars, method.__closure__ or (), strict=True))
+    expected = cells["expected_type"].cell_contents
+    return get_args(expected) if get_origin(expected) in (Union, UnionType) else (expected,)
 
 
 def matching_patterns(applier: GreedyRewritePatternApplier, op_type: type[Operation]) -> list[RewritePattern]:
@@ -66,6 +72,11 @@ _TABLES: WeakKeyDictionary[GreedyRewritePatternApplier, dict[type[Operation], li
     WeakKeyDictionary()
 )
 """per applier: op type -> `matching_patterns`"""
+
+
+DISPATCH_MIN_PATTERNS = 4
+"""Appliers of fewer patterns try them all, as xDSL's does: `canonicalize` makes one such applier
+for each op it visits (that op's own patterns), where a table would cost more than it saves."""
 
 
 def _dispatched_match_and_rewrite(self: GreedyRewritePatternApplier, op: Operation, rewriter: PatternRewriter) -> None:
@@ -86,10 +97,13 @@ def _dispatched_match_and_rewrite(self: GreedyRewritePatternApplier, op: Operati
             folded_values, folded_ops = folded
             rewriter.replace(op, new_ops=folded_ops, new_results=folded_values)
             return
-    table = _TABLES.setdefault(self, {})
-    patterns = table.get(type(op))
-    if patterns is None:
-        patterns = table[type(op)] = matching_patterns(self, type(op))
+    if len(self.rewrite_patterns) < DISPATCH_MIN_PATTERNS:
+        patterns = self.rewrite_patterns
+    else:
+        table = _TABLES.setdefault(self, {})
+        patterns = table.get(type(op))
+        if patterns is None:
+            patterns = table[type(op)] = matching_patterns(self, type(op))
     for pattern in patterns:
         pattern.match_and_rewrite(op, rewriter)
         if rewriter.has_done_action:
