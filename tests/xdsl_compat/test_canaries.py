@@ -171,6 +171,17 @@ def test_greedy_applier_calls_every_pattern_on_every_op():
         assert line in source
 
 
+def test_casts_are_built_through_irdls_generic_builder():
+    """xdsl_compat.cast_construction: `UnrealizedConversionCastOp.get` builds through IRDL's
+    `build` (its generic argument lists), not `Operation.create`."""
+    import inspect
+
+    from xdsl.dialects.builtin import UnrealizedConversionCastOp
+
+    source = inspect.getsource(UnrealizedConversionCastOp.get)
+    assert "UnrealizedConversionCastOp.build(" in source and "create(" not in source
+
+
 def test_live_ins_rebuild_an_ordered_set_at_every_op():
     """xdsl_compat.live_ins: `live_ins_per_block` keeps a block's live-ins in an `OrderedSet` and
     removes each op's results with `difference_update`, which rebuilds the whole set."""
