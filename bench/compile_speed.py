@@ -9,11 +9,14 @@ directory); when absent they are made there by the script, which needs torch and
 benchmark then runs without them if torch is not installed). Stages, in the order `compile_model`
 runs them: import (with the program check), each pass of `onnx-to-backend-input` and the module
 verification before and after them (as `lower_to_backend_input` verifies), then for rv32im the
+passes on tensors (`riscv_tensor_passes`: count thresholds, narrow lanes), the
 kernel ABI form (bufferize) and each pass of `riscv_passes` (grouped: tiling and loops, lowering to
 riscv, register allocation and what follows; `--passes` prints every pass) and the assembly text;
 for rv64imv bufferize (with the vector contraction), the MLIR text, mlir-opt-22,
 mlir-translate-22 and clang-22. Prints seconds per stage (elapsed, and CPU seconds of this process
-and the tools it ran) and the total per model and target. Prints figures, asserts nothing.
+and the tools it ran) and the total per model and target, and first the CPU seconds of this process's start-up
+(Python and the imports: part of every `bitfold-compile` run, not of the totals; here with the LLVM
+backend's, which a scalar target's run does not import). Prints figures, asserts nothing.
 """
 
 import argparse
@@ -39,7 +42,13 @@ from bitfold.backends.llvm.emit import llvm_target  # noqa: E402
 from bitfold.backends.llvm.mlir_input import bufferized_kernel, upstream_mlir_text  # noqa: E402
 from bitfold.backends.llvm.toolchain import compile_llvm_ir, to_llvm_dialect, to_llvm_ir  # noqa: E402
 from bitfold.backends.riscv.emission.emit import data_sections  # noqa: E402
-from bitfold.backends.riscv.pipeline import check_input, isa_of, lower_to_riscv, riscv_context  # noqa: E402
+from bitfold.backends.riscv.pipeline import (  # noqa: E402
+    check_input,
+    isa_of,
+    lower_to_riscv,
+    riscv_context,
+    riscv_tensor_passes,
+)
 from bitfold.garbage_collection import collect_rarely  # noqa: E402
 from bitfold.interpreter import entry_function  # noqa: E402
 from bitfold.load import full_context, load_module  # noqa: E402
@@ -99,7 +108,11 @@ def rv32im(module: ModuleOp, clock: Clock, passes: bool) -> None:
     function = check_input(module, isa.xlen)
     function.sym_visibility = None
     clock.lap("check")
-    kernel_form(ctx := riscv_context(), module, function)
+    ctx = riscv_context()
+    for module_pass in riscv_tensor_passes(isa.xlen):
+        module_pass.apply(ctx, module)
+        clock.lap(module_pass.name if passes else "tensor passes")
+    kernel_form(ctx, module, function)
     clock.lap("bufferize")
     lowered = lower_to_riscv(module, isa.xlen, ctx, after=lambda p, _: clock.lap(
         p.name if passes else RISCV_GROUPS.get(p.name, "to riscv")))
@@ -148,6 +161,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", default=[], help="model names (network names)")
     parser.add_argument("--passes", action="store_true", help="one row per rv32im pass")
     arguments = parser.parse_args()
+    print(f"# start-up (interpreter and imports, which bitfold-compile pays once a run): {cpu_seconds():.2f} CPU s")
     collect_rarely()  # as bitfold-compile does
     for name, path in models(arguments.models, arguments.only).items():
         for target in arguments.targets:

@@ -25,11 +25,11 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from bitfold.backend_input import lower_to_backend_input
+from bitfold.backends import llvm
 from bitfold.backends.kernel.harness import Counted, count_assembly, run_assembly
 from bitfold.backends.kernel.header import c_header
 from bitfold.backends.kernel.ports import Port, buffer_bytes, buffer_values, ports
-from bitfold.backends.llvm import DEFAULT_VLEN, NativeKernel, harness_target
-from bitfold.backends.llvm import compile_kernel as compile_llvm_kernel
+from bitfold.backends.llvm import DEFAULT_VLEN, harness_target
 from bitfold.backends.riscv import ARCHITECTURES, compile_kernel
 from bitfold.interpreter import InterpretationInputError, entry_function, input_names, output_names, run
 from bitfold.load import full_context
@@ -119,10 +119,10 @@ class CompiledModel(LoweredModel):
         target = harness_target(self.target, vlen)
         return count_assembly(self.assembly, target, self.symbol, list(stored), self.layouts, Path(workdir))
 
-    def native_kernel(self, workdir: str | Path) -> NativeKernel:
+    def native_kernel(self, workdir: str | Path) -> "llvm.NativeKernel":
         """Target `host`: the function as a shared object in `workdir`, loaded into this process
         (`backends.llvm.native`), to call many times."""
-        return NativeKernel.build(full_context(), self.module, self.symbol, Path(workdir))
+        return llvm.NativeKernel.build(full_context(), self.module, self.symbol, Path(workdir))
 
     def run_native(self, stored: Sequence[np.ndarray], workdir: str | Path) -> list[np.ndarray]:
         """Target `host`: one call of `native_kernel(workdir)`."""
@@ -155,7 +155,7 @@ def compile_model(
     `integer_only`: refuse float islands (docs/float-islands.md) instead of compiling them."""
     lowered = lower_model(module, symbol, integer_only)
     if backend == "llvm" or target not in ARCHITECTURES:
-        kernel = compile_llvm_kernel(full_context(), module, target, lowered.symbol)
+        kernel = llvm.compile_kernel(full_context(), module, target, lowered.symbol)
     else:
         kernel = compile_kernel(module, target, lowered.symbol)
     header = c_header(lowered.symbol, [p.buffer() for p in lowered.inputs], [p.buffer() for p in lowered.outputs],

@@ -43,7 +43,10 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
                                             aligned; no useless li/mv
 
 While `lower_to_riscv` runs, xDSL's pattern walkers fill their worklists from a list rather than
-nested generators (`bitfold.dialects.xdsl_compat.worklist_walk`: same order, faster on deep nests).
+nested generators (`bitfold.dialects.xdsl_compat.worklist_walk`: same order, faster on deep nests),
+a greedy applier tries on an op only the patterns that can match its type
+(`bitfold.dialects.xdsl_compat.pattern_dispatch`: the same rewrites), and casts are made without
+IRDL's generic builder (`bitfold.dialects.xdsl_compat.cast_construction`: the same ops).
 
 The folders hold the passes by job: `lowering/` (instruction selection), `schedule/` (loop nests),
 `regalloc/` (registers), `emission/` (frame and assembly text).
@@ -97,6 +100,8 @@ from bitfold.backends.riscv.schedule.count_thresholds import BitfoldRiscvCountTh
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 from bitfold.backends.riscv.schedule.narrow_lanes import BitfoldRiscvNarrowLanesPass
 from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
+from bitfold.dialects.xdsl_compat.cast_construction import direct_cast_construction
+from bitfold.dialects.xdsl_compat.pattern_dispatch import dispatched_pattern_application
 from bitfold.dialects.xdsl_compat.worklist_walk import listed_worklist_walk
 
 MAX_REGISTER_ARGUMENTS = 8
@@ -242,7 +247,7 @@ def lower_to_riscv(
         nest_registers = tuple(x for nest, step in sorted(step_of.items()) if nest != ALL_NESTS
                                for x in (nest, budgets[step]))
         try:
-            with listed_worklist_walk():
+            with listed_worklist_walk(), dispatched_pattern_application(), direct_cast_construction():
                 for module_pass in riscv_passes(xlen, budgets[step_of.get(ALL_NESTS, 0)], spill=spill,
                                                 nest_registers=nest_registers,
                                                 registers=registers, zbb=zbb, hard_float=hard_float):

@@ -9,6 +9,7 @@ convolution for each code generator: a call is attributed to the nearest bitfold
 (through xDSL's walkers and pass machinery), and a method of an IR class (an op, attribute or op trait, even
 one a backend defines, such as `rvmem`'s) counts as the dialect's, since xDSL calls those while it walks."""
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -133,3 +134,17 @@ def test_compile_touches_each_folder_once_in_order(model, tmp_path, target):
     assert not upward, f"calls against the layers: {upward}"
     generator = "backends/llvm" if target == "rv32imv" else "backends/riscv"
     assert {("driver", generator), (generator, "backends/kernel")} <= set(recorder.calls)
+
+
+def test_scalar_targets_start_without_the_llvm_code_generator():
+    """`bitfold-compile` imports the LLVM code generator (`compile_kernel`, `NativeKernel`) only
+    when a target needs it (`backends/llvm/__init__.py`); its names stay importable."""
+    probe = (
+        "import sys, bitfold.compile_main\n"
+        "assert 'bitfold.backends.llvm.emit' not in sys.modules\n"
+        "assert 'bitfold.backends.llvm.native' not in sys.modules\n"
+        "from bitfold.backends.llvm import NativeKernel, compile_kernel\n"
+        "from bitfold.backends.llvm.emit import compile_kernel as defined\n"
+        "assert compile_kernel is defined and NativeKernel.__module__ == 'bitfold.backends.llvm.native'\n"
+    )
+    subprocess.run([sys.executable, "-c", probe], check=True)

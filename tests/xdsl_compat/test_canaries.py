@@ -155,6 +155,33 @@ def test_pattern_walkers_fill_their_worklist_through_nested_generators():
     assert "yield from op.walk(" in source
 
 
+def test_greedy_applier_calls_every_pattern_on_every_op():
+    """xdsl_compat.pattern_dispatch: `GreedyRewritePatternApplier.match_and_rewrite` erases a dead
+    op, folds, then calls its patterns one by one whatever the op's type (the body bitfold's
+    dispatching version repeats, with fewer patterns)."""
+    import inspect
+
+    from xdsl.pattern_rewriter import GreedyRewritePatternApplier
+
+    source = inspect.getsource(GreedyRewritePatternApplier.match_and_rewrite)
+    for line in ("if self.dce_enabled and is_trivially_dead(op):", "folded = Folder(self.ctx).try_fold(op)",
+                 "rewriter.replace(op, new_ops=folded_ops, new_results=folded_values)",
+                 "for pattern in self.rewrite_patterns:", "pattern.match_and_rewrite(op, rewriter)",
+                 "if rewriter.has_done_action:"):
+        assert line in source
+
+
+def test_casts_are_built_through_irdls_generic_builder():
+    """xdsl_compat.cast_construction: `UnrealizedConversionCastOp.get` builds through IRDL's
+    `build` (its generic argument lists), not `Operation.create`."""
+    import inspect
+
+    from xdsl.dialects.builtin import UnrealizedConversionCastOp
+
+    source = inspect.getsource(UnrealizedConversionCastOp.get)
+    assert "UnrealizedConversionCastOp.build(" in source and "create(" not in source
+
+
 def test_live_ins_rebuild_an_ordered_set_at_every_op():
     """xdsl_compat.live_ins: `live_ins_per_block` keeps a block's live-ins in an `OrderedSet` and
     removes each op's results with `difference_update`, which rebuilds the whole set."""

@@ -34,7 +34,8 @@ The plan works on these strides only:
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import pairwise, product
 from math import prod
 
@@ -208,13 +209,20 @@ def _divisors(bound: int, candidates: Sequence[int]) -> list[int]:
     return [t for t in candidates if t <= bound and bound % t == 0]
 
 
-def offsets_in_box(access: Access, extents: Sequence[int]) -> set[int]:
+def offsets_in_box(access: Access, extents: Sequence[int]) -> frozenset[int]:
     """Byte offsets of the operand over the box of points `[0, extents[d])` per dimension."""
+    return _offsets_in_box(access, tuple(extents))
+
+
+@lru_cache(maxsize=1 << 14)
+def _offsets_in_box(access: Access, extents: tuple[int, ...]) -> frozenset[int]:
+    """`offsets_in_box`, made once per operand and box: the planner asks for the same boxes over
+    and over (every candidate tile, unrolling and window of a nest; nests of equal shape)."""
     addresses = {access.offset}
     for stride, extent in zip(access.stride, extents):
         if extent > 1 and stride:
             addresses = {a + stride * i for a in addresses for i in range(extent)}
-    return addresses
+    return frozenset(addresses)
 
 
 def distinct_in_box(access: Access, extents: Sequence[int]) -> int:
@@ -367,8 +375,18 @@ def loop_registers(plan: NestPlan, loops: list[int]) -> int:
 def plan_nest(
     dims: list[Dim], accesses: list[Access], cost: CostModel, registers: int = ALLOCATABLE_INTEGER_REGISTERS
 ) -> NestPlan:
-    """The tiled, unrolled nest of least estimated cost that fits `registers` (module docstring)."""
-    dims, accesses = merge_contiguous(dims, accesses)
+    """The tiled, unrolled nest of least estimated cost that fits `registers` (module docstring).
+    A fresh copy of the plan `_best_plan` made once per distinct nest: the register-tiling pass
+    plans a nest up to three times (plannable, fused, emitted), and models repeat layer shapes."""
+    plan = _best_plan(tuple(dims), tuple(accesses), cost, registers)
+    return replace(plan, dims=list(plan.dims), accesses=list(plan.accesses), steps=list(plan.steps),
+                   loops=list(plan.loops))
+
+
+@lru_cache(maxsize=1 << 12)
+def _best_plan(dims: tuple[Dim, ...], accesses: tuple[Access, ...], cost: CostModel, registers: int) -> NestPlan:
+    """`plan_nest`'s search; its plan is copied before anyone sees it."""
+    dims, accesses = merge_contiguous(list(dims), list(accesses))
     registers -= REGISTER_MARGIN
     n = len(dims)
     parallel = [d for d in range(n) if dims[d].parallel]

@@ -220,6 +220,21 @@ def test_a_matrix_vector_product_tiles_sixteen_outputs():
     assert plan.steps == [16, 4] and cost.estimate(plan)[1] <= 27
 
 
+def test_a_nest_planned_again_gets_an_equal_plan_of_its_own():
+    """`plan_nest` makes each distinct nest's plan once: asked again, it hands out an equal plan
+    whose lists are not the first one's, so a caller changing its copy changes no other."""
+    dims = [Dim(16, True), Dim(16, True), Dim(32, False)]
+    accesses = [Access((32, 0, 1), 0, 1), Access((0, 32, 1), 0, 1), Access((64, 4, 0), 0, 4)]
+    cost = CostModel(body_operations=2, n_outputs=1, n_inputs=2)
+    first = plan_nest(list(dims), list(accesses), cost, 27)
+    expected = (list(first.steps), list(first.loops), first.reloaded, first.window)
+    first.steps.append(0)
+    first.loops.clear()
+    again = plan_nest(list(dims), list(accesses), cost, 27)
+    assert (again.steps, again.loops, again.reloaded, again.window) == expected
+    assert again.dims == first.dims and again.dims is not first.dims
+
+
 @pytest.mark.parametrize("bits", [1, 2, 3, 4])
 def test_packed_rows_hold_every_value(bits):
     """Rows of 5 values, `8 // bits` a byte from the low bits up, each row starting a byte."""
