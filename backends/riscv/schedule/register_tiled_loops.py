@@ -81,6 +81,7 @@ from bitfold.backends.riscv.schedule.loop_nest_plan import (
 from bitfold.backends.riscv.schedule.padding_copies import copy_paddings
 from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals, Panel, relayout_constant_operands
 from bitfold.backends.riscv.schedule.wide_fills import widen_fills
+from bitfold.backends.riscv.schedule.workspace_replan import replan_workspace
 
 TOP = -1
 """The level before the outermost loop."""
@@ -749,7 +750,6 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         copy_paddings(op)
-        widen_fills(op)
         generics = [g for g in op.walk() if isinstance(g, linalg.GenericOp)]
         for number, generic in enumerate(generics, 1):
             generic.attributes[NEST_ATTRIBUTE] = IntAttr(number)
@@ -766,5 +766,7 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
 
         fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, registers_of(generic)) is not None,
                                  tile_points)
+        replan_workspace(op, fusions)
+        widen_fills(op)  # after the plan: a word view of a buffer's bytes is a second view of them
         pattern = LowerGenericToTiledNest(self.xlen, ModuleGlobals(op), registers_of, fusions=fusions)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
