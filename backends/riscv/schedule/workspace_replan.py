@@ -6,10 +6,11 @@ from its fill, after the producer P of the padding's source Y, so the plan may g
 P's inputs (of B), and P cannot write X's interior (`padded_outputs.py`). Here, after fusion, the
 function's workspace views get lifetimes from the ops that use them now (top-level positions, first
 to last use, a reshape or any other view of a view counted as the view; a view nothing uses gets no
-bytes), with each elidable padding's X living from P on and its Y dropped, and are placed again by
-`bufferize.plan_workspace`. Where that plan fits in the workspace bufferize sized, the offsets are
-rewritten and the paddings elided; else the plan without the elisions is tried, else nothing changes.
-The workspace's size (the header's) never changes.
+bytes), with the elidable paddings' X living from P on and their Y dropped, and are placed again by
+`bufferize.plan_workspace`. The paddings are taken one by one, in program order, where the plan with
+them still fits in the workspace bufferize sized (an elision may raise the peak: X lives through P
+beside P's inputs); where even the plan without any does not fit, nothing changes. The workspace's
+size (the header's) never changes.
 """
 
 from collections.abc import Container, Sequence
@@ -24,6 +25,7 @@ from bitfold.backends.kernel.bufferize import (
     MIN_BUFFER_ALIGNMENT,
     WorkspaceBuffer,
     element_bytes,
+    peak_live_bytes,
     plan_workspace,
     workspace_argument,
     workspace_size,
@@ -110,16 +112,19 @@ def replan_workspace(module: ModuleOp, fused: Container = ()) -> None:
         if lifetimes is None:
             continue
         limit = workspace_size(function)
-        for elisions in (elidable_paddings(function, fused), []):
-            buffers = _buffers(views, lifetimes, elisions, function)
-            if plan_workspace(list(buffers.values())) > limit:
-                continue
-            for view in views:
-                offset = buffers[view].offset if view in buffers else 0
-                constant = arith.ConstantOp(IntegerAttr(offset, IndexType()))
-                constant.result.name_hint = "offset"
-                function.body.block.insert_op_before(constant, view)
-                view.operands[1] = constant.result
-            for elision in elisions:
-                elide(elision)
-            break
+        elisions: list[Elision] = []
+        for candidate in elidable_paddings(function, fused):
+            buffers = _buffers(views, lifetimes, [*elisions, candidate], function)
+            if peak_live_bytes(list(buffers.values())) <= limit and plan_workspace(list(buffers.values())) <= limit:
+                elisions.append(candidate)
+        buffers = _buffers(views, lifetimes, elisions, function)
+        if plan_workspace(list(buffers.values())) > limit:
+            continue
+        for view in views:
+            offset = buffers[view].offset if view in buffers else 0
+            constant = arith.ConstantOp(IntegerAttr(offset, IndexType()))
+            constant.result.name_hint = "offset"
+            function.body.block.insert_op_before(constant, view)
+            view.operands[1] = constant.result
+        for elision in elisions:
+            elide(elision)
