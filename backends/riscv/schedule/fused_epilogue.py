@@ -21,6 +21,7 @@ longer touched. Where E is not fused (`worth_fusing`), the bias alone is: G's ac
 as the bias and are stored to B, which E reads as before (no fill nest, no first read of B).
 """
 
+from collections.abc import Container
 from dataclasses import dataclass
 from math import prod
 
@@ -280,13 +281,16 @@ def _composed(first: linalg.GenericOp, second: linalg.GenericOp) -> linalg.Gener
     return composed
 
 
-def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.GenericOp, Fusion] | None:
+def fuse(contraction: linalg.GenericOp, plannable, tile_points, separate=None,
+         fused_so_far: Container = ()) -> tuple[linalg.GenericOp, Fusion] | None:
     """G and its Fusion in place of the fill, the contraction and the epilogue (module docstring),
     where the contraction has one output B used by those three only and each of the three is a
     nest on its own (`plannable`: linear maps, static memrefs). Where the epilogue is not worth
     fusing (`worth_fusing` on `tile_points(G, fusion)`, its register tile), writes over an
-    input, or B has other readers after the contraction (RV64's two lane splits of a packed
-    contraction), the bias alone is fused: G writes B, its readers stay. Else None, IR untouched."""
+    input (unless `separate(G, B, fused generics)` plans the workspace again with G's output apart
+    from them: `workspace_replan.separate_epilogue`), or B has other readers after the contraction
+    (RV64's two lane splits of a packed contraction), the bias alone is fused: G writes B, its
+    readers stay. Else None, IR untouched."""
     if _parallel(contraction) or len(contraction.outputs) != 1 or contraction.res:
         return None
     buffer = contraction.outputs[0]
@@ -307,12 +311,14 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
             return None  # B read between the fill and the contraction
     if not all(plannable(op) for op in (fill, contraction, epilogue) if op is not None):
         return None
-    if epilogue is not None and any(overlap(epilogue.outputs[0], x) for x in contraction.inputs):
+    shares = epilogue is not None and any(overlap(epilogue.outputs[0], x) for x in contraction.inputs)
+    if shares and separate is None:
         epilogue = None  # the output in place of an input the later tiles still read (a residual)
     fused, fusion = _fused_generic(contraction, fill, epilogue, nests)
     points = reduction_points(contraction)
     operations = epilogue_operations(epilogue.body.block if epilogue is not None else None)
-    if epilogue is not None and not worth_fusing(tile_points(fused, fusion), operations, points, nests):
+    if epilogue is not None and (not worth_fusing(tile_points(fused, fusion), operations, points, nests)
+                                 or shares and not separate(fused, buffer, {*fused_so_far, fused})):
         fused.detach()
         fused.erase()
         epilogue = None  # the bias alone: the epilogue stays a nest of its own, reading B
@@ -365,12 +371,12 @@ def _fused_generic(
     return fused, Fusion(n_inputs, table_operands, None, nests)
 
 
-def fuse_epilogues(module: ModuleOp, plannable, tile_points) -> dict[linalg.GenericOp, Fusion]:
+def fuse_epilogues(module: ModuleOp, plannable, tile_points, separate=None) -> dict[linalg.GenericOp, Fusion]:
     """Every fusable contraction of the module fused (`fuse`); the fused generics' epilogues."""
     fused = {}
     for op in list(module.walk()):
         if isinstance(op, linalg.GenericOp) and op.parent is not None:
-            found = fuse(op, plannable, tile_points)
+            found = fuse(op, plannable, tile_points, separate, fused)
             if found is not None:
                 fused[found[0]] = found[1]
     return fused

@@ -19,7 +19,7 @@ from math import prod
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from bitfold.backends.kernel.bufferize import (
     MIN_BUFFER_ALIGNMENT,
@@ -98,17 +98,56 @@ def _constant_offset(view: memref.ViewOp) -> arith.ConstantOp | None:
     return owner if isinstance(owner, arith.ConstantOp) and not view.sizes else None
 
 
+def _workspace_views(function: func.FuncOp) -> list[memref.ViewOp] | None:
+    """The views of the function's workspace, where all are top-level views at constant offsets."""
+    workspace = workspace_argument(function)
+    if workspace is None:
+        return None
+    views = [use.operation for use in workspace.uses]
+    if not all(isinstance(v, memref.ViewOp) and v.parent_op() is function and _constant_offset(v) for v in views):
+        return None
+    return views
+
+
+def _place(function: func.FuncOp, views: Sequence[memref.ViewOp], buffers: dict) -> None:
+    """Each view at its buffer's planned offset (a view without a buffer, unused, at 0)."""
+    for view in views:
+        offset = IntegerAttr(buffers[view].offset if view in buffers else 0, IndexType())
+        constant = _constant_offset(view)
+        if constant.result.uses.get_length() == 1:
+            constant.value = offset
+        else:  # shared with another view
+            constant = arith.ConstantOp(offset)
+            constant.result.name_hint = "offset"
+            function.body.block.insert_op_before(constant, view)
+            view.operands[1] = constant.result
+
+
+def separate_epilogue(fused_generic: linalg.GenericOp, accumulators: SSAValue, fused: Container) -> bool:
+    """Whether the workspace could be planned again (and now is) for the fused generic G, inserted
+    before its epilogue, that still stands with the fill and the contraction it replaces: each view
+    living through its uses with G's, the accumulator buffer B (`accumulators`) without bytes, within
+    the size bufferize recorded. Then G's output shares no bytes with the contraction's inputs it
+    reads at the same time (`fused_epilogue.fuse`; `fused`: the fused generics, G among them)."""
+    function = fused_generic.parent_op()
+    views = _workspace_views(function) if isinstance(function, func.FuncOp) else None
+    lifetimes = None if views is None else _lifetimes(function, views, fused)
+    if lifetimes is None:
+        return False
+    lifetimes.pop(accumulators.owner, None)
+    buffers = _buffers(views, lifetimes, [], function)
+    if plan_workspace(list(buffers.values())) > workspace_size(function):
+        return False
+    _place(function, views, buffers)
+    return True
+
+
 def replan_workspace(module: ModuleOp, fused: Container = ()) -> None:
     """The plan of the module docstring for each bufferized function of `module` (`fused`: the
     generics with a fused bias or epilogue, `fused_epilogue.fuse_epilogues`)."""
     for function in [f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
-        workspace = workspace_argument(function)
-        if workspace is None:
-            continue
-        views = [use.operation for use in workspace.uses]
-        if not all(isinstance(v, memref.ViewOp) and v.parent_op() is function and _constant_offset(v) for v in views):
-            continue
-        lifetimes = _lifetimes(function, views, fused)
+        views = _workspace_views(function)
+        lifetimes = None if views is None else _lifetimes(function, views, fused)
         if lifetimes is None:
             continue
         limit = workspace_size(function)
@@ -120,11 +159,6 @@ def replan_workspace(module: ModuleOp, fused: Container = ()) -> None:
         buffers = _buffers(views, lifetimes, elisions, function)
         if plan_workspace(list(buffers.values())) > limit:
             continue
-        for view in views:
-            offset = buffers[view].offset if view in buffers else 0
-            constant = arith.ConstantOp(IntegerAttr(offset, IndexType()))
-            constant.result.name_hint = "offset"
-            function.body.block.insert_op_before(constant, view)
-            view.operands[1] = constant.result
+        _place(function, views, buffers)
         for elision in elisions:
             elide(elision)
