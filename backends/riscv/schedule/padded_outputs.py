@@ -24,11 +24,13 @@ from collections.abc import Container
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, DenseArrayBase, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from bitfold.backends.riscv.schedule.loop_nest_plan import LOOP_BOUNDS_ATTRIBUTE, loop_bounds
 
 
 def _is_copy(op: linalg.GenericOp) -> bool:
@@ -53,18 +55,9 @@ def _producer(source: SSAValue, copy: linalg.GenericOp, fused: Container) -> lin
     (producer,) = users
     if (not isinstance(producer, linalg.GenericOp) or list(producer.outputs) != [source] or producer.res
             or producer.parent_block() is not copy.parent_block() or not producer.is_before_in_block(copy)
-            or (producer.body.block.args[-1].uses and producer not in fused) or not _bounds_from_inputs(producer)):
+            or (producer.body.block.args[-1].uses and producer not in fused)):
         return None
     return producer
-
-
-def _bounds_from_inputs(op: linalg.GenericOp) -> bool:
-    """Whether every loop dimension is a plain result of an input map, so that the loop bounds still
-    follow from the maps once the output map is an offset one (a fused convolution's output
-    dimensions appear only in sums such as d2 * 2 + d5 besides its output map)."""
-    plain = {r.position for m in op.indexing_maps.data[: len(op.inputs)] for r in m.data.results
-             if isinstance(r, AffineDimExpr)}
-    return plain == set(range(len(op.iterator_types.data)))
 
 
 def _fill_of(padded: SSAValue, producer: linalg.GenericOp, copy: linalg.GenericOp) -> linalg.GenericOp | None:
@@ -126,9 +119,11 @@ def elide(elision: Elision) -> None:
         if not op.is_before_in_block(producer):
             op.detach()
             Rewriter.insert_op(op, InsertPoint.before(producer))
+    bounds = loop_bounds(producer)
     n_inputs = len(producer.inputs)
     maps = list(producer.indexing_maps.data)
     maps[n_inputs] = AffineMapAttr(copy.indexing_maps.data[1].data.compose(maps[n_inputs].data))
     producer.operands[n_inputs] = elision.padded
     producer.indexing_maps = ArrayAttr(maps)
+    producer.attributes[LOOP_BOUNDS_ATTRIBUTE] = DenseArrayBase.from_list(i64, bounds)  # the maps may not give them
     Rewriter.erase_op(copy)
