@@ -21,6 +21,7 @@ longer touched. Where E is not fused (`worth_fusing`), the bias alone is: G's ac
 as the bias and are stored to B, which E reads as before (no fill nest, no first read of B).
 """
 
+from collections.abc import Container
 from dataclasses import dataclass
 from math import prod
 
@@ -32,6 +33,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.backends.kernel.bufferize import element_bytes
+from bitfold.backends.riscv.schedule.loop_nest_plan import linear_form
 
 BETWEEN = (memref.GetGlobalOp, memref.ViewOp, arith.ConstantOp)
 """Ops that may sit between the fill, the contraction and the epilogue (they touch no buffer; a
@@ -52,7 +54,7 @@ class Fusion:
     """the elementwise generics E stands for (`compose_epilogues`)"""
 
 
-def _neighbour(op: Operation, forward: bool) -> linalg.GenericOp | None:
+def neighbour(op: Operation, forward: bool) -> linalg.GenericOp | None:
     """The generic next to `op` (after or before it), skipping `BETWEEN` ops."""
     other = op.next_op if forward else op.prev_op
     while isinstance(other, BETWEEN):
@@ -83,16 +85,28 @@ def _whole_byte_integer(element) -> bool:
 
 
 def _epilogue(epilogue: linalg.GenericOp | None, buffer: SSAValue) -> bool:
-    """An elementwise generic reading `buffer` first, at its own index, into an output of B's shape."""
+    """An elementwise generic reading `buffer` first, at its own index, into an output of B's shape,
+    or into the interior of a larger one through an offset map (a padded buffer, `padded_outputs.py`)."""
     return (
         epilogue is not None and _parallel(epilogue) and len(epilogue.outputs) == 1 and len(epilogue.inputs) >= 1
         and epilogue.inputs[0] is buffer and buffer not in epilogue.inputs[1:] and _identity(epilogue, 0)
-        and _identity(epilogue, len(epilogue.inputs)) and epilogue.body.block.args[0].uses.get_length() > 0
-        and epilogue.outputs[0].type.get_shape() == buffer.type.get_shape()
+        and epilogue.body.block.args[0].uses.get_length() > 0
+        and (_identity(epilogue, len(epilogue.inputs))
+             and epilogue.outputs[0].type.get_shape() == buffer.type.get_shape()
+             or _offset(epilogue.indexing_maps.data[-1].data))
         and all(_whole_byte_integer(x.type.get_element_type()) for x in epilogue.inputs)
         and all(op.name.startswith("arith.") and not op.regions
                 for op in epilogue.body.block.ops if not isinstance(op, linalg.YieldOp))
     )
+
+
+def _offset(affine_map: AffineMap) -> bool:
+    """Each result one dimension, in order, plus a constant (`d floordiv 1` is d): an element's
+    place in a padded buffer."""
+    forms = [linear_form(r, affine_map.num_dims) for r in affine_map.results]
+    return len(forms) == affine_map.num_dims and all(
+        form is not None and form[0] == [int(d == k) for d in range(affine_map.num_dims)]
+        for k, form in enumerate(forms))
 
 
 def _covers(contraction: linalg.GenericOp, buffer: SSAValue) -> bool:
@@ -168,7 +182,7 @@ def _byte_range(buffer: SSAValue) -> tuple[SSAValue, int, int]:
     return buffer, 0, max(nbytes, 1)
 
 
-def _overlap(a: SSAValue, b: SSAValue) -> bool:
+def overlap(a: SSAValue, b: SSAValue) -> bool:
     (memory_a, start_a, end_a), (memory_b, start_b, end_b) = _byte_range(a), _byte_range(b)
     return memory_a is memory_b and start_a < end_b and start_b < end_a
 
@@ -198,18 +212,18 @@ def compose_epilogues(first: linalg.GenericOp, buffer: SSAValue) -> tuple[linalg
     epilogue, nests = first, 1
     while True:
         middle = epilogue.outputs[0]
-        second = _neighbour(epilogue, True)
+        second = neighbour(epilogue, True)
         if not (_epilogue(second, middle) and {u.operation for u in middle.uses} == {epilogue, second}):
             return epilogue, nests
         inputs = [*epilogue.inputs, *second.inputs[1:]]
-        if epilogue.body.block.args[-1].uses or any(_overlap(second.outputs[0], x) for x in inputs):
+        if epilogue.body.block.args[-1].uses or any(overlap(second.outputs[0], x) for x in inputs):
             return epilogue, nests
-        if _read_later(middle, second):
+        if read_later(middle, second):
             return epilogue, nests  # C's bytes read again later (another view of them): C must be written
         epilogue, nests = _composed(epilogue, second), nests + 1
 
 
-def _read_later(buffer: SSAValue, last: Operation) -> bool:
+def read_later(buffer: SSAValue, last: Operation) -> bool:
     """Whether the bytes of `buffer` may be read after `last` (in its block) before a generic
     overwrites all of them: a later generic reading an overlapping buffer (another view of the same
     workspace bytes: an LSTM's cell state read by the next time step), any other op touching one,
@@ -219,7 +233,7 @@ def _read_later(buffer: SSAValue, last: Operation) -> bool:
     op = last.next_op
     while op is not None:
         if not isinstance(op, BETWEEN):
-            touched = [v for v in op.operands if isinstance(v.type, MemRefType) and _overlap(v, buffer)]
+            touched = [v for v in op.operands if isinstance(v.type, MemRefType) and overlap(v, buffer)]
             if isinstance(op, linalg.GenericOp):
                 arguments = dict(zip(op.operands, op.body.block.args))
                 if any(v in op.inputs or arguments[v].uses for v in touched):
@@ -267,19 +281,22 @@ def _composed(first: linalg.GenericOp, second: linalg.GenericOp) -> linalg.Gener
     return composed
 
 
-def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.GenericOp, Fusion] | None:
+def fuse(contraction: linalg.GenericOp, plannable, tile_points, separate=None,
+         fused_so_far: Container = ()) -> tuple[linalg.GenericOp, Fusion] | None:
     """G and its Fusion in place of the fill, the contraction and the epilogue (module docstring),
     where the contraction has one output B used by those three only and each of the three is a
     nest on its own (`plannable`: linear maps, static memrefs). Where the epilogue is not worth
     fusing (`worth_fusing` on `tile_points(G, fusion)`, G's register tile with E's body fused), writes over an
-    input, or B has other readers after the contraction (RV64's two lane splits of a packed
-    contraction), the bias alone is fused: G writes B, its readers stay. Else None, IR untouched."""
+    input (unless `separate(G, B, fused generics)` plans the workspace again with G's output apart
+    from them: `workspace_replan.separate_epilogue`), or B has other readers after the contraction
+    (RV64's two lane splits of a packed contraction), the bias alone is fused: G writes B, its
+    readers stay. Else None, IR untouched."""
     if _parallel(contraction) or len(contraction.outputs) != 1 or contraction.res:
         return None
     buffer = contraction.outputs[0]
     if not _covers(contraction, buffer):
         return None
-    fill, epilogue = _neighbour(contraction, False), _neighbour(contraction, True)
+    fill, epilogue = neighbour(contraction, False), neighbour(contraction, True)
     if not _bias_fill(fill, buffer):
         return None
     users = {use.operation for use in buffer.uses}
@@ -294,13 +311,16 @@ def fuse(contraction: linalg.GenericOp, plannable, tile_points) -> tuple[linalg.
             return None  # B read between the fill and the contraction
     if not all(plannable(op) for op in (fill, contraction, epilogue) if op is not None):
         return None
-    if epilogue is not None and any(_overlap(epilogue.outputs[0], x) for x in contraction.inputs):
+    shares = epilogue is not None and any(overlap(epilogue.outputs[0], x) for x in contraction.inputs)
+    if shares and separate is None:
         epilogue = None  # the output in place of an input the later tiles still read (a residual)
     fused, fusion = _fused_generic(contraction, fill, epilogue, nests)
     points = reduction_points(contraction)
     operations = epilogue_operations(epilogue.body.block if epilogue is not None else None)
-    if epilogue is not None and not worth_fusing(
-            tile_points(fused, Fusion(fusion.bias, fusion.tables, epilogue.body, nests)), operations, points, nests):
+    if epilogue is not None and (
+            not worth_fusing(
+                tile_points(fused, Fusion(fusion.bias, fusion.tables, epilogue.body, nests)), operations, points, nests)
+            or shares and not separate(fused, buffer, {*fused_so_far, fused})):
         fused.detach()
         fused.erase()
         epilogue = None  # the bias alone: the epilogue stays a nest of its own, reading B
@@ -328,8 +348,9 @@ def _fused_generic(
     maps.append(fill.indexing_maps.data[0].data.compose(out_map))
     tables = [] if epilogue is None else list(epilogue.inputs[1:])
     if epilogue is not None:
-        maps += [m.data.compose(out_map) for m in epilogue.indexing_maps.data[1 : len(epilogue.inputs)]]
-    maps.append(out_map)
+        maps += [m.data.compose(out_map) for m in epilogue.indexing_maps.data[1:]]
+    else:
+        maps.append(out_map)
     block = contraction.body.block
     arg_types = [a.type for a in block.args[:n_inputs]] + [fill.body.block.args[0].type]
     if epilogue is not None:
@@ -352,12 +373,12 @@ def _fused_generic(
     return fused, Fusion(n_inputs, table_operands, None, nests)
 
 
-def fuse_epilogues(module: ModuleOp, plannable, tile_points) -> dict[linalg.GenericOp, Fusion]:
+def fuse_epilogues(module: ModuleOp, plannable, tile_points, separate=None) -> dict[linalg.GenericOp, Fusion]:
     """Every fusable contraction of the module fused (`fuse`); the fused generics' epilogues."""
     fused = {}
     for op in list(module.walk()):
         if isinstance(op, linalg.GenericOp) and op.parent is not None:
-            found = fuse(op, plannable, tile_points)
+            found = fuse(op, plannable, tile_points, separate, fused)
             if found is not None:
                 fused[found[0]] = found[1]
     return fused

@@ -39,7 +39,7 @@ from functools import lru_cache
 from itertools import pairwise, product
 from math import prod
 
-from xdsl.dialects.builtin import MemRefType, ShapedType
+from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ShapedType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr, AffineExpr
 
@@ -479,7 +479,20 @@ def _reduction_candidates(dims: list[Dim], reduction: list[int], small: list[int
     return candidates
 
 
+LOOP_BOUNDS_ATTRIBUTE = "bitfold.loop_bounds"
+"""On a generic whose loop bounds its maps no longer give (`padded_outputs.elide`: a fused
+convolution writing a padded buffer through `d2 + 1`, its d2 elsewhere only in `d2 * 2 + d5`): the bounds."""
+
+
+def loop_bounds(op: linalg.GenericOp) -> tuple[int, ...]:
+    """The generic's loop bounds: `LOOP_BOUNDS_ATTRIBUTE` where set, else from its maps and shapes."""
+    recorded = op.attributes.get(LOOP_BOUNDS_ATTRIBUTE)
+    if isinstance(recorded, DenseArrayBase):
+        return tuple(recorded.get_values())
+    return tuple(int(b) for b in op.get_static_loop_ranges())
+
+
 def generic_dims(op: linalg.GenericOp) -> list[Dim]:
-    bounds = op.get_static_loop_ranges()
+    bounds = loop_bounds(op)
     kinds = [it.data for it in op.iterator_types]
     return [Dim(int(b), k == linalg.IteratorType.PARALLEL) for b, k in zip(bounds, kinds, strict=True)]

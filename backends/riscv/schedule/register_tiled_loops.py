@@ -68,7 +68,13 @@ from bitfold.backends.riscv.lowering.registers import (
     sign_extend,
     zero_extend,
 )
-from bitfold.backends.riscv.schedule.fused_epilogue import Fusion, epilogue_operations, fuse_epilogues, fused_tile_limit
+from bitfold.backends.riscv.schedule.fused_epilogue import (
+    SHORT_REDUCTION,
+    Fusion,
+    epilogue_operations,
+    fuse_epilogues,
+    fused_tile_limit,
+)
 from bitfold.backends.riscv.schedule.group_dimensions import split_group_dimensions
 from bitfold.backends.riscv.schedule.loop_nest_plan import (
     IMMEDIATE_REACH,
@@ -82,6 +88,7 @@ from bitfold.backends.riscv.schedule.loop_nest_plan import (
 from bitfold.backends.riscv.schedule.padding_copies import copy_paddings
 from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals, Panel, relayout_constant_operands
 from bitfold.backends.riscv.schedule.wide_fills import widen_fills
+from bitfold.backends.riscv.schedule.workspace_replan import replan_workspace, separate_epilogue
 from bitfold.dialects.quant import UniformQuantizedType
 from bitfold.dialects.quant_type_attribute import recorded_quant_type
 
@@ -687,6 +694,11 @@ FUSED_SINGLE_REDUCTION_COPIES = 16
 tile rather than 2 x 2 (1 load a MAC down to 0.5) where the epilogue costs as much as the MACs of
 an output; the 16 epilogue copies are the `.text` this costs (a depthwise window keeps 4). Other
 fused nests take `fused_epilogue.fused_tile_limit`."""
+FUSED_SHORT_REDUCTION_COPIES = 8
+"""The largest tile of a fused nest whose reduction is short (`fused_epilogue.SHORT_REDUCTION`: a
+depthwise 3 x 3 window) over more than one dimension: a row of 5 or 8 output pixels sharing the
+window's loads (DS-CNN's 25 x 5 maps: at 4 points its fused depthwise layer cost 44 instructions an
+output, more than the separate nests' 37; at up to 8, 34)."""
 
 
 def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = None) -> NestPlan | None:
@@ -727,6 +739,8 @@ def nest_plan_for(op: linalg.GenericOp, registers: int, fusion: Fusion | None = 
         fused_copies = fused_tile_limit(epilogue_operations(fusion.epilogue.block), fusion.nests)
         if len(reductions) == 1:
             fused_copies = max(fused_copies, FUSED_SINGLE_REDUCTION_COPIES)
+        elif prod(d.bound for d in reductions) <= SHORT_REDUCTION * fusion.nests:
+            fused_copies = max(fused_copies, FUSED_SHORT_REDUCTION_COPIES)
     cost = CostModel(body_operation_count(op.body.block), len(op.outputs), inputs,
                      len(epilogue_walks) - len(set(epilogue_walks)), fused_copies)
     return plan_nest(dims, accesses, cost, registers)
@@ -794,7 +808,6 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         copy_paddings(op)
-        widen_fills(op)
         generics = [g for g in op.walk() if isinstance(g, linalg.GenericOp)]
         for number, generic in enumerate(generics, 1):
             generic.attributes[NEST_ATTRIBUTE] = IntAttr(number)
@@ -809,6 +822,8 @@ class BitfoldRiscvRegisterTiledLoopsPass(ModulePass):
             return len(fused_tile(generic, registers_of(generic), fusion).tile_points())
 
         fusions = fuse_epilogues(op, lambda generic: nest_plan_for(generic, registers_of(generic)) is not None,
-                                 tile_points)
+                                 tile_points, separate_epilogue)
+        replan_workspace(op, fusions)
+        widen_fills(op)  # after the plan: a word view of a buffer's bytes is a second view of them
         pattern = LowerGenericToTiledNest(self.xlen, ModuleGlobals(op), registers_of, fusions=fusions)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

@@ -78,6 +78,7 @@ def widen_fill(op: linalg.GenericOp) -> bool:
     fill = linalg.GenericOp(
         [], [words.result], Region(body), [AffineMapAttr(AffineMap.identity(1))], [IteratorTypeAttr.parallel()]
     )
+    fill.attributes.update(op.attributes)  # e.g. its nest number
     Rewriter.insert_op([words, fill], InsertPoint.before(op))
     Rewriter.erase_op(op)
     return True

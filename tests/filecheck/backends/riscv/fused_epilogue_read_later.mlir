@@ -2,7 +2,7 @@
 
 // As in fused_epilogue_view.mlir, but the requantization's output %y is read again later through
 // another view of the same workspace bytes (%y_again: an LSTM's cell state, read by the next time
-// step): the copy after the requantization is not composed into it (`fused_epilogue._read_later`),
+// step): the copy after the requantization is not composed into it (`fused_epilogue.read_later`),
 // so the fused nest stores %y (the workspace plus 256) and both copies stay nests of their own.
 
 "memref.global"() <{sym_name = "w", type = memref<8x3x3xi8>, initial_value = dense<1> : tensor<8x3x3xi8>, sym_visibility = "private", constant}> : () -> ()
