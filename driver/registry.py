@@ -88,6 +88,10 @@ generators'; the RISC-V backend's are listed in `riscv_passes` order, then their
         "bitfold-riscv-narrow-lanes": _lazy("backends.riscv.schedule.narrow_lanes", "BitfoldRiscvNarrowLanesPass"),
         "bitfold-riscv-pair-lanes": _lazy("backends.riscv.schedule.lane_pairs", "BitfoldRiscvPairLanesPass"),
         "bitfold-riscv-wide-binary-words": _lazy("backends.riscv.schedule.binary_words", "BitfoldRiscvWideBinaryWordsPass"),
+        "bitfold-riscv-fuse-elementwise": _lazy("backends.riscv.schedule.fused_elementwise", "BitfoldRiscvFuseElementwisePass"),
+        "bitfold-riscv-tabulate-elementwise": _lazy(
+            "backends.riscv.schedule.tabulated_elementwise", "BitfoldRiscvTabulateElementwisePass"
+        ),
         "bitfold-riscv-count-thresholds": _lazy("backends.riscv.schedule.count_thresholds", "BitfoldRiscvCountThresholdsPass"),
         "bitfold-riscv-sign-mask-clamps": _lazy("backends.riscv.lowering.sign_mask_clamps", "BitfoldRiscvSignMaskClampsPass"),
         "bitfold-riscv-register-tiled-loops": _lazy(

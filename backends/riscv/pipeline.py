@@ -1,6 +1,8 @@
 """The RISC-V code generator's pass sequence. On the backend's tensor IR, before the kernel ABI's
 form (`riscv_tensor_passes`):
 
+    bitfold-riscv-tabulate-elementwise      elementwise chains of one byte tensor: one table lookup
+    bitfold-riscv-fuse-elementwise          an elementwise generic's only elementwise reader computes it
     bitfold-riscv-count-thresholds          sign thresholds of popcounts: the count against a table
     bitfold-riscv-narrow-lanes              narrow operands: K >= 2 (RV32) / 4 (RV64) lanes a register
     bitfold-riscv-pair-lanes                RV64: two i32 accumulators in one register
@@ -97,9 +99,11 @@ from bitfold.backends.riscv.regalloc.register_allocation import (
 )
 from bitfold.backends.riscv.schedule.binary_words import BitfoldRiscvWideBinaryWordsPass
 from bitfold.backends.riscv.schedule.count_thresholds import BitfoldRiscvCountThresholdsPass
+from bitfold.backends.riscv.schedule.fused_elementwise import BitfoldRiscvFuseElementwisePass
 from bitfold.backends.riscv.schedule.lane_pairs import BitfoldRiscvPairLanesPass
 from bitfold.backends.riscv.schedule.narrow_lanes import BitfoldRiscvNarrowLanesPass
 from bitfold.backends.riscv.schedule.register_tiled_loops import BitfoldRiscvRegisterTiledLoopsPass
+from bitfold.backends.riscv.schedule.tabulated_elementwise import BitfoldRiscvTabulateElementwisePass
 from bitfold.dialects.xdsl_compat.cast_construction import direct_cast_construction
 from bitfold.dialects.xdsl_compat.pattern_dispatch import dispatched_pattern_application
 from bitfold.dialects.xdsl_compat.worklist_walk import listed_worklist_walk
@@ -159,7 +163,8 @@ ALL_NESTS = 0
 def riscv_tensor_passes(xlen: int) -> list[ModulePass]:
     """The passes on the backend's tensor IR, before `kernel_form` (module docstring)."""
     wide = [BitfoldRiscvPairLanesPass(), BitfoldRiscvWideBinaryWordsPass()] if xlen == 64 else []
-    return [BitfoldRiscvCountThresholdsPass(), BitfoldRiscvNarrowLanesPass(xlen=xlen), *wide]
+    return [BitfoldRiscvTabulateElementwisePass(), BitfoldRiscvFuseElementwisePass(), BitfoldRiscvCountThresholdsPass(),
+            BitfoldRiscvNarrowLanesPass(xlen=xlen), *wide]
 
 
 def riscv_passes(

@@ -11,6 +11,9 @@ and the constants fold along a chain, where x = y + k is used by the clamp alone
 requantization's zero point and a two-sided clamp
 
     g + zp, max(., lo), min(., hi)    11 instructions  ->  addi, srai, and, sub, addi, srai, and, addi: 8
+
+A clamp the ranges prove to be a no-op (`max(x, c)` with x >= c throughout, `min(x, c)` with x <= c)
+is x itself: a squeeze-excitation gate's product of two non-negative terms needs no lower bound.
 """
 
 from xdsl.context import Context
@@ -83,6 +86,10 @@ def rewrite_clamps(generic: linalg.GenericOp) -> None:
         if not isinstance(op, arith.MaxSIOp | arith.MinSIOp) or (found := _bounded_operand(op)) is None:
             continue
         x, c = found
+        if x in ranges and (ranges[x][0] >= c if isinstance(op, arith.MaxSIOp) else ranges[x][1] <= c):
+            op.result.replace_all_uses_with(x)  # a no-op clamp (module docstring)
+            Rewriter.erase_op(op)
+            continue
         whole = type_range(op.result)
         if x not in ranges or whole is None or not _cannot_wrap(ranges[x], c, whole):
             continue

@@ -14,11 +14,12 @@ ranges:
     shrsi x, k              k in [0, N): x >> k is monotone in x and moves toward 0 or -1 as k grows,
                             so the extremes are at the corners of the two ranges
     maxsi, minsi            the max / min of the bounds
+    memref.load t[i]        t a constant global (a lookup table): its smallest to largest element
 """
 
 from collections.abc import Callable
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IntegerAttr, IntegerType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
@@ -95,6 +96,9 @@ def _of_op(op: Operation, ranges: dict[SSAValue, Range]) -> dict[SSAValue, Range
         case arith.MaxSIOp() | arith.MinSIOp() if None not in operands:
             pick = max if isinstance(op, arith.MaxSIOp) else min
             return {op.result: (pick(operands[0][0], operands[1][0]), pick(operands[0][1], operands[1][1]))}
+        case memref.LoadOp() if (table := constant_global(op.memref)) is not None:
+            values = element_values(table)
+            return {op.res: (int(values.min()), int(values.max()))} if values.size else {}
     return {}
 
 
