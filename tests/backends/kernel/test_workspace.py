@@ -18,7 +18,6 @@ from xdsl.dialects.builtin import IntegerType
 from bitfold.backends.kernel.bufferize import WORKSPACE_ATTRIBUTE, BufferizePass
 from bitfold.backends.kernel.harness import TARGETS, build_program
 from bitfold.backends.kernel.harness.execution import input_bytes, split_outputs
-from bitfold.compile import compile_model
 from bitfold.interpreter import entry_function
 from bitfold.load import full_context, load_module
 from bitfold.passes.pipelines import backend_input_stages
@@ -116,8 +115,8 @@ def test_mlperf_tiny_workspace_is_near_the_peak_of_live_bytes(name):
 
 
 @pytest.fixture(scope="module")
-def compiled_mlp(model_catalogue):
-    return compile_model(load_module(str(model_catalogue.path(MULTI_LAYER_MODEL))), "rv32im")
+def compiled_mlp(catalogue_compilations):
+    return catalogue_compilations(MULTI_LAYER_MODEL, "rv32im")
 
 
 def test_object_has_no_data_or_bss(compiled_mlp, tmp_path):
@@ -146,13 +145,14 @@ def test_object_has_no_data_or_bss(compiled_mlp, tmp_path):
 
 
 @pytest.mark.parametrize("target", ["rv32im", "rv64im"])
-def test_two_calls_on_different_garbage_give_the_interpreters_outputs(target, model_catalogue, tmp_path):
+def test_two_calls_on_different_garbage_give_the_interpreters_outputs(target, model_catalogue, catalogue_compilations,
+                                                                      tmp_path):
     """The harness's CALLS = 2: a second call on a second workspace holding other garbage must
     give the outputs of the first (the program fails otherwise); both equal bitfold-run's."""
     spec = TARGETS[target]
     require_tools(spec.compiler, spec.qemu)
     name = MULTI_LAYER_MODEL
-    compiled = compile_model(load_module(str(model_catalogue.path(name))), target)
+    compiled = catalogue_compilations(name, target)
     assert f"#define {compiled.symbol.upper()}_WORKSPACE_SIZE {compiled.workspace_size}\n" in compiled.header
     stored = compiled.quantize(model_catalogue.inputs(name, seed=1))
     kernel = tmp_path / "kernel.S"

@@ -15,8 +15,6 @@ from bitfold.backends.kernel.harness import run_assembly
 from bitfold.backends.llvm import harness_target
 from bitfold.backends.llvm.emit import ARCH_ATTRIBUTE
 from bitfold.backends.llvm.toolchain import pass_pipeline
-from bitfold.compile import compile_model
-from bitfold.load import load_module
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "upstream-mlir.md"
 MODEL = "cnn_depthwise-qdq-u8s8-perchannel"
@@ -32,14 +30,14 @@ def test_the_page_gives_the_backends_pipeline():
     assert f"--pass-pipeline='{pass_pipeline(64).replace('64', 'INDEX')}'" in mlir_opt
 
 
-def test_the_documented_commands_give_the_backends_assembly(model_catalogue, tmp_path):
+def test_the_documented_commands_give_the_backends_assembly(model_catalogue, catalogue_compilations, tmp_path):
     require_tools("mlir-opt-22", "mlir-translate-22", "clang-22")
     model = model_catalogue.path(MODEL)
     for command in documented_commands():
         words = [w.replace("INDEX", "64") for w in shlex.split(command.replace("MODEL.onnx", str(model)))]
         done = subprocess.run(words, check=False, cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 0, f"{command}\n{done.stderr}"
-    compiled = compile_model(load_module(str(model)), "rv64imv")
+    compiled = catalogue_compilations(MODEL, "rv64imv", "llvm")
     assembly = f"# workspace: {compiled.workspace_size} bytes\n" + ARCH_ATTRIBUTE.sub("", (tmp_path / "kernel.S").read_text())
     stored = compiled.quantize(model_catalogue.inputs(MODEL, seed=0))
     require_tools("qemu-riscv64", "riscv64-linux-gnu-gcc")

@@ -8,8 +8,7 @@ import pytest
 from conftest import require_tools
 
 from bitfold.backends.kernel.harness import TARGETS, compile_object, run_assembly, section_sizes
-from bitfold.compile import CompiledModel, compile_model
-from bitfold.load import load_module
+from bitfold.compile import CompiledModel
 
 COMPRESSED = {"rv32imc": "rv32im", "rv64imc": "rv64im"}
 """each compressed target -> the same ISA without C"""
@@ -17,10 +16,9 @@ MODEL = "cnn_depthwise-qdq-u8s8-perchannel"
 
 
 @pytest.fixture(scope="module")
-def compiled(model_catalogue) -> dict[str, CompiledModel]:
+def compiled(catalogue_compilations) -> dict[str, CompiledModel]:
     """MODEL compiled once for each compressed target and its base."""
-    module = load_module(str(model_catalogue.path(MODEL)))
-    return {name: compile_model(module.clone(), name) for pair in COMPRESSED.items() for name in pair}
+    return {name: catalogue_compilations(MODEL, name) for pair in COMPRESSED.items() for name in pair}
 
 
 @pytest.fixture(params=sorted(COMPRESSED))

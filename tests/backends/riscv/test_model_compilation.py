@@ -3,7 +3,8 @@ target's ISA, with outputs equal bit for bit to bitfold-run on the same integer 
 acceptance): `bitfold.compile.compile_model`, the harness of `backends/kernel/harness`. One target
 a form, so that every network runs on both targets and the suite keeps its 15 minutes (the forms
 of a network differ in their parameter tables, not their loops): QDQ on RV32IM, QOperator and QONNX
-on RV64IM. The inputs are the catalogue's float inputs quantized by the
+on RV64IM. Each model is compiled once a session (`catalogue_compilations`, shared with the other
+files compiling catalogue models). The inputs are the catalogue's float inputs quantized by the
 model's own input qcast. The emitted assembly also assembles with llvm-mc-19, and the header
 compiles with -Wall -Werror -std=c99."""
 
@@ -14,9 +15,6 @@ import numpy as np
 import pytest
 from conftest import require_tools
 from models.recipes import names
-
-from bitfold.compile import compile_model
-from bitfold.load import load_module
 
 QUANTIZED_MODELS = [name for name in names() if not name.endswith("-float")]
 
@@ -31,9 +29,8 @@ def _cases():
 
 
 @pytest.mark.parametrize(("name", "target"), list(_cases()))
-def test_qemu_equals_bitfold_run(name, target, model_catalogue, tmp_path):
-    module = load_module(str(model_catalogue.path(name)))
-    compiled = compile_model(module, target)
+def test_qemu_equals_bitfold_run(name, target, model_catalogue, catalogue_compilations, tmp_path):
+    compiled = catalogue_compilations(name, target)
     stored = compiled.quantize(model_catalogue.inputs(name, seed=0))
     actual = compiled.run_qemu(stored, tmp_path)
     expected = compiled.run_reference(stored)
@@ -43,8 +40,8 @@ def test_qemu_equals_bitfold_run(name, target, model_catalogue, tmp_path):
 
 
 @pytest.mark.parametrize("target", ["rv32im", "rv64im"])
-def test_assembly_and_header_build_with_other_tools(target, model_catalogue, tmp_path):
-    compiled = compile_model(load_module(str(model_catalogue.path("cnn_depthwise-qdq-u8s4-perchannel"))), target)
+def test_assembly_and_header_build_with_other_tools(target, catalogue_compilations, tmp_path):
+    compiled = catalogue_compilations("cnn_depthwise-qdq-u8s4-perchannel", target)
     source = tmp_path / "model.S"
     source.write_text(compiled.assembly)
     header = tmp_path / "model.h"
