@@ -37,7 +37,7 @@ from xdsl.backend.register_allocatable import RegisterAllocatableOperation
 from xdsl.backend.register_type import RegisterType
 from xdsl.backend.riscv.register_allocation import RegisterAllocatorLivenessBlockNaive
 from xdsl.dialects import riscv, riscv_scf
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue, SSAValues
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in
@@ -137,14 +137,15 @@ def accumulation_chain(argument: SSAValue, position: int, yield_op: riscv_scf.Yi
         chain.append(value)
 
 
-def copy_conflicting_initial_value(loop: Loop, k: int) -> None:
+def copy_conflicting_initial_value(loop: Loop, k: int) -> riscv.MVOp | None:
     """Start the loop's carried value k from a copy (`mv`) of its initial value when that value
     already has a register other than the one its group (block argument, yielded value, result)
     was given: xDSL's `allocate_values_same_reg` cannot join two allocated registers and raises.
     Allocation bottom-up makes it happen where a loop's result is allocated at its uses after
     the loop and the initial value is a spill reload placed right before it with a register of
     its own (a fused bias spilled around an outer loop: `fused_epilogue.py`). The copy takes the
-    group's register; a copy whose source got the same register is removed by the prologue pass."""
+    group's register; a copy whose source got the same register is removed by the prologue pass.
+    Returns the copy inserted, if any."""
     block = loop.body.block
     initial = loop.iter_args[k]
     joined = {v.type for v in (block.args[1 + k], block.last_op.operands[k], loop.results[k]) if v.type.is_allocated}
@@ -152,6 +153,28 @@ def copy_conflicting_initial_value(loop: Loop, k: int) -> None:
         move = riscv.MVOp(initial, rd=riscv.Registers.UNALLOCATED_INT)
         Rewriter.insert_op(move, InsertPoint.before(loop))
         loop.operands[len(loop.operands) - len(loop.iter_args) + k] = move.rd
+        return move
+    return None
+
+
+def remove_copies(moves: Sequence[riscv.MVOp]) -> None:
+    """Undo inserted copies, last first: each copy's users read its source again."""
+    for move in reversed(moves):
+        move.rd.replace_all_uses_with(move.rs)
+        move.erase()
+
+
+def restore_value(old: SSAValue, new: SSAValue) -> None:
+    """Undo `Rewriter.replace_value_with_new_type(old, ...)` that returned `new`: `old` itself
+    (the same object, which other passes' maps may hold) back in its place and in every use."""
+    if isinstance(old, OpResult):
+        results = old.op.results
+        old.op.results = SSAValues((*results[: old.index], old, *results[old.index + 1 :]))
+    else:
+        assert isinstance(old, BlockArgument)
+        args = old.block.args
+        old.block._args = (*args[: old.index], old, *args[old.index + 1 :])  # pyright: ignore[reportPrivateUsage]
+    new.replace_all_uses_with(old)
 
 
 class LoopAwareAllocator(RegisterAllocatorLivenessBlockNaive):
@@ -160,6 +183,22 @@ class LoopAwareAllocator(RegisterAllocatorLivenessBlockNaive):
     def __init__(self, available_registers) -> None:
         super().__init__(available_registers)
         self.windows: list[Window] = []
+        self.changes: list[tuple[SSAValue, SSAValue] | riscv.MVOp] = []
+        """the changes made to the IR, in order, for `undo`: values replaced (old, new), copies"""
+
+    def undo(self) -> None:
+        """Put the IR back as it was before allocating (the same values and ops): last change first."""
+        for change in reversed(self.changes):
+            if isinstance(change, tuple):
+                restore_value(*change)
+            else:
+                remove_copies([change])
+        self.changes.clear()
+
+    def _replace_value_with_new_type(self, val: SSAValue, new_type: Attribute) -> SSAValue:
+        new = super()._replace_value_with_new_type(val, new_type)
+        self.changes.append((val, new))
+        return new
 
     def allocate_block(self, block: Block) -> None:
         for op in reversed(block.ops):
@@ -209,7 +248,8 @@ class LoopAwareAllocator(RegisterAllocatorLivenessBlockNaive):
             self.allocate_value(live_in)
         # (allocation replaces values: read them afresh from the IR each time)
         for k in range(len(loop.iter_args)):
-            copy_conflicting_initial_value(loop, k)
+            if (move := copy_conflicting_initial_value(loop, k)) is not None:
+                self.changes.append(move)
             group = (block.args[1 + k], loop.iter_args[k], yield_op.operands[k], loop.results[k])
             with self._withheld(self._forbidden(group[1])):
                 self.allocate_values_same_reg(group)

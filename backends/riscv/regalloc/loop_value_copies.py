@@ -25,10 +25,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 
-def copy_of(value: SSAValue, point: InsertPoint) -> SSAValue:
+def copy_of(value: SSAValue, point: InsertPoint) -> riscv.MVOp:
     move = riscv.MVOp(value, rd=riscv.Registers.UNALLOCATED_INT)
     Rewriter.insert_op(move, point)
-    return move.rd
+    return move
 
 
 def ancestor_in(block: Block, op: Operation) -> Operation | None:
@@ -50,36 +50,45 @@ def is_induction_variable(value: SSAValue) -> bool:
     )
 
 
-def copy_initial_values(loop: riscv_scf.ForOp | riscv_scf.RofOp) -> None:
+def copy_initial_values(loop: riscv_scf.ForOp | riscv_scf.RofOp) -> list[riscv.MVOp]:
     first = len(loop.operands) - len(loop.iter_args)
     seen: set[SSAValue] = set()
+    copies = []
     for index, value in enumerate(loop.iter_args):
         shared = len(list(value.uses)) > 1 or value in seen
         if shared or is_induction_variable(value):
-            loop.operands[first + index] = copy_of(value, InsertPoint.before(loop))
+            copies.append(copy_of(value, InsertPoint.before(loop)))
+            loop.operands[first + index] = copies[-1].rd
         seen.add(value)
+    return copies
 
 
-def copy_yielded_values(loop: riscv_scf.ForOp | riscv_scf.RofOp) -> None:
+def copy_yielded_values(loop: riscv_scf.ForOp | riscv_scf.RofOp) -> list[riscv.MVOp]:
     block = loop.body.block
     yield_op = block.last_op
     assert isinstance(yield_op, riscv_scf.YieldOp)
     positions = {op: i for i, op in enumerate(block.ops)}
+    copies = []
     for index, (argument, value) in enumerate(zip(block.args[1:], yield_op.operands)):
         if value is argument:
             continue
         defined = positions.get(value.owner, -1) if isinstance(value.owner, Operation) else -1
         other_uses = len(list(value.uses)) > 1
         if other_uses or defined < last_use_position(argument, block, positions):
-            yield_op.operands[index] = copy_of(value, InsertPoint.before(yield_op))
+            copies.append(copy_of(value, InsertPoint.before(yield_op)))
+            yield_op.operands[index] = copies[-1].rd
+    return copies
 
 
-def copy_loop_values(op: Operation) -> None:
+def copy_loop_values(op: Operation) -> list[riscv.MVOp]:
     """The copies of the module docstring, for every loop inside `op` (the register allocator
-    calls it again on spilled code: a reload or a rematerialized value may be shared)."""
+    calls it again on spilled code: a reload or a rematerialized value may be shared); returns
+    them in the order inserted."""
+    copies = []
     for loop in [o for o in op.walk() if isinstance(o, riscv_scf.ForOp | riscv_scf.RofOp)]:
-        copy_initial_values(loop)
-        copy_yielded_values(loop)
+        copies += copy_initial_values(loop)
+        copies += copy_yielded_values(loop)
+    return copies
 
 
 class BitfoldRiscvCopyLoopValuesPass(ModulePass):

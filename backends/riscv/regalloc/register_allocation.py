@@ -71,6 +71,7 @@ from bitfold.backends.riscv.lowering.registers import INTEGER_REGISTERS
 from bitfold.backends.riscv.regalloc.loop_allocation import (
     LoopAwareAllocator,
     accumulation_chain,
+    remove_copies,
     restored_value,
     restores,
 )
@@ -179,9 +180,9 @@ def taken_registers(function: riscv_func.FuncOp, free: set) -> set:
 
 
 def allocate(function: riscv_func.FuncOp, registers: int, taken: set) -> None:
-    """xDSL's `allocate_func` with the first `registers` allocatable but those `taken`.
-    Raises `OutOfRegisters` (integer registers: spilling may help), or `RegisterAllocationError`
-    where the f registers run out."""
+    """xDSL's `allocate_func` with the first `registers` allocatable but those `taken`, in place.
+    Raises `OutOfRegisters` (integer registers: spilling may help; the function is left as it
+    was, `LoopAwareAllocator.undo`), or `RegisterAllocationError` where the f registers run out."""
     stack = RiscvRegisterStack.get(allocatable_registers=allocation_order(registers))
     for register in taken:
         stack.exclude_register(register)
@@ -191,6 +192,7 @@ def allocate(function: riscv_func.FuncOp, registers: int, taken: set) -> None:
     try:
         allocator.allocate_block(block)
     except OutOfRegisters:
+        allocator.undo()
         pools = stack.available_registers
         if not pools[FloatRegisterType.register_pool_key()] and pools[IntRegisterType.register_pool_key()]:
             raise RegisterAllocationError(
@@ -604,12 +606,17 @@ class _Spiller:
                     found[value] = (index, pressure.order[value])
         return sorted(found, key=found.__getitem__)  # the first point found at, then program order
 
-    def attempt(self) -> riscv_func.FuncOp:
-        """A copy of the function with the spill code so far, its slots assigned, to allocate."""
+    def allocate(self, registers: int, taken: set) -> bool:
+        """Allocates the function with the spill code so far, its slots assigned; False (the
+        function as it was, for more spilling) where it runs out of registers."""
         self.assign_slots()
-        attempt = self.function.clone()
-        copy_loop_values(attempt)  # spill code may share a value between loop groups again
-        return attempt
+        copies = copy_loop_values(self.function)  # spill code may share a value between loop groups again
+        try:
+            allocate(self.function, registers, taken)
+            return True
+        except OutOfRegisters:
+            remove_copies(copies)
+            return False
 
     def assign_slots(self) -> None:
         """Offsets from sp: spilled values live at the same time get different slots."""
@@ -671,10 +678,11 @@ def crowded_nests(points: Iterable[_Point]) -> dict[int, int] | None:
     return crowded or None
 
 
-def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, spill: bool = True) -> riscv_func.FuncOp:
-    """The register-allocated copy of `function` (which gets spill code, unless `spill` is
-    False: then `NeedsSpilling` where it would need more than the outer loops' state spilled).
-    Every attempt allocates a copy: a failed one leaves `function` as it was, for the next."""
+def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, spill: bool = True) -> None:
+    """Allocates the registers of `function` (which gets spill code, unless `spill` is False:
+    then `NeedsSpilling` where it would need more than the outer loops' state spilled).
+    Every attempt allocates in place; a failed one is undone, leaving `function` as it was
+    (the same ops and values) for the next."""
     free = copy_arguments_at_entry(function, xlen)
     widen_parallel_moves(function, xlen)
     region_dce(function.body)  # e.g. loop steps that became immediates
@@ -682,12 +690,11 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
     budget = len(set(INTEGER_REGISTERS[:registers]) - taken)
     pressure = _Pressure(function, budget)
     if not pressure.certainly_short():
-        attempt = function.clone()
         try:
             # first without spilling: the pressure model holds a loop's carried registers for its
             # whole body, loop_allocation.py frees them between uses (the model may overcount)
-            allocate(attempt, registers, taken)
-            return attempt
+            allocate(function, registers, taken)
+            return
         except OutOfRegisters:
             pass
     # which nests crowd the function, asked before the spiller changes it
@@ -701,22 +708,15 @@ def allocate_function(function: riscv_func.FuncOp, xlen: int, registers: int, sp
         pressure = _Pressure(function, budget)  # the function changed
         if pressure.certainly_short():
             continue  # no try: the next round starts from this pressure
-        attempt = spiller.attempt()
-        try:
-            allocate(attempt, registers, taken)
-            return attempt
-        except OutOfRegisters:
-            pass
+        if spiller.allocate(registers, taken):
+            return
     if not spill:
         raise NeedsSpilling(f"riscv: @{function.sym_name.data} needs spilling", crowded)
     while budget > 0:
         spiller.relieve(budget)
-        attempt = spiller.attempt()
-        try:
-            allocate(attempt, registers, taken)
-            return attempt
-        except OutOfRegisters:
-            budget -= 1
+        if spiller.allocate(registers, taken):
+            return
+        budget -= 1
     raise RegisterAllocationError(f"riscv: @{function.sym_name.data} does not fit {registers} registers")
 
 
@@ -735,6 +735,4 @@ class BitfoldRiscvAllocateRegistersPass(ModulePass):
         if not 1 <= self.registers <= len(INTEGER_REGISTERS):
             raise RegisterAllocationError(f"riscv: registers={self.registers}: 1 to {len(INTEGER_REGISTERS)}")
         for function in [f for f in op.walk() if isinstance(f, riscv_func.FuncOp) and f.body.blocks]:
-            allocated = allocate_function(function, self.xlen, self.registers, self.spill)
-            function.parent_block().insert_op_before(allocated, function)
-            function.parent_block().erase_op(function)
+            allocate_function(function, self.xlen, self.registers, self.spill)

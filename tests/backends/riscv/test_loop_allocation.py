@@ -74,3 +74,28 @@ def test_chains_stay_in_their_loop_registers(count):
     yielded = [value.type for value in loop.body.block.last_op.operands]
     assert yielded == carried
     assert {v.type for op in function.walk() for v in op.results} <= {*REGISTERS[:count], Registers.ZERO}
+
+
+def all_values(function):
+    """Results and block arguments in program order."""
+    args = (a for op in function.walk() for region in op.regions for block in region.blocks for a in block.args)
+    return [*(v for op in function.walk() for v in op.results), *args]
+
+
+def test_an_allocation_that_runs_out_is_undone():
+    """Six registers do not hold the loop (it needs 7); `undo` puts back the function as parsed,
+    with the same value objects in their places and uses."""
+    module = Parser(full_context(), CHAINS).parse_module()
+    function = next(op for op in module.walk() if isinstance(op, riscv_func.FuncOp))
+    before = str(function)
+    values = all_values(function)
+    allocator = LoopAwareAllocator(RiscvRegisterStack.get(allocatable_registers=tuple(reversed(REGISTERS[:6]))))
+    with pytest.raises(OutOfRegisters):
+        allocator.allocate_func(function)
+    assert str(function) != before  # it got some way
+    allocator.undo()
+    assert str(function) == before
+    after = all_values(function)
+    assert len(after) == len(values) and all(a is b for a, b in zip(after, values))
+    assert all(use.operation.operands[use.index] is v for v in values for use in v.uses)
+    module.verify()
