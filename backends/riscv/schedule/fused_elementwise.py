@@ -13,7 +13,9 @@ read at 0) and P's result has C's shape, so P's iteration space is C's and its m
 loops unchanged. The same arithmetic runs on the same operands in the same order: exact. An input
 read twice through the same map is read once. P is left alone where it reads a contraction's
 result (a generic with reduction loops), and so is a C that reads one: each is that contraction's
-epilogue, which `fused_epilogue.py` places on the register tile instead.
+epilogue, which `fused_epilogue.py` places on the register tile instead. Both bodies compute on
+integers only: float islands stay apart (the register allocator does not spill float values, and a
+fused float body holds more of them at once).
 
 A residual Add (two operands requantized to a common scale, summed, requantized: four generics
 and three i32 buffers) is one loop nest; so is a squeeze-excitation gate's Mul and its
@@ -22,7 +24,7 @@ requantization.
 
 from xdsl.context import Context
 from xdsl.dialects import func, tensor
-from xdsl.dialects.builtin import AffineMapAttr, ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerType, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -37,13 +39,23 @@ def _reads_contraction(op: linalg.GenericOp) -> bool:
                for v in op.inputs)
 
 
+def _integer_body(op: linalg.GenericOp) -> bool:
+    """Whether every value `op`'s body computes is an integer or an index (float islands stay
+    apart: the register allocator does not spill float values)."""
+    block = op.body.block
+    values = [*block.args, *(r for body_op in block.ops for r in body_op.results)]
+    return all(isinstance(v.type, IntegerType | IndexType) for v in values)
+
+
 def _fusable_producer(consumer: linalg.GenericOp) -> int | None:
     """The position of an input of `consumer` that can be computed inside it (module docstring)."""
+    if not _integer_body(consumer):
+        return None
     shape = consumer.res[0].type.get_shape()
     for k, (operand, affine_map) in enumerate(zip(consumer.inputs, consumer.indexing_maps.data, strict=False)):
         producer = operand.owner
-        if (elementwise_generic(producer) and operand.has_one_use() and operand.type.get_shape() == shape
-                and pointwise(affine_map.data, shape) and not _reads_contraction(producer)
+        if (elementwise_generic(producer) and _integer_body(producer) and operand.has_one_use()
+                and operand.type.get_shape() == shape and pointwise(affine_map.data, shape) and not _reads_contraction(producer)
                 and not _reads_contraction(consumer)):
             return k
     return None

@@ -77,3 +77,29 @@ func.func @shared(%x: tensor<4x8xi8>, %g: tensor<4xi8>) -> (tensor<4x8xi32>, ten
 // CHECK:         %[[W:.*]] = linalg.generic {{.*}} ins(%x : tensor<4x8xi8>)
 // CHECK:         %[[G:.*]] = linalg.generic {{.*}} ins(%g : tensor<4xi8>)
 // CHECK:         linalg.generic {{.*}} ins(%[[W]], %[[G]] : tensor<4x8xi32>, tensor<4xi32>)
+
+// -----
+
+// Float bodies stay apart (a float island: the allocator does not spill float values).
+
+func.func @float_chain(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e1 = tensor.empty() : tensor<8xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e1 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.mulf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%h : tensor<8xf32>) outs(%e2 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  func.return %r : tensor<8xf32>
+}
+
+// CHECK-LABEL: func.func @float_chain
+// CHECK:         %h = linalg.generic
+// CHECK:           arith.mulf
+// CHECK:         %r = linalg.generic {{.*}} ins(%h : tensor<8xf32>)
+// CHECK:           arith.addf
