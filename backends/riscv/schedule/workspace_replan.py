@@ -33,12 +33,6 @@ from bitfold.backends.kernel.bufferize import (
 from bitfold.backends.riscv.schedule.padded_outputs import Elision, elidable_paddings, elide
 
 
-def _top_level(op: Operation, block) -> Operation:
-    while op.parent_block() is not block:
-        op = op.parent_op()
-    return op
-
-
 def _lifetimes(function: func.FuncOp, views: Sequence[memref.ViewOp],
                fused: Container) -> dict[memref.ViewOp, tuple[int, int]] | None:
     """(first, last) top-level position of the ops using each view or a view of it; absent where none
@@ -57,7 +51,7 @@ def _lifetimes(function: func.FuncOp, views: Sequence[memref.ViewOp],
                 if derived and not user.regions:
                     pending += derived  # a reshape or another view of the same bytes
                 else:
-                    top = _top_level(user, block)
+                    top = block.find_ancestor_op_in_block(user)
                     uses.setdefault(position[top], []).append((top, use.index))
         if uses:
             first = min(uses)
