@@ -1,6 +1,6 @@
 """`OpSequence`: the ops an expansion or a lowering emits for one matched op, collected in order
 (then inserted as the replacement); calling it with an op appends the op and returns its first
-result. The passes (`expand-float-math`) and both backends' lowerings build with it, so it sits
+result. The f32 math expansions (`float_math_expansions`) and both backends' lowerings build with it, so it sits
 beside the dialects they all use (layers point down only)."""
 
 from xdsl.dialects import arith

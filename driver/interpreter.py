@@ -1,81 +1,25 @@
-"""Execute bitfold IR at any stage: xDSL's interpreter, plus every bitfold op's numpy
-reference (`NumpyEvaluable.evaluate`). Tensor values are numpy arrays; values of quantized
-types are their stored integers."""
+"""Execute bitfold IR at any stage (`bitfold.run`, `bitfold-run`): a function of a module chosen
+by name, run by bitfold's interpreter (`bitfold.interpreters`) on inputs given by name or in order,
+checked against its signature, its results by output name. Tensor values are numpy arrays; values
+of quantized types are their stored integers."""
 
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import Any
 
 import numpy as np
-from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-from xdsl.interpreters import register_implementations
-from xdsl.ir import Operation
-from xdsl.utils.exceptions import InterpretationError
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
 
-from bitfold.dialects.evaluation import NumpyEvaluable, numpy_dtype_of
+from bitfold.dialects.evaluation import numpy_dtype_of
 from bitfold.dialects.onnx.base import ONNX_NAME
 from bitfold.dialects.tensor_limits import check_module
-from bitfold.interpreters import register_numpy_implementations
-from bitfold.registry import get_all_dialects
+from bitfold.interpreters import make_interpreter
+from bitfold.interpreters.references import shape_fits
 from bitfold.verification import verify_program
 
 
 class InterpretationInputError(ValueError):
     """The inputs given do not fit the function's signature."""
-
-
-def shape_fits(expected: tuple[int, ...], actual: tuple[int, ...]) -> bool:
-    """Whether an array of shape `actual` has a type of shape `expected` (`?` fits any size)."""
-    return len(expected) == len(actual) and all(e in (DYNAMIC_INDEX, a) for e, a in zip(expected, actual))
-
-
-EVALUATION_ERRORS = (ValueError, IndexError, TypeError, ZeroDivisionError, OverflowError)
-"""What numpy raises inside an op's `evaluate` on operands its types did not describe (a model
-whose declared shapes disagree with its data)."""
-
-
-def evaluate_checked(op: NumpyEvaluable, operands: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-    """`op.evaluate(operands)` (numpy's floating-point warnings off), its results checked
-    against the static shapes of the op's result types; a failure is an
-    `InterpretationError` naming the op."""
-    assert isinstance(op, Operation)
-    try:
-        with np.errstate(all="ignore"):  # IEEE overflow and NaN are the semantics, not warnings
-            results = op.evaluate(operands)
-    except EVALUATION_ERRORS as error:
-        raise InterpretationError(f"'{op.name}' op at {op.location}: cannot evaluate: {str(error).splitlines()[0]}") from None
-    for result, value in zip(op.results, results, strict=True):
-        if isinstance(result.type, TensorType) and not shape_fits(tuple(result.type.get_shape()), np.shape(value)):
-            raise InterpretationError(f"'{op.name}' op at {op.location}: computed shape {list(np.shape(value))}, "
-                                      f"its type is {result.type}")
-    return results
-
-
-@cache
-def _numpy_reference_functions() -> InterpreterFunctions:
-    """One InterpreterFunctions (built once) whose implementation of each evaluable op type
-    of bitfold's dialects calls `op.evaluate`."""
-
-    def run(self: InterpreterFunctions, interpreter: Interpreter, op: NumpyEvaluable, args: tuple[Any, ...]):
-        return evaluate_checked(op, tuple(np.asarray(a) for a in args))
-
-    dialects = [factory() for factory in get_all_dialects().values()]
-    op_types = [op for dialect in dialects for op in dialect.operations if issubclass(op, NumpyEvaluable)]
-    namespace = {f"run_{op_type.__name__}": impl(op_type)(run) for op_type in op_types}
-    return register_impls(type("NumpyReferenceFunctions", (InterpreterFunctions,), namespace))()
-
-
-def make_interpreter(module: ModuleOp) -> Interpreter:
-    """An interpreter for `module` that knows xDSL's dialects and bitfold's, with numpy
-    implementations (`bitfold.interpreters`) for arith, math, linalg.generic and tensor.empty."""
-    interpreter = Interpreter(module)
-    register_implementations(interpreter, Context())
-    register_numpy_implementations(interpreter)
-    interpreter.register_implementations(_numpy_reference_functions())
-    return interpreter
 
 
 def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:

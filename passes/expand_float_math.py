@@ -1,167 +1,17 @@
 """`expand-float-math`: `math.exp`, `math.tanh`, `math.roundeven`, `math.sqrt` and `math.erf` on f32
-become fixed sequences of IEEE binary32 arith ops (docs/float-islands.md), so no backend calls libm
-and every backend and the interpreter compute the same bits. Every constant is an f32; every op rounds to nearest even.
-
-exp(x) (Cephes' expf: range reduction by ln 2 in two parts, a degree-6 polynomial, 2^n by
-building the exponent field):
-
-    x  = minimumf(maximumf(x, EXP_LOW), EXP_HIGH)
-    f  = x * log2(e) + 0.5;  t = (f + M) - M;  n = t > f ? t - 1 : t     (floor, M = 1.5 * 2^23)
-    r  = (x - n * C1) - n * C2                       C1 + C2 = ln 2, C1 exact in 9 bits
-    p  = ((((((P0 r + P1) r + P2) r + P3) r + P4) r + P5) r * r + r) + 1
-    exp = p * bitcast<f32>((bitcast<i32>(n + (M + 127)) - bits(M)) << 23)
-
-    t is f rounded to an integer by the addition's own rounding (|f| < 2^22: f + M lies in
-    [2^23, 2^24), where f32 steps are 1); n + M + 127 is exact and its bits are bits(M) + n + 127,
-    the biased exponent of 2^n. No float-integer conversion is needed.
-
-    |exp - e^x| / e^x < 2 ulp (Cephes' bound) for x in [EXP_LOW, EXP_HIGH]; below, the clamp
-    gives e^EXP_LOW (1.2e-38) instead of a smaller value, above e^EXP_HIGH (1.65e38), never inf.
-
-tanh(x) (Cephes' tanhf): with a = maximumf(x, -x),
-
-    a < 0.625:  x + x z (((((T0 z + T1) z + T2) z + T3) z + T4)),  z = x * x
-    otherwise:  s (1 - 2 / (exp(2 a) + 1)),  s = x < 0 ? -1 : 1
-
-both computed, one selected (`arith.select`).
-
-roundeven(x) (ties to even; lower-quant's qcast rounds with it), exact: with a = maximumf(x, -x),
-(a + 2^23) - 2^23 rounds a to an integer by the addition's own rounding (to nearest even) for
-a < 2^23; a >= 2^23 is an integer already; x's sign bit is put back (-0.0 for x in [-0.5, -0.0]).
-
-sqrt(a) for a positive normal f32 (LayerNormalization's var + epsilon; no other producer): a first
-guess from the bits, bits(y0) = (bits(a) >> 1) + SQRT_GUESS (relative error below 3.5 %), then
-SQRT_STEPS Newton steps y = 0.5 (y + a / y) (error squared each step); measured within 1 ulp of the
-correctly rounded root. a = 0 gives 0; a < 0 is outside the domain.
-
-erf(x) (two branches, both computed, one selected, with a = maximumf(x, -x)):
-
-    a < 1:  x P(x^2), P the Taylor series 2/sqrt(pi) sum_n (-1)^n z^n / (n! (2n + 1)), n <= 10
-            (truncation below 1.3e-9)
-    a >= 1: s (1 - (((((A5 t + A4) t + A3) t + A2) t + A1) t) exp(-a a)),  t = 1 / (1 + p a),
-            s = x < 0 ? -1 : 1  (Abramowitz and Stegun 7.1.26: |error| <= 1.5e-7)
-
-    measured: |erf - erf_exact| < 2.5e-7 for every x (exp clamps -a a at EXP_LOW, so large a give 1).
-
-Integer ops used: `subi`, `shli`, `shrui`, `addi`, `cmpi slt` on i32 (and `bitcast` i32 <-> f32).
-"""
+become the fixed sequences of IEEE binary32 arith ops that define them in bitfold
+(`bitfold.dialects.float_math_expansions`, docs/float-islands.md), so no backend calls libm and
+every backend and the interpreter compute the same bits."""
 
 from dataclasses import dataclass
-from math import factorial, pi, sqrt
 
 from xdsl.context import Context
-from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import Float32Type, ModuleOp, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
-from bitfold.dialects.op_sequence import OpSequence
-
-F32 = Float32Type()
-EXP_HIGH = 88.0  # n = floor(x log2(e) + 1/2) <= 127: 2^n stays a normal f32
-EXP_LOW = -87.3365478515625  # ln(2^-126): n >= -126, exponent fields stay normal
-LOG2E = 1.44269504088896341
-EXP_C1 = 0.693359375  # ln 2 = C1 + C2, C1 with 9 significant bits: n C1 is exact
-EXP_C2 = -2.12194440e-4
-EXP_POLYNOMIAL = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1)
-TANH_SMALL = 0.625
-TANH_POLYNOMIAL = (-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1)
-F32_EXPONENT_BIAS = 127
-ROUNDING_MAGIC = 12582912.0  # 1.5 * 2^23: x + M - M rounds |x| < 2^22 to an integer (to nearest even)
-ROUNDING_MAGIC_BITS = 0x4B400000  # the f32 bits of ROUNDING_MAGIC
-F32_MANTISSA_BITS = 23
-SQRT_GUESS = 0x1FBD1DF5  # bits(y0) = bits(a) / 2 + SQRT_GUESS: the halved exponent, re-biased, tuned mantissa
-SQRT_STEPS = 4
-ERF_TAYLOR_TERMS = 11
-ERF_SMALL = 1.0
-ERF_P = 0.3275911
-ERF_POLYNOMIAL = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592, 0.0)  # A5 .. A1, then 0
-
-
-class Emitter(OpSequence):
-    """The expansion of one op (`OpSequence`), with Horner's scheme for the polynomials."""
-
-    def horner(self, coefficients, x: SSAValue) -> SSAValue:
-        """((c0 x + c1) x + ...) + c_last, a mulf and an addf per step."""
-        value = self.f32(coefficients[0])
-        for c in coefficients[1:]:
-            value = self(arith.AddfOp(self(arith.MulfOp(value, x)), self.f32(c)))
-        return value
-
-
-def emit_exp(e: Emitter, x: SSAValue) -> SSAValue:
-    """exp(x) in f32 (module docstring)."""
-    x = e(arith.MinimumfOp(e(arith.MaximumfOp(x, e.f32(EXP_LOW))), e.f32(EXP_HIGH)))
-    f = e(arith.AddfOp(e(arith.MulfOp(x, e.f32(LOG2E))), e.f32(0.5)))
-    magic = e.f32(ROUNDING_MAGIC)
-    t = e(arith.SubfOp(e(arith.AddfOp(f, magic)), magic))
-    n = e(arith.SelectOp(e(arith.CmpfOp(t, f, "ogt")), e(arith.SubfOp(t, e.f32(1.0))), t))
-    r = e(arith.SubfOp(e(arith.SubfOp(x, e(arith.MulfOp(n, e.f32(EXP_C1))))), e(arith.MulfOp(n, e.f32(EXP_C2)))))
-    p = e(arith.MulfOp(e.horner(EXP_POLYNOMIAL, r), e(arith.MulfOp(r, r))))
-    p = e(arith.AddfOp(e(arith.AddfOp(p, r)), e.f32(1.0)))
-    field = e(arith.BitcastOp(e(arith.AddfOp(n, e.f32(ROUNDING_MAGIC + F32_EXPONENT_BIAS))), i32))
-    biased = e(arith.SubiOp(field, e.i32(ROUNDING_MAGIC_BITS)))
-    power = e(arith.BitcastOp(e(arith.ShLIOp(biased, e.i32(F32_MANTISSA_BITS))), F32))
-    return e(arith.MulfOp(p, power))
-
-
-def emit_tanh(e: Emitter, x: SSAValue) -> SSAValue:
-    """tanh(x) in f32 (module docstring)."""
-    a = e(arith.MaximumfOp(x, e(arith.NegfOp(x))))
-    z = e(arith.MulfOp(x, x))
-    small = e(arith.AddfOp(x, e(arith.MulfOp(e(arith.MulfOp(x, z)), e.horner(TANH_POLYNOMIAL, z)))))
-    one = e.f32(1.0)
-    grown = e(arith.AddfOp(emit_exp(e, e(arith.AddfOp(a, a))), one))
-    magnitude = e(arith.SubfOp(one, e(arith.DivfOp(e.f32(2.0), grown))))
-    large = e(arith.SelectOp(e(arith.CmpfOp(x, e.f32(0.0), "olt")), e(arith.NegfOp(magnitude)), magnitude))
-    return e(arith.SelectOp(e(arith.CmpfOp(a, e.f32(TANH_SMALL), "olt")), small, large))
-
-
-ROUNDING_MAGNITUDE = 8388608.0  # 2^23: f32 values at or above it are integers
-
-
-def emit_roundeven(e: Emitter, x: SSAValue) -> SSAValue:
-    """roundeven(x) in f32 (module docstring)."""
-    a = e(arith.MaximumfOp(x, e(arith.NegfOp(x))))
-    shift = e.f32(ROUNDING_MAGNITUDE)
-    rounded = e(arith.SubfOp(e(arith.AddfOp(a, shift)), shift))
-    magnitude = e(arith.SelectOp(e(arith.CmpfOp(a, shift, "oge")), a, rounded))
-    negative = e(arith.CmpiOp(e(arith.BitcastOp(x, i32)), e.i32(0), "slt"))  # the sign bit: -0.0 too
-    return e(arith.SelectOp(negative, e(arith.NegfOp(magnitude)), magnitude))
-
-
-def emit_sqrt(e: Emitter, a: SSAValue) -> SSAValue:
-    """sqrt(a) in f32 for a >= 0 (module docstring)."""
-    halved = e(arith.ShRUIOp(e(arith.BitcastOp(a, i32)), e.i32(1)))
-    y = e(arith.BitcastOp(e(arith.AddiOp(halved, e.i32(SQRT_GUESS))), F32))
-    half = e.f32(0.5)
-    for _ in range(SQRT_STEPS):
-        y = e(arith.MulfOp(half, e(arith.AddfOp(y, e(arith.DivfOp(a, y))))))
-    zero = e.f32(0.0)
-    return e(arith.SelectOp(e(arith.CmpfOp(a, zero, "ogt")), y, zero))
-
-
-def erf_taylor_coefficients() -> tuple[float, ...]:
-    """P's coefficients, highest power first: 2/sqrt(pi) (-1)^n / (n! (2n + 1))."""
-    scale = 2 / sqrt(pi)
-    return tuple(scale * (-1) ** n / (factorial(n) * (2 * n + 1)) for n in reversed(range(ERF_TAYLOR_TERMS)))
-
-
-def emit_erf(e: Emitter, x: SSAValue) -> SSAValue:
-    """erf(x) in f32 (module docstring)."""
-    a = e(arith.MaximumfOp(x, e(arith.NegfOp(x))))
-    small = e(arith.MulfOp(x, e.horner(erf_taylor_coefficients(), e(arith.MulfOp(x, x)))))
-    one = e.f32(1.0)
-    t = e(arith.DivfOp(one, e(arith.AddfOp(one, e(arith.MulfOp(e.f32(ERF_P), a))))))
-    decay = emit_exp(e, e(arith.NegfOp(e(arith.MulfOp(a, a)))))
-    magnitude = e(arith.SubfOp(one, e(arith.MulfOp(e.horner(ERF_POLYNOMIAL, t), decay))))
-    large = e(arith.SelectOp(e(arith.CmpfOp(x, e.f32(0.0), "olt")), e(arith.NegfOp(magnitude)), magnitude))
-    return e(arith.SelectOp(e(arith.CmpfOp(a, e.f32(ERF_SMALL), "olt")), small, large))
-
-
-EXPANSIONS = {math.ExpOp: emit_exp, math.TanhOp: emit_tanh, math.RoundEvenOp: emit_roundeven, math.SqrtOp: emit_sqrt,
-              math.ErfOp: emit_erf}
+from bitfold.dialects.float_math_expansions import EXPANSIONS, F32, Emitter
 
 
 class ExpandFloatMath(RewritePattern):

@@ -14,7 +14,7 @@ import bitfold
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {"driver": "bitfold", "dialects": "bitfold.dialects", "passes": "bitfold.passes",
-          "frontends": "bitfold.frontends", "backends": "bitfold.backends"}
+          "frontends": "bitfold.frontends", "backends": "bitfold.backends", "interpreters": "bitfold.interpreters"}
 
 
 def test_every_package_folder_is_listed_in_pyproject():

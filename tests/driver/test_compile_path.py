@@ -2,9 +2,10 @@
 "The data path"): the driver hands the model to the frontend, the result to the passes, that to the
 backends, and every call from one folder into another goes down the layers
 
-    driver -> frontends, passes, backends;   backends/riscv, backends/llvm -> backends/kernel
+    driver -> frontends, passes, backends;   backends/riscv, backends/llvm -> backends/kernel;
+    passes, backends/* -> interpreters
 
-(any folder may use `dialects/`). Recorded with `sys.setprofile` during one compile of a small QDQ
+(any folder may use `dialects/`; tests/test_layering.py checks the imports). Recorded with `sys.setprofile` during one compile of a small QDQ
 convolution for each code generator: a call is attributed to the nearest bitfold frame that made it
 (through xDSL's walkers and pass machinery), and a method of an IR class (an op, attribute or op trait, even
 one a backend defines, such as `rvmem`'s) counts as the dialect's, since xDSL calls those while it walks."""
@@ -23,7 +24,7 @@ from xdsl.traits import OpTrait
 
 from bitfold.compile_main import main
 
-LAYERS = ("frontends", "passes", "backends", "dialects")
+LAYERS = ("frontends", "passes", "backends", "dialects", "interpreters")
 """The packages `bitfold.<layer>`; every other `bitfold.*` module is the driver's (`driver/`)."""
 DOWNWARD = {
     ("driver", "frontends"),
@@ -33,6 +34,10 @@ DOWNWARD = {
     ("driver", "backends/llvm"),
     ("backends/riscv", "backends/kernel"),
     ("backends/llvm", "backends/kernel"),
+    ("passes", "interpreters"),
+    ("backends/kernel", "interpreters"),
+    ("backends/riscv", "interpreters"),
+    ("backends/llvm", "interpreters"),
 }
 SETTINGS = {"time_limit"}
 """Calls that set something up rather than make a step of the path: the external tools' time limit (a

@@ -17,7 +17,7 @@ from xdsl.passes import ModulePass
 
 from bitfold.registry import get_all_dialects, get_all_passes
 
-LAYERS = ("bitfold", "bitfold.dialects", "bitfold.frontends", "bitfold.passes", "bitfold.backends")
+LAYERS = ("bitfold", "bitfold.dialects", "bitfold.interpreters", "bitfold.frontends", "bitfold.passes", "bitfold.backends")
 """The packages to walk: each layer is its own folder (`package-dir` in pyproject.toml), so
 walking `bitfold` (the driver's folder) alone does not reach the others."""
 

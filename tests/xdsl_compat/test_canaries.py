@@ -81,7 +81,7 @@ def test_infinite_f32_constant_does_not_read_back():
     ("%y = math.floor %x : f32\n func.return %y : f32", ("f32", "f32", 1.5)),
 ])
 def test_interpreter_lacks_integer_casts_and_math(body, operand):
-    """driver/interpreters/: xDSL's interpreter has no arith extsi/extui/trunci/... and no math
+    """interpreters/: xDSL's interpreter has no arith extsi/extui/trunci/... and no math
     rounding ops (bitfold's numpy implementations provide them)."""
     argument, result, value = operand
     ctx = xdsl_context()

@@ -16,8 +16,8 @@ chain) becomes
     %t = arith.constant dense<[f(0), ..., f(255)]>           (indexed by the byte's bits)
     %v = linalg.generic ins(%x) { %i = arith.extui %b : i8 to i32; %e = tensor.extract %t[%i] }
 
-f is computed by bitfold's interpreter running the chain's own generics on the 256 bit patterns
-(the chain cloned onto a 1-D tensor), so the lookup equals the chain bit for bit, whatever its
+f is computed by bitfold's interpreter (`bitfold.interpreters`) running the chain's own generics on
+the 256 bit patterns (the chain cloned onto a 1-D tensor), so the lookup equals the chain bit for bit, whatever its
 arithmetic. Models quantized per tensor make such chains of their activations: MobileNetV3's
 HardSwish (x times its HardSigmoid table, requantized: three generics and two buffers) is one
 lookup, 4 instructions an element on RV32IM instead of about 30; a requantization of a byte
@@ -41,6 +41,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.interpreters import make_interpreter
 
 BYTE_VALUES = 256
 """Entries of a table indexed by an i8's bits."""
@@ -177,11 +178,10 @@ def chain_table(chain: list[linalg.GenericOp], source: SSAValue) -> np.ndarray |
     """f(b) for the 256 bit patterns b of the source's bytes (b as an unsigned index); None where
     the interpreter cannot run the chain on a byte the source never holds (an inner table shorter
     than 256 entries indexed out of its bounds, a division by zero)."""
-    from bitfold.interpreter import run  # the interpreter is the semantics the table must equal
-
+    module = _one_dimensional(chain, source)
     patterns = np.arange(BYTE_VALUES, dtype=np.uint8).view(np.int8)
     try:
-        (values,) = run(_one_dimensional(chain, source), [patterns]).values()
+        (values,) = make_interpreter(module).call_op(module.ops.first, (patterns,))
     except (InterpretationError, IndexError, ArithmeticError):
         return None
     return np.asarray(values)

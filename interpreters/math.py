@@ -1,23 +1,21 @@
 """`math` rounding and sign ops on numpy values (xDSL 0.74 has no interpreter for them),
 each exact in its operand's float type: floor, ceil, trunc, roundeven (half to even),
 absf, copysign; `math.ctpop`, the number of 1 bits of an iN value's N-bit pattern; and
-`math.exp` / `math.tanh` / `math.sqrt` / `math.erf` on f32 defined as bitfold's expansion (`expand-float-math`,
-docs/float-islands.md): the expanded arith ops run one by one, so IR before and after the
-expansion computes the same bits."""
+`math.exp` / `math.tanh` / `math.sqrt` / `math.erf` on f32 defined as bitfold's expansion
+(`bitfold.dialects.float_math_expansions`, docs/float-islands.md): the expanded arith ops run one
+by one, so IR before and after the expansion computes the same bits."""
 
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import math
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-from xdsl.ir import Operation
-
 from xdsl.dialects.builtin import Float32Type
-from xdsl.ir import Block, SSAValue
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
 from bitfold.dialects.evaluation import read_unsigned
-from bitfold.passes.expand_float_math import Emitter, emit_erf, emit_exp, emit_sqrt, emit_tanh
+from bitfold.dialects.float_math_expansions import Emitter, emit_erf, emit_exp, emit_sqrt, emit_tanh
 from bitfold.interpreters.integers import bit_width, wrap
 
 _ELEMENTWISE = {
