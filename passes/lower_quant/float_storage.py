@@ -19,8 +19,8 @@ scast of a float-storage `onnx.Constant` (a float island's float8 weights): an `
 """
 
 import numpy as np
-from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IndexType, IntegerType, TensorType
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, IntegerType, TensorType
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import PassFailedException
 
@@ -48,6 +48,7 @@ from bitfold.dialects.quant import (
     StorageCastOp,
     element_type,
 )
+from bitfold.dialects.table_lookup import read_table
 from bitfold.passes.utils.linalg_building import Body
 from bitfold.passes.utils.parameter_tables import Parameter, build_elementwise, parameter_table
 
@@ -133,8 +134,7 @@ class LowerDequantizeFromFloatStorage(RewritePattern):
         scales = parameter_table(qtype, qtype.scale_values()).astype(np.float32)
 
         def build(body: Body):
-            index = body.emit(arith.IndexCastOp(body.emit(arith.ExtUIOp(body.values["input"], I32)), IndexType()))
-            decoded = body.emit(tensor.ExtractOp(table.result, [index], f32))
+            decoded = read_table(body.emit, table.result, body.emit(arith.ExtUIOp(body.values["input"], I32)))
             return body.emit(arith.MulfOp(decoded, body.values["scale"]))
 
         result = TensorType(f32, op.input.type.get_shape())

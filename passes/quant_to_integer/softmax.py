@@ -35,6 +35,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from bitfold.dialects.onnx.nn import SoftmaxOp
 from bitfold.dialects.quant import Granularity, QuantizeCastOp, UniformQuantizedType, element_type
+from bitfold.dialects.table_lookup import read_table
 from bitfold.passes.quant_to_integer.dequantized import dequantized
 from bitfold.passes.quant_to_integer.operands import (
     INT32_MAX,
@@ -44,7 +45,7 @@ from bitfold.passes.quant_to_integer.operands import (
     storage_value,
     widened,
 )
-from bitfold.passes.quant_to_integer.tables import lookup, table_input_values
+from bitfold.passes.quant_to_integer.tables import table_input_values
 from bitfold.passes.utils.linalg_building import I32, Body, affine_map, build_generic, empty, filled, integer_constant
 
 
@@ -125,7 +126,7 @@ class SoftmaxToInteger(RewritePattern):
 
         def exponential(body: Body) -> SSAValue:
             shifted = body.emit(arith.SubiOp(widened(body, body.values["in0"], source.qtype), body.values["in1"]))
-            return lookup(body, table, body.emit(arith.AddiOp(shifted, body.constant(span, I32))))
+            return read_table(body.emit, table, body.emit(arith.AddiOp(shifted, body.constant(span, I32))))
 
         maximum = build_generic(
             rewriter, [(x, whole)], (filled(rewriter, np.array(low), [], rows, I32), per_row), last,

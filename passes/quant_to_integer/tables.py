@@ -28,10 +28,8 @@ codes (NaN codes included) maps to its integer or float8 result; into float8 fro
 type of at most 16 bits, every stored value to its code (round to nearest even, saturating)."""
 
 import numpy as np
-from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects.evaluation import numpy_dtype
@@ -64,11 +62,12 @@ from bitfold.dialects.quant import (
     UniformQuantizedType,
     element_type,
 )
+from bitfold.dialects.table_lookup import lookup_generic
 from bitfold.passes.onnx_to_quant.parameters import constant_parameter
 from bitfold.passes.onnx_to_quant.qdq import onnx_quantized_type
 from bitfold.passes.quant_to_integer.dequantized import quantized
-from bitfold.passes.quant_to_integer.operands import Quantized, fail, storage_value, widened
-from bitfold.passes.utils.linalg_building import I32, Body, build_generic, empty, integer_constant
+from bitfold.passes.quant_to_integer.operands import Quantized, fail, storage_value
+from bitfold.passes.utils.linalg_building import empty, integer_constant
 
 MAX_TABLE_ENTRIES = 1 << 16
 """The most stored input values a table may have (16-bit inputs: 64 K entries)."""
@@ -90,12 +89,6 @@ def table_input_values(op: Operation, qtype) -> np.ndarray:
     return np.arange(low, high + 1).astype(numpy_dtype(qtype))
 
 
-def lookup(body: Body, table: SSAValue, index: SSAValue) -> SSAValue:
-    """table[index] in a generic body, `index` an i32 (`arith.index_cast`, `tensor.extract`)."""
-    position = body.emit(arith.IndexCastOp(index, IndexType()))
-    return body.emit(tensor.ExtractOp(table, [position], table.type.element_type))
-
-
 def table_constant(rewriter: PatternRewriter, stored: np.ndarray, storage: IntegerType) -> SSAValue:
     """The table's stored values as an `arith.constant` of `storage` (at least i8: the
     backend reads sub-byte tables as bytes)."""
@@ -104,26 +97,13 @@ def table_constant(rewriter: PatternRewriter, stored: np.ndarray, storage: Integ
 
 def apply_table(rewriter: PatternRewriter, source: Quantized, stored: np.ndarray, storage: IntegerType) -> SSAValue:
     """out = table[ext(q) - lo] over `source`'s storage integers, as `storage` integers
-    (`stored[i]` the result for input lo + i)."""
+    (`stored[i]` the result for input lo + i; `bitfold.dialects.table_lookup`)."""
     table = table_constant(rewriter, stored, storage)
     low, _ = source.qtype.value_range()
-    rank = len(source.shape)
-
-    def build(body: Body) -> SSAValue:
-        index = widened(body, body.values["in0"], source.qtype)
-        if low:
-            index = body.emit(arith.SubiOp(index, body.constant(low, I32)))
-        value = lookup(body, table, index)
-        return value if value.type == storage else body.emit(arith.TruncIOp(value, storage))
-
-    identity = AffineMap.identity(rank)
-    return build_generic(
-        rewriter,
-        [(storage_value(rewriter, source), identity)],
-        (empty(rewriter, source.shape, storage), identity),
-        [],
-        build,
-    )
+    values = storage_value(rewriter, source)
+    generic = lookup_generic(values, table, empty(rewriter, source.shape, storage), source.qtype.is_signed, int(low))
+    rewriter.insert(generic)
+    return generic.results[0]
 
 
 def _single_qcast_user(op: Operation) -> QuantizeCastOp | None:

@@ -16,14 +16,14 @@ chain) becomes
     %t = arith.constant dense<[f(0), ..., f(255)]>           (indexed by the byte's bits)
     %v = linalg.generic ins(%x) { %i = arith.extui %b : i8 to i32; %e = tensor.extract %t[%i] }
 
-f is computed by bitfold's interpreter (`bitfold.interpreters`) running the chain's own generics on
-the 256 bit patterns (the chain cloned onto a 1-D tensor), so the lookup equals the chain bit for bit, whatever its
-arithmetic. Models quantized per tensor make such chains of their activations: MobileNetV3's
-HardSwish (x times its HardSigmoid table, requantized: three generics and two buffers) is one
-lookup, 4 instructions an element on RV32IM instead of about 30; a requantization of a byte
-tensor alone is one too. A chain that is a single lookup already, or of fewer than
-`MIN_CHAIN_OPERATIONS` body operations, or over fewer than 256 elements, is left alone. Chain
-generics that nothing else reads are erased.
+(`bitfold.dialects.table_lookup`). f is computed by bitfold's interpreter (`bitfold.interpreters`)
+running the chain's own generics on the 256 bit patterns (the chain cloned onto a 1-D tensor), so
+the lookup equals the chain bit for bit, whatever its arithmetic. Models quantized per tensor make
+such chains of their activations: MobileNetV3's HardSwish (x times its HardSigmoid table,
+requantized: three generics and two buffers) is one lookup, 4 instructions an element on RV32IM
+instead of about 30; a requantization of a byte tensor alone is one too. A chain that is a single
+lookup already, or of fewer than `MIN_CHAIN_OPERATIONS` body operations, or over fewer than 256
+elements, is left alone. Chain generics that nothing else reads are erased.
 """
 
 from collections.abc import Iterable
@@ -31,7 +31,7 @@ from collections.abc import Iterable
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, func, tensor
-from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerType, ModuleOp, TensorType, i8, i32
+from xdsl.dialects.builtin import AffineMapAttr, IntegerType, ModuleOp, TensorType, i8
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
@@ -41,6 +41,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.table_lookup import lookup_generic
 from bitfold.interpreters import make_interpreter
 
 BYTE_VALUES = 256
@@ -187,18 +188,6 @@ def chain_table(chain: list[linalg.GenericOp], source: SSAValue) -> np.ndarray |
     return np.asarray(values)
 
 
-def _lookup(source: SSAValue, table: SSAValue, init: SSAValue) -> linalg.GenericOp:
-    """table[extui(x)] over x's elements."""
-    element = init.type.element_type
-    block = Block(arg_types=[i8, element])
-    ops = [wide := arith.ExtUIOp(block.args[0], i32), index := arith.IndexCastOp(wide.result, IndexType())]
-    ops += [value := tensor.ExtractOp(table, [index.result], element), linalg.YieldOp(value.result)]
-    block.add_ops(ops)
-    identity = AffineMapAttr(AffineMap.identity(len(init.type.get_shape())))
-    return linalg.GenericOp([source], [init], Region(block), [identity, identity],
-                            [linalg.IteratorTypeAttr.parallel()] * len(init.type.get_shape()), [init.type])
-
-
 def _erase_dead(chain: list[linalg.GenericOp]) -> None:
     for op in reversed(chain):
         if not op.res[0].uses:
@@ -226,7 +215,7 @@ def tabulate(function: func.FuncOp) -> None:
         if (values := chain_table(chain, source)) is None:
             continue
         table = arith.ConstantOp(dense_attr(values, op.res[0].type.element_type))
-        lookup = _lookup(source, table.result, op.outputs[0])
+        lookup = lookup_generic(source, table.result, op.outputs[0], signed=False)
         Rewriter.insert_op([table, lookup], InsertPoint.before(op))
         op.res[0].replace_all_uses_with(lookup.res[0])
         _erase_dead(chain)
