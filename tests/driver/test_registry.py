@@ -2,8 +2,8 @@
 modules is registered in `bitfold.registry` under its own name, a pass's class name is its
 name in CamelCase plus `Pass` (`Pipeline` for a named pipeline of passes), a code generator's pass
 is named `bitfold-<backend>-<job>` and its named pipeline `bitfold-lower-to-<backend>`, no other
-is (docs/design.md "Pass names"), and every pass has
-a FileCheck test of its own (a `RUN:` line under tests/filecheck/ running it with `-p`)."""
+is (docs/design.md "Pass names"), and every pass and
+named pipeline has a FileCheck test of its own (a `RUN:` line under tests/filecheck/ running it with `-p`)."""
 
 import importlib
 import inspect
@@ -123,15 +123,9 @@ def filecheck_runs() -> str:
     )
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        name
-        for name in sorted(get_all_passes())
-        if not get_all_passes()[name]().__name__.endswith("Pipeline")  # ONNX in: tests/driver/test_backend_input.py
-    ],
-)
+@pytest.mark.parametrize("name", sorted(get_all_passes()))
 def test_every_pass_has_a_filecheck_test(name):
+    """Named pipelines too (`tests/filecheck/passes/pipelines/`, ONNX in)."""
     assert re.search(rf"-p[ =]*['\"]?[^|]*(?<![\w-]){re.escape(name)}(?![\w-])", filecheck_runs()), (
         f"no FileCheck test runs `bitfold-opt -p {name}`"
     )
