@@ -3,7 +3,7 @@
 An op class that mixes in `NumpyEvaluable` implements `evaluate(operands)`: it receives the
 values of its present operands as numpy arrays (in operand order) and returns its results as
 numpy arrays (in result order), with exactly the semantics documented on the op. The
-interpreter (`bitfold.interpreter`) calls it; tests compare it against the formats' oracles.
+interpreter (`bitfold.interpreters.references`) calls it; tests compare it against the formats' oracles.
 
 Values of quantized types are their stored integers (a bipolar value is -1 or +1).
 """
