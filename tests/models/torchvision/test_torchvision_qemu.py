@@ -4,7 +4,8 @@ ShuffleNetV2's channel split and shuffle (Slice, Split, Transpose), ResNet-18's 
 MobileNetV3-Small's HardSwish and squeeze-excite on rv32im (bitfold's code generator; HardSwish chains
 as one table lookup: backends/riscv/schedule/tabulated_elementwise.py) and on rv64imv (MLIR and
 LLVM), EfficientNet-B0 (SiLU, squeeze-excite with Sigmoid) on rv64imv, the RegNetX-style network's
-grouped convolutions on rv32im.
+grouped convolutions on rv32im; the QOperator forms (QLinearConv, QLinearAdd, ...: imported to the
+same quant form by other patterns) of ShuffleNetV2 on rv64imv and ResNet-18 on rv32im.
 
 EfficientNet-B0 whole on rv32im takes over 2 CPU minutes to compile: there its first three MBConv
 blocks (`EFFICIENTNET_PREFIX_OUTPUT`: stem, depthwise convolutions, SiLU, squeeze-excite, a residual
@@ -26,14 +27,16 @@ from models.runners import run_onnxruntime
 CASES = [("shufflenet_v2_x0_5", "rv32im"), ("shufflenet_v2_x0_5", "rv64imv"), ("resnet18", "rv32im"),
          ("resnet18", "rv64imv"), ("mobilenet_v3_small", "rv64imv"), ("mobilenet_v3_small", "rv32im"),
          ("efficientnet_b0", "rv64imv"), ("regnet_x", "rv32im")]
+QOP_CASES = [("shufflenet_v2_x0_5", "rv64imv"), ("resnet18", "rv32im")]
 EFFICIENTNET_PREFIX_OUTPUT = "t1530"
 """The DequantizeLinear after the residual Add of EfficientNet-B0's third MBConv block (1 x 8 x 8 x 8)"""
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("network", "target"), CASES)
-def test_qemu_equals_bitfold_run(network, target, tmp_path):
-    name = f"{network}-qdq-u8s8-perchannel"
+@pytest.mark.parametrize(("network", "target", "form"), [(*case, "qdq-u8s8-perchannel") for case in CASES] +
+                         [(*case, "qop-u8s8") for case in QOP_CASES])  # fmt: skip
+def test_qemu_equals_bitfold_run(network, target, form, tmp_path):
+    name = f"{network}-{form}"
     assert_qemu_equals_bitfold_run(str(torchvision.path(name)), torchvision.inputs(name), target, tmp_path)
 
 
