@@ -6,7 +6,13 @@ a time, in the order written here (every backend and the interpreter then comput
   (`maximumf(x, 0)`), Clip (`minimumf(maximumf(x, lo), hi)`, constant bounds), LeakyRelu
   (`x >= 0 ? x : x * alpha`), HardSigmoid (`min(max(x * alpha + beta, 0), 1)`), HardSwish
   (`x * HardSigmoid(x; 1/6, 1/2)`), Exp (`math.exp`), Tanh (`math.tanh`), Erf (`math.erf`), Sigmoid
-  (`1 / (1 + math.exp(-x))`); `expand-float-math` then expands the `math` ops;
+  (`1 / (1 + math.exp(-x))`), Reciprocal (`1 / x`, correctly rounded: the reference's bits), Gelu
+  (`(x * 0.5) * (1 + math.erf(x * (1 / sqrt 2)))`, approximate "tanh":
+  `(x * 0.5) * (1 + math.tanh((x + (0.044715 * x) * (x * x)) * sqrt(2 / pi)))`, constants rounded
+  to f32), Mish (`x * (n / (n + 2))`, n = e (e + 2), e = `math.exp(x)`: tanh(ln(1 + e)) without a
+  logarithm; x itself above 20, where the ratio is 1.0 in f32 and n would overflow), Pow by the
+  constant 2 (`x * x`, correctly rounded: the reference's bits); `expand-float-math` then expands
+  the `math` ops;
 - contractions, `out = init + sum_r a * b` accumulated along the reduction loops in ascending
   lexicographic order (one `mulf` and one `addf` per term, no FMA), init the bias or 0.0:
   Conv (groups, pads as 0.0, strides, dilations: the loops of `contraction.conv_loops`), Gemm
@@ -15,10 +21,11 @@ a time, in the order written here (every backend and the interpreter then comput
   computed in float64 and rounded to f32 once;
 - MaxPool (padding the lowest f32), AveragePool (padding 0.0, sum then `divf` by the taps counted as
   ONNX does), GlobalAveragePool (sum then `divf` by the window size), ReduceMax / ReduceMin
-  (init the lowest / highest f32), Softmax along one axis (max, `exp(x - max)`, sum, `divf`),
+  (init the lowest / highest f32), ReduceSum (`addf` from 0.0), ReduceMean (that sum, then `divf`
+  by the number of elements reduced), Softmax along one axis (max, `exp(x - max)`, sum, `divf`),
   interpolating Resize (axis by axis: taps read by `tensor.extract`, f32 weights, summed from 0.0),
   LayerNormalization (mean, centered, mean square, `math.sqrt(var + eps)`, divide, scale, bias:
-  `LowerLayerNorm`);
+  `normalized`), InstanceNormalization (the same over the spatial axes, scale and bias per channel);
 - QONNX FloatQuant (`float_quant_to_linalg.py`: qonnx's float algorithm, the binade from the bits);
 - LSTM and GRU unrolled over their static sequence into the ops above
   (`recurrent_decomposition`);
@@ -45,17 +52,22 @@ from xdsl.transforms.dead_code_elimination import region_dce
 from bitfold.dialects.onnx import replication, shape
 from bitfold.dialects.onnx.base import OnnxOp, ints_or
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
-from bitfold.dialects.onnx.constant import dense_to_numpy
+from bitfold.dialects.onnx.constant import constant_array, dense_to_numpy
 from bitfold.dialects.onnx.elementwise import (
+    GELU_TANH_SCALE,
     AddOp,
     ClipOp,
     DivOp,
     ErfOp,
     ExpOp,
+    GeluOp,
     HardSigmoidOp,
     HardSwishOp,
     LeakyReluOp,
+    MishOp,
     MulOp,
+    PowOp,
+    ReciprocalOp,
     ReluOp,
     SigmoidOp,
     SubOp,
@@ -68,13 +80,14 @@ from bitfold.dialects.onnx.nn import (
     ConvOp,
     GemmOp,
     GlobalAveragePoolOp,
+    InstanceNormalizationOp,
     LayerNormalizationOp,
     MatMulOp,
     MaxPoolOp,
     SlidingWindow,
     SoftmaxOp,
 )
-from bitfold.dialects.onnx.reduction import ReduceMaxOp, ReduceMinOp
+from bitfold.dialects.onnx.reduction import ReduceMaxOp, ReduceMeanOp, ReduceMinOp, ReduceSumOp
 from bitfold.dialects.onnx.shape import (
     normalized_axes,
 )
@@ -148,6 +161,32 @@ def leaky_relu(body: Body, x: SSAValue, alpha: float) -> SSAValue:
     return body.emit(arith.SelectOp(non_negative, x, body.emit(arith.MulfOp(x, body.constant(alpha, F32)))))
 
 
+def gelu(body: Body, x: SSAValue, approximate: str) -> SSAValue:
+    """(x * 0.5) * (1 + erf(x * (1 / sqrt 2))), or with approximate "tanh"
+    (x * 0.5) * (1 + tanh((x + (0.044715 * x) * (x * x)) * sqrt(2 / pi))); f32 constants."""
+    if approximate == "tanh":
+        cube = body.emit(arith.MulfOp(body.emit(arith.MulfOp(body.constant(0.044715, F32), x)), body.emit(arith.MulfOp(x, x))))
+        inner = body.emit(arith.MulfOp(body.emit(arith.AddfOp(x, cube)), body.constant(GELU_TANH_SCALE, F32)))
+        curve = body.emit(math.TanhOp(inner))
+    else:
+        curve = body.emit(math.ErfOp(body.emit(arith.MulfOp(x, body.constant(1 / np.sqrt(2), F32)))))
+    half = body.emit(arith.MulfOp(x, body.constant(0.5, F32)))
+    return body.emit(arith.MulfOp(half, body.emit(arith.AddfOp(body.constant(1.0, F32), curve))))
+
+
+MISH_IDENTITY_ABOVE = 20.0
+"""Mish(x) = x in f32 above this (1 - tanh(ln(1 + e^20)) is 8e-18, far below half an ulp of 1.0)"""
+
+
+def mish(body: Body, x: SSAValue) -> SSAValue:
+    """x > 20 ? x : x * (n / (n + 2)), n = e * (e + 2), e = exp(x) (module docstring)."""
+    e = body.emit(math.ExpOp(x))
+    n = body.emit(arith.MulfOp(e, body.emit(arith.AddfOp(e, body.constant(2.0, F32)))))
+    ratio = body.emit(arith.DivfOp(n, body.emit(arith.AddfOp(n, body.constant(2.0, F32)))))
+    above = body.emit(arith.CmpfOp(x, body.constant(MISH_IDENTITY_ABOVE, F32), "ogt"))
+    return body.emit(arith.SelectOp(above, x, body.emit(arith.MulfOp(x, ratio))))
+
+
 BINARY = {AddOp: arith.AddfOp, SubOp: arith.SubfOp, MulOp: arith.MulfOp, DivOp: arith.DivfOp}
 UNARY: dict[type[OnnxOp], Callable[[Body, SSAValue, OnnxOp], SSAValue]] = {
     ReluOp: lambda b, x, op: b.emit(arith.MaximumfOp(x, b.constant(0.0, F32))),
@@ -158,6 +197,9 @@ UNARY: dict[type[OnnxOp], Callable[[Body, SSAValue, OnnxOp], SSAValue]] = {
     LeakyReluOp: lambda b, x, op: leaky_relu(b, x, op.float_attr("alpha")),
     HardSigmoidOp: lambda b, x, op: hard_sigmoid(b, x, op.float_attr("alpha"), op.float_attr("beta")),
     HardSwishOp: lambda b, x, op: b.emit(arith.MulfOp(x, hard_sigmoid(b, x, 1 / 6, 0.5))),
+    ReciprocalOp: lambda b, x, op: b.emit(arith.DivfOp(b.constant(1.0, F32), x)),
+    GeluOp: lambda b, x, op: gelu(b, x, op.string_attr("approximate")),
+    MishOp: lambda b, x, op: mish(b, x),
 }
 
 
@@ -173,10 +215,18 @@ class LowerElementwise(RewritePattern):
         elif type(op) in UNARY:
             function = UNARY[type(op)]
             elementwise(rewriter, op, op.operands[:1], lambda body, x: function(body, x, op))
+        elif isinstance(op, PowOp) and _is_square(op):
+            elementwise(rewriter, op, [op.x], lambda body, x: body.emit(arith.MulfOp(x, x)))
         elif isinstance(op, ClipOp):
             low = None if op.min is None else float(constant_floats(op, op.min, "min").reshape(()))
             high = None if op.max is None else float(constant_floats(op, op.max, "max").reshape(()))
             elementwise(rewriter, op, [op.input], lambda body, x: clamp_f32(body, x, low, high))
+
+
+def _is_square(op: PowOp) -> bool:
+    """Pow(x, 2): the exponent one constant 2 that does not widen the result."""
+    exponent = constant_array(op.y)
+    return exponent is not None and exponent.size == 1 and exponent.reshape(-1)[0] == 2 and op.z.type == op.x.type
 
 
 def _is_f32(value: SSAValue | None) -> bool:
@@ -348,11 +398,16 @@ def _reduced_shape(shape: Sequence[int], axes: Sequence[int]) -> list[int]:
     return [n for d, n in enumerate(shape) if d not in axes]
 
 
-class LowerReduceMinMax(RewritePattern):
-    """ReduceMax / ReduceMin on f32 with constant axes, from F32_LOWEST / F32_HIGHEST."""
+REDUCTIONS = {ReduceMaxOp: (F32_LOWEST, arith.MaximumfOp), ReduceMinOp: (F32_HIGHEST, arith.MinimumfOp),
+              ReduceSumOp: (0.0, arith.AddfOp), ReduceMeanOp: (0.0, arith.AddfOp)}
+"""reduction -> (start, combine); ReduceMean divides the sum by the count after"""
+
+
+class LowerReductions(RewritePattern):
+    """ReduceMax / ReduceMin / ReduceSum / ReduceMean on f32 with constant axes (module docstring)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, ReduceMaxOp | ReduceMinOp) or not _is_f32(op.reduced):
+        if type(op) not in REDUCTIONS or not _is_f32(op.reduced):
             return
         shape = tensor_shape(op.data)
         rank = len(shape)
@@ -362,10 +417,19 @@ class LowerReduceMinMax(RewritePattern):
                 rewriter.replace(op, [], [op.data])
                 return
             axes = list(range(rank))
-        start, combine = (F32_LOWEST, arith.MaximumfOp) if isinstance(op, ReduceMaxOp) else (F32_HIGHEST, arith.MinimumfOp)
+        start, combine = REDUCTIONS[type(op)]
         reads = [AffineDimExpr(d) for d in range(rank)]
         result = float_reduction(rewriter, op.data, rank, reads, axes, _reduced_shape(shape, axes), start, combine)
+        if isinstance(op, ReduceMeanOp):
+            result = _divided_by(rewriter, result, float(np.prod([shape[a] for a in axes])))
         _replace_reshaped(rewriter, op, result)
+
+
+def _divided_by(rewriter: PatternRewriter, total: SSAValue, count: float) -> SSAValue:
+    """total / count elementwise (`divf` by the f32 constant count)."""
+    identity = AffineMap.identity(len(tensor_shape(total)))
+    return build_generic(rewriter, [(total, identity)], (empty(rewriter, tensor_shape(total), F32), identity), [],
+                         lambda body: body.emit(arith.DivfOp(body.values["in0"], body.constant(count, F32))))
 
 
 def _replace_reshaped(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> None:
@@ -400,55 +464,76 @@ class LowerSoftmax(RewritePattern):
         rewriter.replace(op, [], [result])
 
 
+def normalized(rewriter: PatternRewriter, x: SSAValue, axes: list[int], epsilon: float,
+               affine: list[tuple[SSAValue, AffineMap]]) -> SSAValue:
+    """x normalized over `axes` (n elements each): mean = sum x / n, d = x - mean,
+    var = sum d * d / n (sums ascending), r = sqrt(var + eps) (`math.sqrt`), y = d / r * scale
+    (+ bias), `affine` the scale and the bias if any, each with its indexing map."""
+    shape = tensor_shape(x)
+    rank = len(shape)
+    count = float(np.prod([shape[a] for a in axes]))
+    reduced = _reduced_shape(shape, axes)
+    kept = affine_map(rank, [AffineDimExpr(d) for d in range(rank) if d not in axes])
+    identity = AffineMap.identity(rank)
+
+    def per_row(value: SSAValue, build) -> SSAValue:
+        row = AffineMap.identity(len(reduced))
+        return build_generic(rewriter, [(value, row)], (empty(rewriter, reduced, F32), row), [], build)
+
+    def mean_of(total: SSAValue) -> SSAValue:
+        return per_row(total, lambda body: body.emit(arith.DivfOp(body.values["in0"], body.constant(count, F32))))
+
+    def root(body: Body) -> SSAValue:
+        return body.emit(math.SqrtOp(body.emit(arith.AddfOp(body.values["in0"], body.constant(epsilon, F32)))))
+
+    def add_square(body: Body) -> SSAValue:
+        square = body.emit(arith.MulfOp(body.values["in0"], body.values["in0"]))
+        return body.emit(arith.AddfOp(body.values["output"], square))
+
+    reads = [AffineDimExpr(d) for d in range(rank)]
+    mean = mean_of(float_reduction(rewriter, x, rank, reads, axes, reduced, 0.0, arith.AddfOp))
+    centered = build_generic(rewriter, [(x, identity), (mean, kept)], (empty(rewriter, shape, F32), identity), [],
+                             lambda body: body.emit(arith.SubfOp(body.values["in0"], body.values["in1"])))  # fmt: skip
+    zeros = filled(rewriter, np.array(0.0), [], reduced, F32)
+    squares = build_generic(rewriter, [(centered, identity)], (zeros, kept), axes, add_square)
+    operands = [(centered, identity), (per_row(mean_of(squares), root), kept), *affine]
+
+    def normalize(body: Body) -> SSAValue:
+        ratio = body.emit(arith.DivfOp(body.values["in0"], body.values["in1"]))
+        scaled = body.emit(arith.MulfOp(ratio, body.values["in2"]))
+        return scaled if len(affine) == 1 else body.emit(arith.AddfOp(scaled, body.values["in3"]))
+
+    return build_generic(rewriter, operands, (empty(rewriter, shape, F32), identity), [], normalize)
+
+
 class LowerLayerNorm(RewritePattern):
-    """LayerNormalization on f32 over the axes from `axis` (n elements each):
-    mean = sum x / n, d = x - mean, var = sum d * d / n (sums ascending), r = sqrt(var + eps)
-    (`math.sqrt`), y = d / r * Scale + B; the Mean / InvStdDev outputs are not lowered."""
+    """LayerNormalization on f32 over the axes from `axis` (`normalized`, Scale and B
+    broadcast as ONNX does); the Mean / InvStdDev outputs are not lowered."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, LayerNormalizationOp) or not _is_f32(op.y):
             return
         if any(r.uses for r in op.results[1:]):
             fail(op, "no float lowering for LayerNormalization's Mean and InvStdDev outputs")
-        shape = tensor_shape(op.x)
-        rank = len(shape)
+        rank = len(tensor_shape(op.x))
         axes = list(range(op.int_attr("axis") % rank, rank))
-        count = float(np.prod([shape[a] for a in axes]))
-        reduced = _reduced_shape(shape, axes)
-        kept = affine_map(rank, [AffineDimExpr(d) for d in range(rank) if d not in axes])
-        identity = AffineMap.identity(rank)
-        epsilon = float(np.float32(op.float_attr("epsilon")))
-
-        def per_row(value: SSAValue, build) -> SSAValue:
-            row = AffineMap.identity(len(reduced))
-            return build_generic(rewriter, [(value, row)], (empty(rewriter, reduced, F32), row), [], build)
-
-        def mean_of(total: SSAValue) -> SSAValue:
-            return per_row(total, lambda body: body.emit(arith.DivfOp(body.values["in0"], body.constant(count, F32))))
-
-        def root(body: Body) -> SSAValue:
-            return body.emit(math.SqrtOp(body.emit(arith.AddfOp(body.values["in0"], body.constant(epsilon, F32)))))
-
-        def add_square(body: Body) -> SSAValue:
-            square = body.emit(arith.MulfOp(body.values["in0"], body.values["in0"]))
-            return body.emit(arith.AddfOp(body.values["output"], square))
-
-        reads = [AffineDimExpr(d) for d in range(rank)]
-        mean = mean_of(float_reduction(rewriter, op.x, rank, reads, axes, reduced, 0.0, arith.AddfOp))
-        centered = build_generic(rewriter, [(op.x, identity), (mean, kept)], (empty(rewriter, shape, F32), identity), [],
-                                 lambda body: body.emit(arith.SubfOp(body.values["in0"], body.values["in1"])))  # fmt: skip
-        zeros = filled(rewriter, np.array(0.0), [], reduced, F32)
-        squares = build_generic(rewriter, [(centered, identity)], (zeros, kept), axes, add_square)
-        operands = [(centered, identity), (per_row(mean_of(squares), root), kept)]
-        operands += [(float_operand(rewriter, v), broadcast_map(tensor_shape(v), rank)) for v in (op.scale, op.b) if v is not None]
-
-        def normalize(body: Body) -> SSAValue:
-            ratio = body.emit(arith.DivfOp(body.values["in0"], body.values["in1"]))
-            scaled = body.emit(arith.MulfOp(ratio, body.values["in2"]))
-            return scaled if op.b is None else body.emit(arith.AddfOp(scaled, body.values["in3"]))
-
-        result = build_generic(rewriter, operands, (empty(rewriter, shape, F32), identity), [], normalize)
+        affine = [(float_operand(rewriter, v), broadcast_map(tensor_shape(v), rank)) for v in (op.scale, op.b) if v is not None]
+        result = normalized(rewriter, op.x, axes, float(np.float32(op.float_attr("epsilon"))), affine)
         rewriter.replace(op, [], [result, *(None for _ in op.results[1:])])
+
+
+class LowerInstanceNorm(RewritePattern):
+    """InstanceNormalization on f32: `normalized` over the spatial axes (2 ..) of each sample
+    and channel, scale[c] and B[c] along axis 1."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, InstanceNormalizationOp) or not _is_f32(op.output):
+            return
+        rank = len(tensor_shape(op.input))
+        channel = affine_map(rank, [AffineDimExpr(1)])
+        affine = [(float_operand(rewriter, v), channel) for v in (op.scale, op.b)]
+        result = normalized(rewriter, op.input, list(range(2, rank)), float(np.float32(op.float_attr("epsilon"))), affine)
+        rewriter.replace(op, [], [result])
 
 
 class LowerInterpolatingResize(RewritePattern):
@@ -525,7 +610,7 @@ class OnnxFloatToLinalgPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [LowerElementwise(), LowerConv(), LowerGemm(), LowerMatMul(), LowerBatchNorm(), LowerPools(),
-                    LowerReduceMinMax(), LowerSoftmax(), LowerFloatQuant(), LowerLayerNorm(),
+                    LowerReductions(), LowerSoftmax(), LowerFloatQuant(), LowerLayerNorm(), LowerInstanceNorm(),
                     LowerDynamicQuantizeLinear(), LowerMatMulInteger(), LowerConvInteger(), LowerIntegerCast(),
                     DecomposeRecurrent(), LowerInterpolatingResize(), EraseUnusedOnnxOp()]  # fmt: skip
         check_static(op)

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import I64, AnyFloat, Float32Type, FloatAttr, IntegerAttr, StringAttr, TensorType
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     attr_def,
@@ -423,6 +423,12 @@ class ModOp(BinaryOnnxOp):
 
     name = "onnx.Mod"
     fmod = attr_def(IntegerAttr[I64])
+
+    def verify_(self) -> None:
+        """fmod = 0 only on integers (ONNX: floats need fmod = 1)."""
+        element = self.operands[0].type.element_type if isinstance(self.operands[0].type, TensorType) else None
+        if isinstance(element, AnyFloat) and not self.int_attr("fmod"):
+            raise VerifyException("fmod must be 1 for floating-point inputs")
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         a, b = operands

@@ -4,7 +4,9 @@
     table[i] = qcast(f(dcast(lo + i)))     for every stored value lo + i of q's type
 
 f is Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid, HardSwish, Elu, Selu, Celu, Softplus,
-Softsign, ThresholdedRelu, Erf, Gelu, Mish, Sqrt or Reciprocal; onnxruntime's QLinearSigmoid /
+Softsign, ThresholdedRelu, Erf, Gelu, Mish, Sqrt or Reciprocal, or Pow / Mod whose second operand
+is one constant c (a scalar, or a tensor of one element that does not widen the result):
+f(x) = Pow(x, c) or Mod(x, c) (`CONSTANT_OPERAND_TABLE_OPS`); onnxruntime's QLinearSigmoid /
 QLinearLeakyRelu (kept by onnx-to-quant on the storage integers, between `quant.scast`s) are
 tables already: table[i] = the op's own result for input lo + i. The table is computed at
 compile time by the ops' own numpy references (`evaluate`: the interpreter's numbers), so
@@ -33,6 +35,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects.evaluation import numpy_dtype
+from bitfold.dialects.onnx.constant import constant_array
 from bitfold.dialects.onnx.contrib import QLinearLeakyReluOp, QLinearSigmoidOp
 from bitfold.dialects.onnx.elementwise import (
     CeluOp,
@@ -44,6 +47,8 @@ from bitfold.dialects.onnx.elementwise import (
     HardSwishOp,
     LeakyReluOp,
     MishOp,
+    ModOp,
+    PowOp,
     ReciprocalOp,
     SeluOp,
     SigmoidOp,
@@ -77,6 +82,17 @@ TABLE_OPS = (
     EluOp, SeluOp, CeluOp, SoftplusOp, SoftsignOp, ThresholdedReluOp,
     ErfOp, GeluOp, MishOp, SqrtOp, ReciprocalOp,
 )  # fmt: skip
+CONSTANT_OPERAND_TABLE_OPS = (PowOp, ModOp)
+"""Binary ops that are a table when their second operand is one constant (module docstring)."""
+
+
+def _constant_operand(op: Operation) -> np.ndarray | None:
+    """The one-element constant second operand of a CONSTANT_OPERAND_TABLE_OPS op whose result
+    has its first operand's shape, else None (the op stays float: a float island)."""
+    constant = constant_array(op.operands[1])
+    if constant is None or constant.size != 1 or op.results[0].type != op.operands[0].type:
+        return None
+    return constant
 
 
 def table_input_values(op: Operation, qtype) -> np.ndarray:
@@ -112,11 +128,19 @@ def _single_qcast_user(op: Operation) -> QuantizeCastOp | None:
 
 
 class UnaryToTable(RewritePattern):
-    """qcast(f(dcast(q))) -> table[q - lo] for f in TABLE_OPS (module docstring)."""
+    """qcast(f(dcast(q))) -> table[q - lo] for f in TABLE_OPS, and f(dcast(q), c) for a
+    CONSTANT_OPERAND_TABLE_OPS op with one constant c (module docstring)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, TABLE_OPS) or not isinstance(dcast := op.operands[0].owner, DequantizeCastOp):
+        if not isinstance(op, TABLE_OPS + CONSTANT_OPERAND_TABLE_OPS):
             return
+        if not isinstance(dcast := op.operands[0].owner, DequantizeCastOp):
+            return
+        constants = []
+        if isinstance(op, CONSTANT_OPERAND_TABLE_OPS):
+            if (constant := _constant_operand(op)) is None:
+                return
+            constants = [constant.reshape(())]
         if (qcast := _single_qcast_user(op)) is None:
             raise fail(op, "a table activation needs a single qcast user")
         target = element_type(qcast.result.type)
@@ -125,7 +149,7 @@ class UnaryToTable(RewritePattern):
         source = Quantized(dcast.input, element_type(dcast.input.type), None)
         inputs = table_input_values(op, source.qtype)
         (real,) = dcast.evaluate([inputs])
-        (activated,) = op.evaluate([real])
+        (activated,) = op.evaluate([real, *constants])
         (stored,) = qcast.evaluate([activated])
         values = apply_table(rewriter, source, stored.astype(np.int64), target.storage_integer_type())
         rewriter.replace(qcast, [], [quantized(rewriter, values, target)])

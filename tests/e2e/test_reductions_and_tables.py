@@ -1,6 +1,6 @@
 """ReduceMean (Brevitas' average pool), ReduceSum, ReduceMax over any axes and the table
-activations Erf, Gelu, Mish, Sqrt, Reciprocal on quantized values compile to integer code
-(passes/quant_to_integer/reductions.py, tables.py). Oracle: onnxruntime (ORT_DISABLE_ALL).
+activations Erf, Gelu, Mish, Sqrt, Reciprocal, and Pow and Mod by a constant, on quantized values
+compile to integer code (passes/quant_to_integer/reductions.py, tables.py). Oracle: onnxruntime (ORT_DISABLE_ALL).
 ReduceMax is exact; the sums and tables are within one output step (the float reference
 rounds the sum or activation to float before its QuantizeLinear; the integer form rounds
 once); RV32IM under qemu equals bitfold-run bit for bit."""
@@ -31,6 +31,8 @@ OUTPUTS = {
     "mish": (helper.make_node("Mish", ["x_dq"], ["mish_f"]), [1, 4, 5, 6], 0.04, 0),
     "sqrt": (helper.make_node("Sqrt", ["x_udq"], ["sqrt_f"]), [1, 4, 5, 6], 0.05, 0),
     "reciprocal": (helper.make_node("Reciprocal", ["x_udq"], ["reciprocal_f"]), [1, 4, 5, 6], 0.5, 0),
+    "pow": (helper.make_node("Pow", ["x_dq", "exponent"], ["pow_f"]), [1, 4, 5, 6], 0.4, 0),
+    "mod": (helper.make_node("Mod", ["x_dq", "divisor"], ["mod_f"], fmod=1), [1, 4, 5, 6], 0.02, 128),
 }
 
 
@@ -44,6 +46,8 @@ def reductions_model(names=tuple(OUTPUTS)) -> onnx.ModelProto:
         numpy_helper.from_array(np.array([2, 3], np.int64), "spatial"),
         numpy_helper.from_array(np.array([1], np.int64), "channels"),
         numpy_helper.from_array(np.array([-1], np.int64), "last"),
+        numpy_helper.from_array(np.array(2, np.float32), "exponent"),
+        numpy_helper.from_array(np.array([1.5], np.float32), "divisor"),
     ]
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero_point"], ["x_q"]),
@@ -88,7 +92,8 @@ def integer_module(model_path):
 
 def test_no_float_op_is_left(integer_module):
     names = {op.name for op in integer_module.walk()}
-    assert not {"onnx.ReduceMean", "onnx.ReduceSum", "onnx.ReduceMax", "onnx.Gelu", "onnx.Erf", "onnx.Mish"} & names
+    assert not {"onnx.ReduceMean", "onnx.ReduceSum", "onnx.ReduceMax", "onnx.Gelu", "onnx.Erf", "onnx.Mish",
+                 "onnx.Pow", "onnx.Mod"} & names
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -101,7 +106,8 @@ def test_integer_form_follows_onnxruntime(model_path, integer_module, seed):
         assert steps.max() <= (0 if name == "max" else 1) + 1e-6, name
 
 
-@pytest.mark.parametrize("names", [("mean", "sum", "max", "all"), ("gelu", "erf", "mish"), ("sqrt", "reciprocal")])
+@pytest.mark.parametrize("names", [("mean", "sum", "max", "all"), ("gelu", "erf", "mish"), ("sqrt", "reciprocal"),
+                                   ("pow", "mod")])
 def test_rv32im_equals_bitfold_run(names, tmp_path):
     """(One input quantizer and at most 7 buffers beside the workspace a model: three models.)"""
     compare_qemu_with_bitfold_run(reductions_model(names), "rv32im", tmp_path)

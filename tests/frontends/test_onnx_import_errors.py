@@ -59,6 +59,11 @@ def write_missing_external_data(path):
     os.remove(path.parent / "weights.bin")
 
 
+def write_float_mod_without_fmod(path):
+    two = numpy_helper.from_array(np.full((1, 4), 2, np.float32), "two")
+    onnx.save(make_model([helper.make_node("Mod", ["x", "two"], ["y"], name="m", fmod=0)], [two]), path)
+
+
 CASES = {
     "truncated": (write_truncated, "{path}: not an ONNX model (truncated or not a ModelProto"),
     "not_onnx": (write_not_onnx, "{path}: not an ONNX model"),
@@ -68,6 +73,7 @@ CASES = {
     "unsupported_qonnx_op": (
         write_unsupported_qonnx_op, "unsupported op 'MultiThreshold' (domain 'qonnx.custom_op.general') at node 'n3'"
     ),
+    "float_mod_without_fmod": (write_float_mod_without_fmod, "node 'm' (Mod): fmod must be 1 for floating-point inputs"),
     "missing_external_data": (write_missing_external_data, "external data file '{dir}/weights.bin' of tensor 'w' not found"),
 }
 

@@ -3,7 +3,8 @@ made by onnxruntime's own quantizer from a float MatMul + Add, uint8 activations
 ConvInteger from a grouped, strided, padded Conv with uint8 weights and their zero point):
 the integer IR (onnx-float-to-linalg's dynamic-quantization lowering) against onnx's reference
 evaluator bit for bit (every step is one float32 or exact integer op of the same order) and
-onnxruntime within float32 rounding, and the host code bit-exact to the interpreter; a
+onnxruntime within float32 rounding, and the host code, and the rv32im code (soft float) under qemu,
+bit-exact to the interpreter; a
 DynamicQuantizeLinear whose integers something else reads is one line naming the node."""
 
 import numpy as np
@@ -117,6 +118,19 @@ def test_host_code_is_bit_exact_to_the_interpreter(fixture, request, tmp_path):
     stored = compiled.quantize({"x": RNG.normal(0, 1, shape).astype(np.float32)})
     (reference,), (native,) = compiled.run_reference(stored), compiled.run_native(stored, tmp_path)
     np.testing.assert_array_equal(native.view(np.int32), reference.view(np.int32))
+
+
+@pytest.mark.parametrize("fixture", ["dynamic_model", "dynamic_conv_model"])
+def test_rv32im_under_qemu_is_bit_exact_to_the_interpreter(fixture, request, tmp_path):
+    """The transformer fixture's dynamic form on rv32im, in small (tests/e2e/test_transformer_encoder.py
+    runs that fixture on rv64imv; on rv32im it takes minutes)."""
+    require_tools("qemu-riscv32", "riscv64-unknown-elf-gcc")
+    path = request.getfixturevalue(fixture)
+    compiled = compile_model(load_module(path), "rv32im")
+    shape = [d.dim_value for d in onnx.load(path).graph.input[0].type.tensor_type.shape.dim]
+    stored = compiled.quantize({"x": RNG.normal(0, 1, shape).astype(np.float32)})
+    (reference,), (got,) = compiled.run_reference(stored), compiled.run_qemu(stored, tmp_path)
+    np.testing.assert_array_equal(np.asarray(got).view(np.int32), np.asarray(reference).view(np.int32))
 
 
 def test_other_readers_of_the_integers_are_one_line(tmp_path):

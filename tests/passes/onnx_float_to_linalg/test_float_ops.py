@@ -15,8 +15,8 @@ from bitfold.compile import compile_model
 from bitfold.load import load_module
 
 LLVM_TOOLS = ("mlir-opt-22", "mlir-translate-22", "clang-22")
-OPSET = 17
-"""LayerNormalization's first opset (HardSwish's is 14)"""
+OPSET = 20
+"""Gelu's first opset (LayerNormalization's is 17, HardSwish's 14; the reductions' axes are inputs)"""
 RNG = np.random.default_rng(7)
 W = numpy_helper.from_array(RNG.normal(0, 1, (16, 5)).astype(np.float32), "w")
 B = numpy_helper.from_array(RNG.normal(0, 1, (5,)).astype(np.float32), "b")
@@ -27,6 +27,9 @@ BN = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in
 LN = [numpy_helper.from_array(v.astype(np.float32), n)
       for n, v in (("ls", RNG.uniform(0.5, 2, (3, 8))), ("lb", RNG.normal(0, 1, 8)))]
 LOW, HIGH = (numpy_helper.from_array(np.float32(v), n) for n, v in (("low", -0.5), ("high", 1.5)))
+TWO = numpy_helper.from_array(np.float32(2), "two")
+AXES = numpy_helper.from_array(np.array([1], np.int64), "axes")
+SPATIAL = numpy_helper.from_array(np.array([0, 2], np.int64), "spatial")
 
 # name: (node, input shape, output shape, initializers)
 OPS = {
@@ -44,7 +47,17 @@ OPS = {
     "layer_norm": (helper.make_node("LayerNormalization", ["x", "ls", "lb"], ["y"], axis=-2, epsilon=1e-3),
                    [2, 3, 8], [2, 3, 8], LN),
     "softmax": (helper.make_node("Softmax", ["x"], ["y"], axis=1), [4, 50], [4, 50], []),
-    "reduce_max": (helper.make_node("ReduceMax", ["x"], ["y"], axes=[1], keepdims=1), [4, 50], [4, 1], []),
+    "reduce_max": (helper.make_node("ReduceMax", ["x", "axes"], ["y"], keepdims=1), [4, 50], [4, 1], [AXES]),
+    "reduce_sum": (helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0), [4, 50], [4], [AXES]),
+    "reduce_mean": (helper.make_node("ReduceMean", ["x", "spatial"], ["y"], keepdims=1), [3, 4, 7], [1, 4, 1],
+                    [SPATIAL]),
+    "instance_norm": (helper.make_node("InstanceNormalization", ["x", "s", "o"], ["y"], epsilon=1e-3), [2, 4, 3, 5],
+                      [2, 4, 3, 5], BN[:2]),
+    "reciprocal": (helper.make_node("Reciprocal", ["x"], ["y"]), [8, 64], [8, 64], []),
+    "gelu": (helper.make_node("Gelu", ["x"], ["y"]), [8, 64], [8, 64], []),
+    "mish": (helper.make_node("Mish", ["x"], ["y"]), [8, 64], [8, 64], []),
+    "square": (helper.make_node("Pow", ["x", "two"], ["y"]), [4, 9], [4, 9], [TWO]),
+    "gelu_tanh": (helper.make_node("Gelu", ["x"], ["y"], approximate="tanh"), [8, 64], [8, 64], []),
     "gemm": (helper.make_node("Gemm", ["x", "w", "b"], ["y"], alpha=0.5, beta=2.0), [4, 16], [4, 5], [W, B]),
     "matmul": (helper.make_node("MatMul", ["x", "w"], ["y"]), [2, 3, 16], [2, 3, 5], [W]),
     "conv": (helper.make_node("Conv", ["x", "cw", "cb"], ["y"], pads=[1, 1, 1, 1], strides=[2, 2], group=2,
@@ -99,7 +112,8 @@ def test_a_float_op_without_lowering_is_named(op_models, tmp_path):
         compile_model(load_module(str(tmp_path / "round.onnx")), "host")
 
 
-@pytest.mark.parametrize("name", ["relu", "clip", "max_pool", "softmax", "tanh", "erf"])
+@pytest.mark.parametrize("name", ["relu", "clip", "max_pool", "softmax", "tanh", "erf", "reciprocal", "gelu", "mish",
+                                  "square"])
 def test_signed_zeros_and_extremes_bit_exact_on_the_host(name, op_models, tmp_path):
     """-0.0 against +0.0 in maximumf / minimumf (MLIR: -0.0 < +0.0), huge and tiny values through
     exp and tanh: the interpreter gives the host code's bits."""

@@ -2,7 +2,8 @@
 peepholes, GRU's linear_before_reset 0 and 1): bitfold-run's reference against onnxruntime and
 onnx's reference evaluator, the integer IR (unrolled by `recurrent_decomposition` into a float
 island) against onnxruntime, both within float32 rounding; the host code bit-exact to the
-interpreter (slow: clang-22 on the unrolled steps takes about a minute a model); a constant
+interpreter (slow: clang-22 on the unrolled steps takes about a minute a model), and a GRU's rv32im
+code (soft float; the LSTM runs on RISC-V in tests/e2e/test_brevitas_fixtures.py) under qemu; a constant
 sequence_lens of the full length is the same as none; an unsupported form (clip, shorter sequences)
 is one line naming the node."""
 
@@ -68,6 +69,17 @@ def test_host_code_is_bit_exact_to_the_interpreter(name, tmp_path):
     stored = compiled.quantize(_input(model))
     for native, reference in zip(compiled.run_native(stored, tmp_path), compiled.run_reference(stored), strict=True):
         np.testing.assert_array_equal(native.view(np.int32), reference.view(np.int32))
+
+
+@pytest.mark.slow
+def test_gru_on_rv32im_is_bit_exact_to_the_interpreter(tmp_path):
+    require_tools("qemu-riscv32", "riscv64-unknown-elf-gcc")
+    model = recurrent_model(**CASES["gru_bidirectional"])
+    onnx.save(model, tmp_path / "m.onnx")
+    compiled = compile_model(load_module(str(tmp_path / "m.onnx")), "rv32im")
+    stored = compiled.quantize(_input(model))
+    for got, reference in zip(compiled.run_qemu(stored, tmp_path), compiled.run_reference(stored), strict=True):
+        np.testing.assert_array_equal(np.asarray(got).view(np.int32), np.asarray(reference).view(np.int32))
 
 
 def test_clip_is_one_line(tmp_path):

@@ -4,18 +4,22 @@ a bias and K of two blocks): the imported op, its onnx-to-quant form (MatMul of 
 dequantized constant: the same bits; with a bias, then Add: one more float32 rounding) and the
 integer IR (a float island) against onnxruntime's own MatMulNBits kernel on CPU (fp32, accuracy_level 0: float32 accumulation, so within float32
 rounding of the float64 sum); after a QuantizeLinear / DequantizeLinear on A it is integer code
-(quant-to-integer with integer-only); g_idx is refused with one line naming the node."""
+(quant-to-integer with integer-only); compiled for rv32im (soft-float island) and run under qemu,
+bit-exact to bitfold-run; g_idx is refused with one line naming the node."""
 
 import numpy as np
 import onnx
 import pytest
+from conftest import require_tools
 from models.runners import run_onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
 from xdsl.utils.exceptions import PassFailedException
 
 import bitfold
+from bitfold.compile import compile_model
 from bitfold.frontends.onnx import import_model
+from bitfold.load import load_module
 from bitfold.passes.onnx_to_quant import OnnxToQuantPass
 from bitfold.passes.pipelines import OnnxToIntegerPipeline
 from bitfold.passes.quant_to_integer import QuantToIntegerPass
@@ -106,6 +110,20 @@ def test_matmul_nbits_against_onnxruntime(name, tmp_path):
     OnnxToIntegerPipeline().apply(Context(), module)
     (integer,) = bitfold.run(module, {"x": x}).values()
     np.testing.assert_allclose(integer, want, **TOLERANCE)
+
+
+@pytest.mark.parametrize("name", ["symmetric", "hand_packed"])
+def test_rv32im_under_qemu_is_bit_exact_to_bitfold_run(name, tmp_path):
+    """The transformer fixture's MatMulNBits form on rv32im, in small (tests/e2e/test_transformer_encoder.py
+    runs that fixture on rv64imv; on rv32im it takes minutes): negative scales, zero points, a bias."""
+    require_tools("qemu-riscv32", "riscv64-unknown-elf-gcc")
+    model = MODELS[name]()
+    onnx.save(model, tmp_path / "model.onnx")
+    compiled = compile_model(load_module(str(tmp_path / "model.onnx")), "rv32im")
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    stored = compiled.quantize({"x": RNG.normal(0, 1, shape).astype(np.float32)})
+    (reference,), (got,) = compiled.run_reference(stored), compiled.run_qemu(stored, tmp_path)
+    np.testing.assert_array_equal(np.asarray(got).view(np.int32), np.asarray(reference).view(np.int32))
 
 
 def test_g_idx_is_one_line(tmp_path):
