@@ -39,10 +39,19 @@ def _rvfloat() -> Dialect:
     return RvFloat
 
 
+def _rvbound() -> Dialect:
+    from bitfold.backends.riscv.lowering.branch_bounds import RvBound
+
+    return RvBound
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """bitfold's dialects by name (`rvmem`: the RISC-V backend's loads, stores and `la`;
-    `rvfloat`: its float instructions and libgcc calls, so that IR between its passes parses)."""
-    return {"quant": _quant, "onnx": _onnx, "qonnx": _qonnx, "rvmem": _rvmem, "rvfloat": _rvfloat}
+    `rvfloat`: its float instructions and libgcc calls; `rvbound`: its min / max as a branch over
+    a move; so that IR between its passes parses)."""
+    return {
+        "quant": _quant, "onnx": _onnx, "qonnx": _qonnx, "rvmem": _rvmem, "rvfloat": _rvfloat, "rvbound": _rvbound,
+    }
 
 
 def _lazy(module: str, name: str) -> Callable[[], type]:
@@ -93,7 +102,7 @@ generators'; the RISC-V backend's are listed in `riscv_passes` order, then their
             "backends.riscv.schedule.tabulated_elementwise", "BitfoldRiscvTabulateElementwisePass"
         ),
         "bitfold-riscv-count-thresholds": _lazy("backends.riscv.schedule.count_thresholds", "BitfoldRiscvCountThresholdsPass"),
-        "bitfold-riscv-sign-mask-clamps": _lazy("backends.riscv.lowering.sign_mask_clamps", "BitfoldRiscvSignMaskClampsPass"),
+        "bitfold-riscv-noop-clamps": _lazy("backends.riscv.lowering.noop_clamps", "BitfoldRiscvNoopClampsPass"),
         "bitfold-riscv-register-tiled-loops": _lazy(
             "backends.riscv.schedule.register_tiled_loops", "BitfoldRiscvRegisterTiledLoopsPass"
         ),

@@ -15,8 +15,10 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
 
     bitfold-riscv-expand-ctpop              without Zbb: math.ctpop as SWAR arith
     bitfold-riscv-expand-float-rounding     f32 roundeven/trunc/floor/ceil as exact arith
-    bitfold-riscv-sign-mask-clamps          without Zbb: min/max by a constant as sign masks
-                                            where nothing wraps (with Zbb: one min/max each)
+    bitfold-riscv-noop-clamps               without Zbb: min/max by a constant the value ranges
+                                            make a no-op, removed (the others: a branch over a
+                                            move each, bitfold-riscv-lower-arith; with Zbb: one
+                                            min/max each)
     bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
     bitfold-riscv-linalg-to-loops           accumulators in registers, else xDSL's perfect nest
     lower-affine                            xDSL
@@ -85,9 +87,9 @@ from bitfold.backends.riscv.lowering.lower_floats import BitfoldRiscvLowerFloatP
 from bitfold.backends.riscv.lowering.lower_integers import BitfoldRiscvLowerArithPass
 from bitfold.backends.riscv.lowering.lower_memory import BitfoldRiscvLowerPtrPass, BitfoldRiscvMemrefToAddressesPass
 from bitfold.backends.riscv.lowering.multiply_to_shift import BitfoldRiscvMultiplyToShiftPass
+from bitfold.backends.riscv.lowering.noop_clamps import BitfoldRiscvNoopClampsPass
 from bitfold.backends.riscv.lowering.population_count import BitfoldRiscvExpandCtpopPass
 from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
-from bitfold.backends.riscv.lowering.sign_mask_clamps import BitfoldRiscvSignMaskClampsPass
 from bitfold.backends.riscv.lowering.soft_float import BitfoldRiscvSoftFloatPass
 from bitfold.backends.riscv.lowering.soft_float_calls import BitfoldRiscvExpandCallsPass
 from bitfold.backends.riscv.regalloc.constant_sinking import BitfoldRiscvSinkConstantsPass
@@ -182,7 +184,7 @@ def riscv_passes(
     return [
         *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
         BitfoldRiscvExpandFloatRoundingPass(),
-        *([] if zbb else [BitfoldRiscvSignMaskClampsPass()]),
+        *([] if zbb else [BitfoldRiscvNoopClampsPass()]),
         BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers, nest_registers=nest_registers),
         BitfoldRiscvLinalgToLoopsPass(),
         LowerAffinePass(),

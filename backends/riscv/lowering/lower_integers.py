@@ -10,7 +10,8 @@ ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wid
   and so does one of a population count (`_small_count`: at most 64);
 - `arith.select`, `arith.maxsi`/`minsi`/`maxui`/`minui`: xDSL raises NotImplementedError;
   with Zbb (`zbb`) a min/max is one `max`/`min`/`maxu`/`minu` (`ZBB_BOUNDS`), without it
-  `slt`/`sltu` and a branch-free select;
+  a forward branch over a move (`BRANCH_BOUNDS`, `branch_bounds.py`: 1-2 executed instructions);
+  a select is branch-free;
 - `arith.mulsi_extended` / `arith.mului_extended`: not lowered (`mul` + `mulh`/`mulhu`, `mulh`
   alone where the low word is not read, or one `mul` and a shift when the full product fits a
   register);
@@ -43,6 +44,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from bitfold.backends.riscv.lowering import branch_bounds
 from bitfold.backends.riscv.lowering.instructions import SbOp, SdOp, ShOp, SwOp
 from bitfold.backends.riscv.lowering.population_count import population_count
 from bitfold.backends.riscv.lowering.registers import (
@@ -153,6 +155,15 @@ order of N-bit values: [0, 2^(N-1)) stays below, [2^(N-1), 2^N) moves to the top
 i1 is held as 0/1 (`registers.py`), where the signed order is the reverse unsigned order
 (1 is -1), so its signed max is `minu` and its signed min `maxu`."""
 
+BRANCH_BOUNDS = {
+    (arith.MaxSIOp, False): branch_bounds.MaxOp, (arith.MinSIOp, False): branch_bounds.MinOp,
+    (arith.MaxUIOp, False): branch_bounds.MaxUOp, (arith.MinUIOp, False): branch_bounds.MinUOp,
+    (arith.MaxSIOp, True): branch_bounds.MinUOp, (arith.MinSIOp, True): branch_bounds.MaxUOp,
+    (arith.MaxUIOp, True): branch_bounds.MaxUOp, (arith.MinUIOp, True): branch_bounds.MinUOp,
+}
+"""Without Zbb: the branch over a move (`branch_bounds.py`) in the order `ZBB_BOUNDS` uses; the
+result takes the register of the operand that is not a constant (the bound stays in its own)."""
+
 
 @dataclass
 class LowerIntegerArith(RewritePattern):
@@ -189,13 +200,9 @@ class LowerIntegerArith(RewritePattern):
                 _replace(rewriter, op, [bound], [bound.rd])
             case arith.MaxSIOp() | arith.MinSIOp() | arith.MaxUIOp() | arith.MinUIOp():
                 lhs, rhs = cast_operands_to_regs(rewriter, op)
-                signed = isinstance(op, arith.MaxSIOp | arith.MinSIOp)
-                less = (riscv.SltOp if signed else riscv.SltuOp)(lhs, rhs)
-                if isinstance(op, arith.MaxSIOp | arith.MaxUIOp):
-                    ops, result = select_ops(less.rd, rhs, lhs)
-                else:
-                    ops, result = select_ops(less.rd, lhs, rhs)
-                _replace(rewriter, op, [less, *ops], [result])
+                x, bound = (rhs, lhs) if _constant(op.lhs) is not None else (lhs, rhs)
+                branch = BRANCH_BOUNDS[type(op), target_bit_width(op.result.type, xlen) == 1](x, bound)
+                _replace(rewriter, op, [branch], [branch.rd])
             case arith.CmpiOp():
                 width = target_bit_width(op.lhs.type, xlen)
                 lhs, rhs = cast_operands_to_regs(rewriter, op)

@@ -27,13 +27,16 @@ both large in register-tiled nests (`tests/backends/riscv/test_loop_allocation.p
   value's last use in the body to the reload.
 - A loop variable takes the register of its start when the start is a carried argument of the
   enclosing loop whose last use is this loop (the `mv` at entry disappears).
+- An op whose result takes an operand's register (an `inout` constraint: `rvbound`'s branch
+  over a move) gets it where the op is the operand's last use; elsewhere a copy (`mv`) of the
+  operand before the op is what the result's register holds.
 """
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from xdsl.backend.register_allocatable import RegisterAllocatableOperation
+from xdsl.backend.register_allocatable import HasRegisterConstraints, RegisterAllocatableOperation
 from xdsl.backend.register_type import RegisterType
 from xdsl.backend.riscv.register_allocation import RegisterAllocatorLivenessBlockNaive
 from xdsl.dialects import riscv, riscv_scf
@@ -205,7 +208,29 @@ class LoopAwareAllocator(RegisterAllocatorLivenessBlockNaive):
             if isinstance(op, Loop):
                 self.allocate_loop(op)
             elif isinstance(op, RegisterAllocatableOperation):
+                copies = self._copy_unfit_inouts(op) if isinstance(op, HasRegisterConstraints) else []
                 op.allocate_registers(self)
+                for copy in copies:  # above `op`: the walk has passed it already
+                    copy.allocate_registers(self)
+
+    def _copy_unfit_inouts(self, op: HasRegisterConstraints) -> list[riscv.MVOp]:
+        """Where an `inout` operand (whose register the result takes) cannot give the result its
+        register, a copy (`mv`) of it before `op` does: the operand is live after `op` (already
+        allocated in this bottom-up walk: used below, or a live-in of an enclosing loop), or a
+        loop window forbids the result's register at the operand's definition. Returns the copies."""
+        for _, result in op.get_register_constraints().inouts:
+            self.allocate_value(result)
+        copies: list[riscv.MVOp] = []
+        for operand, result in op.get_register_constraints().inouts:
+            if operand.type == result.type:
+                continue
+            if operand.type.is_allocated or _key(result.type) in self._forbidden(operand):
+                move = riscv.MVOp(operand, rd=riscv.Registers.UNALLOCATED_INT)
+                Rewriter.insert_op(move, InsertPoint.before(op))
+                op.operands[op.operands.index(operand)] = move.rd
+                self.changes.append(move)
+                copies.append(move)
+        return copies
 
     def allocate_value(self, val: SSAValue) -> SSAValue | None:
         if val.type.is_allocated:

@@ -75,7 +75,7 @@ byte; unrolled by 5, 2.6)."""
 ELEMENTWISE_UNROLL_MAX_BODY = 12
 """Operations of an elementwise body beyond which unrolling by 4 saves about 10% or less (2.25 of
 the 3 loop instructions per copy, against the body, its load and its store) and only multiplies
-the code. A requantization with its zero point and two-sided clamp is 11 (`sign_mask_clamps.py`)."""
+the code. A requantization with its zero point and two-sided clamp is 5 (`branch_bounds.py`)."""
 
 
 def linear_form(expr: AffineExpr, n_dims: int) -> tuple[list[int], int] | None:

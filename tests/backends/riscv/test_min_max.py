@@ -1,5 +1,5 @@
 """`arith.maxsi`/`minsi`/`maxui`/`minui` on RISC-V (`lower_integers.py`: Zbb's `max`/`min`/`maxu`/
-`minu`, else `slt`/`sltu` and a select) under qemu against numpy on every pair of edge values of
+`minu`, else a branch over a move, `branch_bounds.py`) under qemu against numpy on every pair of edge values of
 the type (its extremes, 0, +-1) and random ones, by a value and by a constant."""
 
 import numpy as np

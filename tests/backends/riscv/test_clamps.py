@@ -1,11 +1,19 @@
-"""Clamps as sign-mask arithmetic (`bitfold-riscv-sign-mask-clamps`) and the value ranges that allow
-them (`value_ranges.py`): a per-channel requantization with its zero point and a two-sided clamp
-under qemu against numpy's integer arithmetic, on accumulators at the extremes of i32 and around
-every bound; and each range rule against numpy on random operands drawn from its ranges."""
+"""Clamps (`bitfold-riscv-noop-clamps`; without Zbb a branch over a move a bound,
+`branch_bounds.py`; with Zbb `max`/`min`) and the value ranges that remove no-op ones
+(`value_ranges.py`): a per-channel requantization with its zero point and a two-sided clamp under
+qemu against numpy's integer arithmetic, on accumulators at the extremes of i32 and around every
+bound (below, at, inside and above the range); a clamp whose operand is read again after it;
+unsigned bounds; and each range rule against numpy on random operands drawn from its ranges."""
 
 import numpy as np
 import pytest
-from test_codegen_execution import needs_qemu, parse, riscv_toolchain, run_kernel  # noqa: F401 (the fixture)
+from test_codegen_execution import (  # noqa: F401 (the fixture)
+    assemble_rv32,
+    needs_qemu,
+    parse,
+    riscv_toolchain,
+    run_kernel,
+)
 from xdsl.dialects import arith
 from xdsl.dialects.linalg import ops as linalg
 
@@ -78,10 +86,59 @@ def accumulators(n: int) -> np.ndarray:
 @needs_qemu
 @pytest.mark.parametrize("target", ["rv32im", "rv64im", "rv32im_zbb", "rv64im_zbb"])
 def test_requantization_clamp_is_exact(target, tmp_path):
-    """Sign masks without Zbb, `max`/`min` with it (`lower_integers.ZBB_BOUNDS`)."""
+    """Branches without Zbb (`lower_integers.BRANCH_BOUNDS`), `max`/`min` with it (`ZBB_BOUNDS`)."""
     acc = accumulators(64)
     (out,) = run_kernel(requantize_ir(acc.shape[1]), [acc], target, tmp_path)
     np.testing.assert_array_equal(out, requantize_reference(acc))
+
+
+LIVE_OPERAND_IR = """
+func.func @clamp(%x: tensor<64xi32>, %u: tensor<64xi32>) -> (tensor<64xi32>, tensor<64xi32>) {
+  %e = tensor.empty() : tensor<64xi32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<64xi32>) outs(%e : tensor<64xi32>) {
+  ^bb0(%a: i32, %o: i32):
+    %lo = arith.constant -1000 : i32
+    %hi = arith.constant 1000 : i32
+    %c1 = arith.maxsi %a, %lo : i32
+    %c2 = arith.minsi %c1, %hi : i32
+    %d = arith.subi %c2, %a : i32
+    linalg.yield %d : i32
+  } -> tensor<64xi32>
+  %v = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%u : tensor<64xi32>) outs(%e : tensor<64xi32>) {
+  ^bb0(%b: i32, %p: i32):
+    %ulo = arith.constant 16 : i32
+    %uhi = arith.constant -16 : i32
+    %u1 = arith.maxui %b, %ulo : i32
+    %u2 = arith.minui %u1, %uhi : i32
+    linalg.yield %u2 : i32
+  } -> tensor<64xi32>
+  func.return %y, %v : tensor<64xi32>, tensor<64xi32>
+}
+"""
+"""clamp(x, -1000, 1000) - x, x read again after its clamp; and u clamped to [16, 2^32 - 16] unsigned."""
+
+
+def edge_values(bounds: tuple[int, int]) -> np.ndarray:
+    """64 int32 values: the i32 extremes, each bound and its neighbours, 0, and random ones."""
+    edges = [-(1 << 31), (1 << 31) - 1, 0, -1, 1] + [b + d for b in bounds for d in (-2, -1, 0, 1, 2)]
+    rest = np.random.default_rng(7).integers(-(1 << 31), 1 << 31, size=64 - len(edges), dtype=np.int64)
+    return np.concatenate([np.array(edges, dtype=np.int64), rest]).astype(np.int32)
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", ["rv32im", "rv64im", "rv32im_zbb"])
+def test_clamp_of_a_live_operand_and_unsigned_bounds(target, tmp_path):
+    x = edge_values((-1000, 1000))
+    u = edge_values((16, -16))
+    y, v = run_kernel(LIVE_OPERAND_IR, [x, u], target, tmp_path)
+    np.testing.assert_array_equal(y, np.clip(x.astype(np.int64), -1000, 1000) - x)
+    np.testing.assert_array_equal(v.view(np.uint32), np.clip(u.view(np.uint32), 16, (1 << 32) - 16))
+
+
+def test_branch_bounds_assemble(tmp_path):
+    """GNU as and llvm-mc both take the numeric local labels, one `1:` a bound."""
+    assembly = assemble_rv32(LIVE_OPERAND_IR, tmp_path)
+    assert assembly.count("\n1:\n") == assembly.count(", 1f") > 0
 
 
 def bufferized_requantize_ir() -> str:
