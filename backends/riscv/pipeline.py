@@ -31,7 +31,10 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
     bitfold-riscv-lower-ptr                 lb/lbu/lh/lhu/lw/lwu/ld, sb/sh/sw/sd
     bitfold-riscv-lower-float               with F: f32 arith to F instructions, rne, rtz
     | bitfold-riscv-soft-float              without: integer arith and libgcc calls (rvfloat.libcall)
-    bitfold-riscv-lower-arith, convert-arith-to-riscv
+    bitfold-riscv-lower-arith               integer arith (xDSL's instructions where xDSL's
+                                            are right), operands held in registers taken as
+                                            such: no cast pairs for reconciling to remove
+    convert-arith-to-riscv                  xDSL: what is left
     convert-scf-to-riscv-scf, convert-func-to-riscv-func, reconcile-unrealized-casts
     bitfold-riscv-immediates                li operands -> addi/slli/andi/... forms
     riscv-scf-for-infer-constant-step       xDSL: loop steps as immediates

@@ -1,9 +1,12 @@
 """`bitfold-riscv-lower-arith`: integer `arith` to RV32IM / RV64IM instructions, for every width
 from i1 to XLEN, under the register convention of `bitfold.backends.riscv.lowering.registers`.
 
-What it covers that xDSL 0.74's `convert-arith-to-riscv` does not (it runs afterwards, for the
-ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wide types and
-`andi`/`ori`/`xori`/`shrsi` on any width):
+The ops xDSL 0.74's `convert-arith-to-riscv` lowers correctly (`addi`/`subi`/`muli`/`divsi`/
+`remsi`... on XLEN-wide types and `andi`/`ori`/`xori`/`shrsi` on any width) become the same one
+instruction its `LowerBinaryIntegerOp` makes (`XDSL_BINARY`); here, as for every op of this pass,
+an operand already held in a register by an earlier lowering is taken as that register, not as a
+cast of its cast back (`register_operands.py`: the pairs `reconcile-unrealized-casts` would remove
+are not made). xDSL's pass runs afterwards for what is left (floats). What it does not cover:
 
 - `arith.extsi`, `arith.extui`, `arith.trunci`, `arith.index_cast`: not lowered by xDSL;
   a `trunci` whose value is only stored by a store no wider than it costs nothing (`_only_stored`),
@@ -31,7 +34,21 @@ ops it does lower correctly: `addi`/`subi`/`muli`/`divsi`/`remsi`... on XLEN-wid
 
 from dataclasses import dataclass
 
-from xdsl.backend.riscv.lowering.utils import cast_operands_to_regs
+from xdsl.backend.riscv.lowering.convert_arith_to_riscv import (
+    lower_arith_addi,
+    lower_arith_andi,
+    lower_arith_divsi,
+    lower_arith_divui,
+    lower_arith_muli,
+    lower_arith_ori,
+    lower_arith_remsi,
+    lower_arith_remui,
+    lower_arith_shli,
+    lower_arith_shrsi,
+    lower_arith_shrui,
+    lower_arith_subi,
+    lower_arith_xori,
+)
 from xdsl.context import Context
 from xdsl.dialects import arith, math, riscv, rv32, rv64
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp, UnrealizedConversionCastOp
@@ -47,6 +64,7 @@ from xdsl.pattern_rewriter import (
 from bitfold.backends.riscv.lowering import branch_bounds
 from bitfold.backends.riscv.lowering.instructions import SbOp, SdOp, ShOp, SwOp
 from bitfold.backends.riscv.lowering.population_count import population_count
+from bitfold.backends.riscv.lowering.register_operands import operand_registers
 from bitfold.backends.riscv.lowering.registers import (
     canonical_constant,
     load_immediate,
@@ -57,6 +75,22 @@ from bitfold.backends.riscv.lowering.registers import (
 )
 
 _INTEGER_LIKE = (IntegerType, IndexType)
+
+XDSL_BINARY = {pattern.arith_op_cls: pattern.riscv_op_cls for pattern in (
+    lower_arith_addi, lower_arith_subi, lower_arith_muli, lower_arith_divui, lower_arith_divsi, lower_arith_remui,
+    lower_arith_remsi, lower_arith_andi, lower_arith_ori, lower_arith_xori, lower_arith_shli, lower_arith_shrui,
+    lower_arith_shrsi,
+)}
+"""xDSL's `LowerBinaryIntegerOp`s: arith op -> the one instruction it becomes, for the widths xDSL
+lowers right (module docstring)"""
+
+LOWERED = frozenset({
+    math.CtPopOp, arith.ConstantOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.IndexCastOp, arith.SelectOp,
+    arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp, arith.CmpiOp, arith.FloorDivSIOp,
+    arith.MulSIExtendedOp, arith.MulUIExtendedOp, *XDSL_BINARY,
+})
+"""the op types `LowerIntegerArith` may rewrite (the cases of its match): any other op, such as the
+riscv ops and casts it makes, is passed over at one set lookup"""
 
 
 def _replace(rewriter: PatternRewriter, op: Operation, ops: list[Operation], results: list[SSAValue]) -> None:
@@ -173,6 +207,8 @@ class LowerIntegerArith(RewritePattern):
     zbb: bool = False
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if type(op) not in LOWERED:
+            return
         xlen = self.xlen
         match op:
             case math.CtPopOp():
@@ -181,7 +217,7 @@ class LowerIntegerArith(RewritePattern):
                     raise NotImplementedError(
                         f"math.ctpop on {op.operand.type} without Zbb (bitfold-riscv-expand-ctpop expands i32, i64)"
                     )
-                (x,) = cast_operands_to_regs(rewriter, op)
+                (x,) = operand_registers(rewriter, op)
                 count = population_count(x, xlen, bits)
                 _replace(rewriter, op, [count], [count.results[0]])
             case arith.ConstantOp(value=IntegerAttr() as value) if isinstance(op.result.type, _INTEGER_LIKE):
@@ -191,37 +227,41 @@ class LowerIntegerArith(RewritePattern):
             case arith.ExtSIOp() | arith.ExtUIOp() | arith.TruncIOp() | arith.IndexCastOp():
                 self._cast(op, rewriter)
             case arith.SelectOp() if isinstance(op.result.type, _INTEGER_LIKE):
-                condition, if_true, if_false = cast_operands_to_regs(rewriter, op)
+                condition, if_true, if_false = operand_registers(rewriter, op)
                 ops, result = select_ops(condition, if_true, if_false)
                 _replace(rewriter, op, ops, [result])
             case arith.MaxSIOp() | arith.MinSIOp() | arith.MaxUIOp() | arith.MinUIOp() if self.zbb:
-                lhs, rhs = cast_operands_to_regs(rewriter, op)
+                lhs, rhs = operand_registers(rewriter, op)
                 bound = ZBB_BOUNDS[type(op), target_bit_width(op.result.type, xlen) == 1](lhs, rhs)
                 _replace(rewriter, op, [bound], [bound.rd])
             case arith.MaxSIOp() | arith.MinSIOp() | arith.MaxUIOp() | arith.MinUIOp():
-                lhs, rhs = cast_operands_to_regs(rewriter, op)
+                lhs, rhs = operand_registers(rewriter, op)
                 x, bound = (rhs, lhs) if _constant(op.lhs) is not None else (lhs, rhs)
                 branch = BRANCH_BOUNDS[type(op), target_bit_width(op.result.type, xlen) == 1](x, bound)
                 _replace(rewriter, op, [branch], [branch.rd])
             case arith.CmpiOp():
                 width = target_bit_width(op.lhs.type, xlen)
-                lhs, rhs = cast_operands_to_regs(rewriter, op)
+                lhs, rhs = operand_registers(rewriter, op)
                 ops, result = compare_ops(op.predicate.value.data, lhs, rhs, width)
                 _replace(rewriter, op, ops, [result])
             case arith.FloorDivSIOp():
                 self._floor_divide(op, rewriter)
             case arith.MulSIExtendedOp() | arith.MulUIExtendedOp():
                 self._extended_multiply(op, rewriter)
-            case arith.AddiOp() | arith.SubiOp() | arith.MuliOp() | arith.ShLIOp() | arith.ShRUIOp():
-                width = target_bit_width(op.result.type, xlen)
-                if width < xlen:
-                    self._narrow_binary(op, width, rewriter)
+            case arith.AddiOp() | arith.SubiOp() | arith.MuliOp() | arith.ShLIOp() | arith.ShRUIOp() if (
+                width := target_bit_width(op.result.type, xlen)
+            ) < xlen:
+                self._narrow_binary(op, width, rewriter)
+            case _ if type(op) in XDSL_BINARY:
+                lhs, rhs = operand_registers(rewriter, op)
+                new = XDSL_BINARY[type(op)](lhs, rhs)
+                _replace(rewriter, op, [new], [new.rd])
             case _:
                 return
 
     def _cast(self, op: Operation, rewriter: PatternRewriter) -> None:
         xlen = self.xlen
-        (x,) = cast_operands_to_regs(rewriter, op)
+        (x,) = operand_registers(rewriter, op)
         source = target_bit_width(op.operands[0].type, xlen)
         target = target_bit_width(op.results[0].type, xlen)
         ops: list[Operation] = []
@@ -247,7 +287,7 @@ class LowerIntegerArith(RewritePattern):
         remainder is not 0 and its sign differs from b's."""
         xlen = self.xlen
         divisor = _constant(op.rhs)
-        lhs, rhs = cast_operands_to_regs(rewriter, op)
+        lhs, rhs = operand_registers(rewriter, op)
         if target_bit_width(op.result.type, xlen) != xlen:
             raise NotImplementedError(f"arith.floordivsi on {op.result.type}")
         if divisor is not None and divisor > 0 and divisor & (divisor - 1) == 0:
@@ -265,7 +305,7 @@ class LowerIntegerArith(RewritePattern):
 
     def _narrow_binary(self, op: Operation, width: int, rewriter: PatternRewriter) -> None:
         xlen = self.xlen
-        lhs, rhs = cast_operands_to_regs(rewriter, op)
+        lhs, rhs = operand_registers(rewriter, op)
         if xlen == 64 and width == 32:
             word = {
                 arith.AddiOp: riscv.AddwOp,
@@ -294,7 +334,7 @@ class LowerIntegerArith(RewritePattern):
     def _extended_multiply(self, op: arith.MulSIExtendedOp | arith.MulUIExtendedOp, rewriter: PatternRewriter) -> None:
         xlen = self.xlen
         width = target_bit_width(op.lhs.type, xlen)
-        lhs, rhs = cast_operands_to_regs(rewriter, op)
+        lhs, rhs = operand_registers(rewriter, op)
         signed = isinstance(op, arith.MulSIExtendedOp)
         if width == xlen:
             high = (riscv.MulhOp if signed else riscv.MulhuOp)(lhs, rhs)
