@@ -39,8 +39,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import InterpretationError
 
-from bitfold.dialects.onnx.constant import constant_array
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import constant_array, dense_attr
 
 BYTE_VALUES = 256
 """Entries of a table indexed by an i8's bits."""
