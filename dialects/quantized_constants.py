@@ -9,8 +9,7 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
-from bitfold.dialects.onnx.constant import ConstantOp, dense_to_numpy
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import ConstantOp, dense_attr, dense_to_numpy
 from bitfold.dialects.quant import QuantizedType, StorageCastOp, element_type
 from bitfold.dialects.quant_semantics import to_storage
 

@@ -33,9 +33,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from bitfold.dialects.onnx.constant import ConstantOp, constant_array
+from bitfold.dialects.onnx.constant import ConstantOp, constant_array, dense_attr
 from bitfold.dialects.onnx.conv_transpose import ConvTransposeOp
-from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import ConvOp
 from bitfold.dialects.onnx.quantization import DequantizeLinearOp
 from bitfold.dialects.onnx.shape import PadOp, ReshapeOp, SliceOp, TransposeOp

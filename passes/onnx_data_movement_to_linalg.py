@@ -81,9 +81,8 @@ from xdsl.pattern_rewriter import (
 from bitfold.dialects.evaluation import read_signed
 from bitfold.dialects.onnx.base import OnnxOp
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
-from bitfold.dialects.onnx.constant import constant_array, dense_to_numpy
+from bitfold.dialects.onnx.constant import constant_array, dense_attr, dense_to_numpy
 from bitfold.dialects.onnx.elementwise import WhereOp
-from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.replication import ExpandOp, TileOp
 from bitfold.dialects.onnx.shape import (
     ConcatOp,

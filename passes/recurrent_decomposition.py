@@ -25,9 +25,8 @@ from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from bitfold.dialects.onnx.constant import ConstantOp, constant_array
+from bitfold.dialects.onnx.constant import ConstantOp, constant_array, dense_attr
 from bitfold.dialects.onnx.elementwise import AddOp, MulOp, SigmoidOp, SubOp, TanhOp
-from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import MatMulOp
 from bitfold.dialects.onnx.recurrent import GRUOp, LSTMOp, RecurrentOp
 from bitfold.dialects.onnx.shape import ConcatOp, SplitOp, UnsqueezeOp

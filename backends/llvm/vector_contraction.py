@@ -75,7 +75,7 @@ from bitfold.backends.llvm.contraction_plan import (
 )
 from bitfold.backends.llvm.upstream_vector_ops import GatherOp, PoisonOp, ScatterOp, StepOp, VectorScaleOp
 from bitfold.dialects.evaluation import numpy_dtype
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import dense_attr
 
 
 def scalable(element, lanes: int = LANES) -> VectorType:

@@ -19,8 +19,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from bitfold.dialects import quant
 from bitfold.dialects.evaluation import numpy_dtype
-from bitfold.dialects.onnx.constant import ConstantOp
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import ConstantOp, dense_attr
 from bitfold.dialects.quant_semantics import dequantize, quantize
 from bitfold.dialects.quantized_constants import constant_stored_values, quantized_constant
 

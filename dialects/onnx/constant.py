@@ -5,11 +5,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import BFloat16Type, BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import attr_def, irdl_op_definition, result_def
 
-from bitfold.dialects.evaluation import numpy_dtype_of
+from bitfold.dialects.evaluation import numpy_dtype, numpy_dtype_of
 from bitfold.dialects.onnx.base import OnnxOp
 
 
@@ -21,6 +21,18 @@ def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
     if len(storage) == dtype.itemsize * int(np.prod(shape, dtype=np.int64)):
         return np.frombuffer(storage, dtype=dtype).reshape(shape).copy()
     return np.asarray(value.get_values(), dtype=dtype).reshape(shape)  # packed or bool storage
+
+
+def dense_attr(array: np.ndarray, element: Attribute) -> DenseIntOrFPElementsAttr:
+    """The inverse of `dense_to_numpy`: a dense attribute of `element` type from the array's bytes
+    (no Python lists: constants of millions of elements import in milliseconds). bf16 is refused:
+    numpy holds it as f32, whose bytes are not bf16's. Here rather than beside the ONNX element
+    types (`encoding.py`) so that the passes using it do not import the onnx package."""
+    if isinstance(element, BFloat16Type):
+        raise ValueError("no byte encoding for bf16 constants (numpy holds bf16 as f32)")
+    storage = numpy_dtype(element).newbyteorder("<")
+    data = np.ascontiguousarray(array, dtype=storage).tobytes()
+    return DenseIntOrFPElementsAttr(TensorType(element, array.shape), BytesAttr(data))
 
 
 def constant_array(value: SSAValue) -> np.ndarray | None:

@@ -1,14 +1,11 @@
-"""How ONNX's element types and tensors are held in xDSL: the one table the importer
-(`bitfold.frontends.onnx`) and the exporters (`bitfold.backends.onnx`) both read."""
+"""How ONNX's element types are held in xDSL: the one table the importer (`bitfold.frontends.onnx`)
+and the exporters (`bitfold.backends.onnx`) both read. Tensors' bytes: `constant.dense_attr` and
+`constant.dense_to_numpy`, which need no onnx package (the passes import them; this module imports onnx)."""
 
-import numpy as np
 import onnx
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    BFloat16Type,
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
     Float4E2M1FNType,
     Float8E4M3FNType,
     Float8E4M3FNUZType,
@@ -23,8 +20,6 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
 )
 from xdsl.ir import Attribute
-
-from bitfold.dialects.evaluation import numpy_dtype
 
 _SIGNLESS, _UNSIGNED = Signedness.SIGNLESS, Signedness.UNSIGNED
 
@@ -65,14 +60,3 @@ def type_proto(value_type: Attribute) -> onnx.TypeProto:
         return helper.make_tensor_type_proto(code, None)
     shape = [None if d == DYNAMIC_INDEX else d for d in value_type.get_shape()]
     return helper.make_tensor_type_proto(code, shape)
-
-
-def dense_attr(array: np.ndarray, element: Attribute) -> DenseIntOrFPElementsAttr:
-    """A dense attribute of `element` type from the array's bytes (no Python lists: constants
-    of millions of elements import in milliseconds). bf16 is refused: numpy holds it as f32,
-    whose bytes are not bf16's."""
-    if isinstance(element, BFloat16Type):
-        raise ValueError("no byte encoding for bf16 constants (numpy holds bf16 as f32)")
-    storage = numpy_dtype(element).newbyteorder("<")
-    data = np.ascontiguousarray(array, dtype=storage).tobytes()
-    return DenseIntOrFPElementsAttr(TensorType(element, array.shape), BytesAttr(data))

@@ -7,8 +7,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from bitfold.dialects.onnx.base import OnnxOp
-from bitfold.dialects.onnx.constant import ConstantOp
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import ConstantOp, dense_attr
 
 
 def replace_constant_operand(op: OnnxOp, index: int, values: np.ndarray) -> None:

@@ -31,8 +31,7 @@ from xdsl.utils.exceptions import VerifyException
 from bitfold.dialects.evaluation import numpy_dtype_of
 from bitfold.dialects.minifloat import is_float_storage
 from bitfold.dialects.onnx.base import ONNX_NAME, ONNX_OPSET
-from bitfold.dialects.onnx.constant import ConstantOp
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import ConstantOp, dense_attr
 from bitfold.dialects.onnx.quantization import DequantizeLinearOp, QuantizeLinearOp
 from bitfold.frontends import FrontendError
 from bitfold.frontends.onnx.domains import (

@@ -11,7 +11,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from bitfold.dialects.evaluation import numpy_dtype
-from bitfold.dialects.onnx.encoding import ELEMENT_TYPES, dense_attr
+from bitfold.dialects.onnx.constant import dense_attr
+from bitfold.dialects.onnx.encoding import ELEMENT_TYPES
 from bitfold.dialects.tensor_limits import check_tensor
 from bitfold.frontends import FrontendError
 

@@ -16,9 +16,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.constant import ConstantOp, dense_attr
 from bitfold.dialects.onnx.elementwise import MaxOp, MinOp
-from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.quant import DequantizeCastOp, QuantizeCastOp, QuantizedType, RequantizeOp, element_type
 from bitfold.passes.layer_report.costs import is_constant, layer_ops
 from bitfold.passes.utils.observed_values import append_results

@@ -38,8 +38,7 @@ from bitfold.dialects.minifloat import (
     sign_bit,
 )
 from bitfold.dialects.onnx.constant import ConstantOp as OnnxConstantOp
-from bitfold.dialects.onnx.constant import dense_to_numpy
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import dense_attr, dense_to_numpy
 from bitfold.dialects.quant import (
     DequantizeCastOp,
     FloatQuantizedType,

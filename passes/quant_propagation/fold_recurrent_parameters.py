@@ -15,8 +15,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from bitfold.dialects.evaluation import NumpyEvaluable
-from bitfold.dialects.onnx.constant import ConstantOp, constant_array
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import ConstantOp, constant_array, dense_attr
 from bitfold.dialects.onnx.recurrent import RecurrentOp
 
 PARAMETERS = ("w", "r", "b", "p")

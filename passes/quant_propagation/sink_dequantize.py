@@ -26,9 +26,8 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from bitfold.dialects import quant
 from bitfold.dialects.evaluation import numpy_dtype
 from bitfold.dialects.onnx.base import OnnxOp
-from bitfold.dialects.onnx.constant import ConstantOp, constant_array
+from bitfold.dialects.onnx.constant import ConstantOp, constant_array, dense_attr
 from bitfold.dialects.onnx.elementwise import WhereOp
-from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import MaxPoolOp, SlidingWindow
 from bitfold.dialects.onnx.replication import ExpandOp, TileOp
 from bitfold.dialects.onnx.shape import (

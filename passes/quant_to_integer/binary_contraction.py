@@ -41,9 +41,8 @@ from xdsl.rewriter import InsertPoint
 
 from bitfold.dialects.evaluation import numpy_dtype_of
 from bitfold.dialects.onnx.base import ints_or
-from bitfold.dialects.onnx.constant import ConstantOp
+from bitfold.dialects.onnx.constant import ConstantOp, dense_attr
 from bitfold.dialects.onnx.elementwise import AddOp
-from bitfold.dialects.onnx.encoding import dense_attr
 from bitfold.dialects.onnx.nn import ConvOp, GemmOp, MatMulOp, SlidingWindow
 from bitfold.dialects.quant import BipolarQuantizedType, Granularity
 from bitfold.passes.quant_to_integer.bit_packing import WORD_BITS, disagreements, packed_activations, packed_constant

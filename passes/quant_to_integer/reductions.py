@@ -20,8 +20,7 @@ from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from bitfold.dialects.onnx.constant import ConstantOp, constant_operand
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import ConstantOp, constant_operand, dense_attr
 from bitfold.dialects.onnx.reduction import ReduceMaxOp, ReduceMeanOp, ReduceOnnxOp, ReduceSumOp
 from bitfold.dialects.onnx.shape import ReshapeOp, normalized_axes
 from bitfold.dialects.quant import DequantizeCastOp, UniformQuantizedType

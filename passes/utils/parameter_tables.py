@@ -29,7 +29,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import dense_attr
 from bitfold.dialects.quant import Granularity, QuantizedType
 from bitfold.passes.utils.linalg_building import Body
 

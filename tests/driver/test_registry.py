@@ -9,6 +9,8 @@ import importlib
 import inspect
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -129,3 +131,18 @@ def test_every_pass_has_a_filecheck_test(name):
     assert re.search(rf"-p[ =]*['\"]?[^|]*(?<![\w-]){re.escape(name)}(?![\w-])", filecheck_runs()), (
         f"no FileCheck test runs `bitfold-opt -p {name}`"
     )
+
+
+def test_passes_and_dialects_load_without_the_onnx_package():
+    """Loading every registered pass and dialect (what `bitfold-opt -p ...` does on MLIR input)
+    imports no `onnx` module: only the ONNX frontend and the exporters need the package, and its
+    import (about 80 modules) would otherwise be paid by every FileCheck run."""
+    script = (
+        "import sys\n"
+        "from bitfold.registry import get_all_dialects, get_all_passes\n"
+        "for factory in [*get_all_dialects().values(), *get_all_passes().values()]:\n"
+        "    factory()\n"
+        "print(sorted(m for m in sys.modules if m == 'onnx' or m.startswith('onnx.')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout

@@ -154,6 +154,34 @@ def pooling(opset: int = DEFAULT_OPSET) -> onnx.ModelProto:
     return g.model("pooling", [("input", [1, 3, 12, 12])], y, [1, 6, 1, 1], opset)
 
 
+def _hard_swish(g: _Graph, x: str) -> str:
+    """HardSwish as torch exports it: x * HardSigmoid(x) (alpha 1/6, beta 1/2)."""
+    return g.node("Mul", [x, g.node("HardSigmoid", [x], alpha=1 / 6, beta=0.5)])
+
+
+def mobilenet_v3_block(opset: int = 17) -> onnx.ModelProto:
+    """MobileNetV3-style block on a 1x3x16x16 image, with the ops torchvision's MobileNetV3 exports.
+
+    Conv 3x3 (3 -> 8, stride 2) + HardSwish, depthwise Conv 3x3 + HardSwish, squeeze-excite
+    (GlobalAveragePool, Conv 1x1 8 -> 4 + Relu, Conv 1x1 4 -> 8 + HardSigmoid, Mul by the block's
+    activations), pointwise Conv 1x1 (8 -> 8) plus a residual Add, GlobalAveragePool, Flatten, Gemm
+    (8 -> 10). Not one of `FLOAT_BUILDERS`: a model of its own for the RISC-V backend's elementwise
+    chains (tabulated HardSwish, fused squeeze-excite gate and residual terms).
+    """
+    g = _Graph(seed=7)
+    h = _hard_swish(g, g.conv("input", 3, 8, 3, stride=2))
+    h = _hard_swish(g, g.conv(h, 8, 8, 3, group=8))
+    s = g.node("GlobalAveragePool", [h])
+    s = g.node("Relu", [g.conv(s, 8, 4, 1)])
+    s = g.node("HardSigmoid", [g.conv(s, 4, 8, 1)], alpha=1 / 6, beta=0.5)
+    h = g.node("Mul", [s, h])
+    h = g.node("Add", [g.conv(h, 8, 8, 1), h])
+    h = g.node("GlobalAveragePool", [h])
+    h = g.node("Flatten", [h], axis=1)
+    y = g.node("Gemm", [h, g.weight("fc.weight", (10, 8), fan_in=8), g.bias("fc.bias", 10)], transB=1)
+    return g.model("mobilenet_v3_block", [("input", [1, 3, 16, 16])], y, [1, 10], opset)
+
+
 FLOAT_BUILDERS: dict[str, Callable[..., onnx.ModelProto]] = {
     "mlp": mlp,
     "cnn_depthwise": cnn_depthwise,

@@ -31,8 +31,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from bitfold.backends.riscv.schedule.lane_pairs import plain_reduction_dimensions, rewrite_contractions, shrunk
-from bitfold.dialects.onnx.constant import constant_array
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import constant_array, dense_attr
 
 WORD_BITS = 32
 WORD_MASK = (1 << WORD_BITS) - 1

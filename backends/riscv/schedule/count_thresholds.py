@@ -36,8 +36,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint
 
 from bitfold.backends.riscv.schedule.binary_words import popcount_terms
-from bitfold.dialects.onnx.constant import constant_array
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import constant_array, dense_attr
 
 I16_MAX = (1 << 15) - 1
 """Counts up to this bound keep W (in [-C, C + 1]) an i16 table (`lh`)."""

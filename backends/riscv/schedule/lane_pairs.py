@@ -49,8 +49,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 
-from bitfold.dialects.onnx.constant import constant_array
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import constant_array, dense_attr
 from bitfold.dialects.xdsl_compat.dead_code import region_dce
 
 LANE_BITS = 32

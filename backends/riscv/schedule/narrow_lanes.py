@@ -76,7 +76,7 @@ from bitfold.backends.riscv.schedule.lane_pairs import (
     rewrite_contractions,
     shrunk,
 )
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import dense_attr
 
 BYTE_BITS = 8
 MIN_LANES = {32: 2, 64: 4}

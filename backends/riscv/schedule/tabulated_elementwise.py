@@ -39,8 +39,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import InterpretationError
 
-from bitfold.dialects.onnx.constant import constant_array
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import constant_array, dense_attr
 from bitfold.dialects.table_lookup import lookup_generic
 from bitfold.interpreters import make_interpreter
 

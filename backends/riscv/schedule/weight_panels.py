@@ -30,7 +30,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from bitfold.dialects.evaluation import numpy_dtype_of
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import dense_attr
 
 BITS_PER_BYTE = 8
 

@@ -6,8 +6,7 @@ import pytest
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, Signedness, TensorType, i8, i16, i32
 
 from bitfold.backends.llvm.vector_contraction import transposed_elements
-from bitfold.dialects.onnx.constant import dense_to_numpy
-from bitfold.dialects.onnx.encoding import dense_attr
+from bitfold.dialects.onnx.constant import dense_attr, dense_to_numpy
 
 RNG = np.random.default_rng(3)
 
