@@ -25,6 +25,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from bitfold.backends.riscv.lowering.value_ranges import Range, body_ranges, constant_value, type_range
+from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals
 
 
 def _constant(value: int, type_: IntegerType) -> arith.ConstantOp:
@@ -78,10 +79,10 @@ def _cannot_wrap(x: Range, c: int, whole: Range) -> bool:
     return whole[0] <= x[0] - c and x[1] - c <= whole[1]
 
 
-def rewrite_clamps(generic: linalg.GenericOp) -> None:
+def rewrite_clamps(generic: linalg.GenericOp, globals_: ModuleGlobals) -> None:
     """Every min / max by a constant of the body whose difference cannot wrap, rewritten (module
-    docstring); constants left unused are erased."""
-    ranges = body_ranges(generic)
+    docstring); constants left unused are erased. `globals_`: the module's globals, indexed once."""
+    ranges = body_ranges(generic, globals_.constant_global)
     for op in list(generic.body.block.ops):
         if not isinstance(op, arith.MaxSIOp | arith.MinSIOp) or (found := _bounded_operand(op)) is None:
             continue
@@ -110,5 +111,6 @@ class BitfoldRiscvSignMaskClampsPass(ModulePass):
     name = "bitfold-riscv-sign-mask-clamps"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        globals_ = ModuleGlobals(op)
         for generic in [g for g in op.walk() if isinstance(g, linalg.GenericOp)]:
-            rewrite_clamps(generic)
+            rewrite_clamps(generic, globals_)
