@@ -100,7 +100,14 @@ def split_bias(
     `BIAS_FOLD_TOLERANCE` (zeros otherwise); and the real values of any other bias (a float
     one, or integers at an unrelated scale; None otherwise), which `add_real_constant` adds
     on a grid 2^RESCALE_BITS times finer afterwards."""
-    real = real_bias(op, bias, channels, beta)
+    return _split_real(bias, real_bias(op, bias, channels, beta), scales, channels)
+
+
+def _split_real(
+    bias: SSAValue | None, real: np.ndarray | None, scales: np.ndarray, channels: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """`split_bias` of the bias's real values `real` (`real_bias`, computed once: exact
+    Fractions per channel)."""
     if real is None or constant_array(bias) is not None:
         return np.zeros(channels, dtype=np.int64), real
     return folded_on_grid(real, scales)
@@ -185,7 +192,7 @@ def epilogue(
     real = real_bias(op, bias, channels, beta)
     if norm is None:
         scales = constant_channel_scales(centered, scales, real)
-        return Epilogue(centered, scales, *split_bias(op, bias, scales, channels, beta), None)
+        return Epilogue(centered, scales, *_split_real(bias, real, scales, channels), None)
     centered = centered * norm.signs.reshape(-1, *(1,) * (centered.ndim - 1))
     real = norm.real(real)
     scales = constant_channel_scales(centered, norm.scales(scales), real)

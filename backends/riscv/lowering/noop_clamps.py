@@ -18,6 +18,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from bitfold.backends.riscv.lowering.value_ranges import body_ranges, constant_value
+from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals
 
 
 def _bounded_operand(op: arith.MaxSIOp | arith.MinSIOp) -> tuple[SSAValue, int] | None:
@@ -29,10 +30,11 @@ def _bounded_operand(op: arith.MaxSIOp | arith.MinSIOp) -> tuple[SSAValue, int] 
     return None
 
 
-def drop_noop_clamps(generic: linalg.GenericOp) -> None:
+def drop_noop_clamps(generic: linalg.GenericOp, globals_: ModuleGlobals) -> None:
     """Every min / max by a constant of the body that its operand's range makes a no-op, replaced
-    by that operand (module docstring); constants left unused are erased."""
-    ranges = body_ranges(generic)
+    by that operand (module docstring); constants left unused are erased. `globals_`: the module's
+    globals, indexed once."""
+    ranges = body_ranges(generic, globals_.constant_global)
     for op in list(generic.body.block.ops):
         if not isinstance(op, arith.MaxSIOp | arith.MinSIOp) or (found := _bounded_operand(op)) is None:
             continue
@@ -52,5 +54,6 @@ class BitfoldRiscvNoopClampsPass(ModulePass):
     name = "bitfold-riscv-noop-clamps"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        globals_ = ModuleGlobals(op)
         for generic in [g for g in op.walk() if isinstance(g, linalg.GenericOp)]:
-            drop_noop_clamps(generic)
+            drop_noop_clamps(generic, globals_)

@@ -71,7 +71,8 @@ def _constant_range(value: SSAValue) -> Range | None:
     return None if constant is None else (constant, constant)
 
 
-def _of_op(op: Operation, ranges: dict[SSAValue, Range]) -> dict[SSAValue, Range]:
+def _of_op(op: Operation, ranges: dict[SSAValue, Range],
+           constant_of: Callable[[SSAValue], memref.GlobalOp | None]) -> dict[SSAValue, Range]:
     """The ranges of `op`'s results that a rule above gives (the others: none)."""
     operands = [ranges.get(v, _constant_range(v)) for v in op.operands]
     match op:
@@ -96,28 +97,32 @@ def _of_op(op: Operation, ranges: dict[SSAValue, Range]) -> dict[SSAValue, Range
         case arith.MaxSIOp() | arith.MinSIOp() if None not in operands:
             pick = max if isinstance(op, arith.MaxSIOp) else min
             return {op.result: (pick(operands[0][0], operands[1][0]), pick(operands[0][1], operands[1][1]))}
-        case memref.LoadOp() if (table := constant_global(op.memref)) is not None:
+        case memref.LoadOp() if (table := constant_of(op.memref)) is not None:
             values = element_values(table)
             return {op.res: (int(values.min()), int(values.max()))} if values.size else {}
     return {}
 
 
-def body_ranges(generic: linalg.GenericOp) -> dict[SSAValue, Range]:
-    """The range of every integer value of the generic's body (module docstring)."""
+def body_ranges(
+    generic: linalg.GenericOp, constant_of: Callable[[SSAValue], memref.GlobalOp | None] = constant_global
+) -> dict[SSAValue, Range]:
+    """The range of every integer value of the generic's body (module docstring); `constant_of`
+    finds the constant global a buffer reads (a pass over many generics gives its module's index,
+    `ModuleGlobals.constant_global`: one lookup is then O(1), not a walk of the module)."""
     block = generic.body.block
     ranges: dict[SSAValue, Range] = {}
     for argument, operand in zip(block.args, generic.operands, strict=True):
         whole = type_range(argument)
         if whole is None:
             continue
-        global_op = constant_global(operand) if operand in generic.inputs else None
+        global_op = constant_of(operand) if operand in generic.inputs else None
         if global_op is not None:
             values = element_values(global_op)
             ranges[argument] = (int(values.min()), int(values.max())) if values.size else whole
         else:
             ranges[argument] = whole
     for op in block.ops:
-        known = _of_op(op, ranges)
+        known = _of_op(op, ranges, constant_of)
         for result in op.results:
             whole = type_range(result)
             if whole is not None:

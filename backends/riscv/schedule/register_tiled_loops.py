@@ -39,7 +39,6 @@ from math import prod
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math, memref, riscv, riscv_scf
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
     IntAttr,
     IntegerAttr,
     IntegerType,
@@ -86,7 +85,12 @@ from bitfold.backends.riscv.schedule.loop_nest_plan import (
     plan_nest,
 )
 from bitfold.backends.riscv.schedule.padding_copies import copy_paddings
-from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals, Panel, relayout_constant_operands
+from bitfold.backends.riscv.schedule.weight_panels import (
+    ModuleGlobals,
+    Panel,
+    element_values,
+    relayout_constant_operands,
+)
 from bitfold.backends.riscv.schedule.wide_fills import widen_fills
 from bitfold.backends.riscv.schedule.workspace_replan import replan_workspace, separate_epilogue
 from bitfold.dialects.quant import UniformQuantizedType
@@ -124,14 +128,14 @@ def supported_body(op: linalg.GenericOp) -> bool:
     )
 
 
-def uniform_constant(buffer: SSAValue) -> int | None:
-    """The one value of every element of a constant global of integers, else None."""
-    global_op = constant_global(buffer)
-    if (global_op is None or not isinstance(global_op.initial_value, DenseIntOrFPElementsAttr)
-            or not isinstance(global_op.type.get_element_type(), IntegerType)):
+def uniform_constant(buffer: SSAValue, globals_: ModuleGlobals) -> int | None:
+    """The one value of every element of a constant global of integers, else None (read from its
+    bytes, `element_values`; the global found in the module's index `globals_`)."""
+    global_op = globals_.constant_global(buffer)
+    if global_op is None or not isinstance(global_op.type.get_element_type(), IntegerType):
         return None
-    values = {int(v) for v in global_op.initial_value.get_values()}
-    return values.pop() if len(values) == 1 else None
+    values = element_values(global_op)
+    return int(values[0]) if values.size and bool((values == values[0]).all()) else None
 
 
 def reads_constant(op: Operation) -> bool:
@@ -195,6 +199,8 @@ class NestEmitter:
     xlen: int
     rewriter: PatternRewriter
     nest: int
+    globals_: ModuleGlobals
+    """the module's globals, indexed once for the pass"""
     levels: dict[int, Level] = field(default_factory=dict)
     panels: dict[int, Panel] = field(default_factory=dict)
     loads: dict[tuple, tuple[SSAValue, int]] = field(default_factory=dict)
@@ -472,7 +478,7 @@ class NestEmitter:
         initial = {}
         if self.fusion is not None:
             bias = self.fusion.bias
-            value = uniform_constant(self.op.operands[bias])
+            value = uniform_constant(self.op.operands[bias], self.globals_)
             if value is not None:  # a constant (a zero fill) that canonicalization folds into the first add
                 self.insert([constant := arith.ConstantOp(IntegerAttr(value, block.args[bias].type))], level)
                 return {t: [(constant.result, level)] for t in self.plan.tile_points()}
@@ -785,7 +791,7 @@ class LowerGenericToTiledNest(RewritePattern):
             assert fusion is None, "fused only where each generic is a nest of its own"
             del op.attributes[NEST_ATTRIBUTE]
             return
-        emitter = NestEmitter(op, plan, self.xlen, rewriter, nest_number(op), fusion=fusion)
+        emitter = NestEmitter(op, plan, self.xlen, rewriter, nest_number(op), self.globals_, fusion=fusion)
         emitter.panels = relayout_constant_operands(op, emitter, rewriter, self.globals_)
         emitter.run()
         rewriter.erase(op)

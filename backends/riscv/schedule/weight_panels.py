@@ -75,6 +75,11 @@ class ModuleGlobals:
             return get, op
         return None
 
+    def constant_global(self, value) -> memref.GlobalOp | None:
+        """The constant global `value` reads (`bufferize.constant_global` without a walk of the module)."""
+        found = self.constant_source(value)
+        return None if found is None else found[1]
+
     def references(self, name: str) -> int:
         """`memref.get_global`s of `name` at the top level of the functions' bodies (not a walk
         of the nests already emitted)."""
