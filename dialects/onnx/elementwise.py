@@ -492,6 +492,19 @@ class SqrtOp(UnaryOnnxOp):
 
 
 @irdl_op_definition
+class NegOp(UnaryOnnxOp):
+    """Y = -X, exact on floats (the sign bit flipped, NaN included); integers wrap (-(-128) is
+    -128 in int8)."""
+
+    name = "onnx.Neg"
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        with np.errstate(over="ignore"):
+            return (np.asarray(np.negative(x), dtype=x.dtype),)
+
+
+@irdl_op_definition
 class ReciprocalOp(UnaryOnnxOp):
     """Y = 1 / X, correctly rounded in X's type (1 / 0 = inf)."""
 
@@ -557,5 +570,5 @@ class MishOp(Float64ActivationOp):
 OPS = [
     AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp, RoundOp, ReluOp, ClipOp, SigmoidOp, TanhOp, CastOp, IdentityOp,
     ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, EluOp, SeluOp, CeluOp, SoftplusOp, ThresholdedReluOp, SoftsignOp,
-    ModOp, PowOp, WhereOp, SqrtOp, ReciprocalOp, ErfOp, GeluOp, MishOp,
+    ModOp, PowOp, WhereOp, SqrtOp, NegOp, ReciprocalOp, ErfOp, GeluOp, MishOp,
 ]  # fmt: skip

@@ -1,5 +1,5 @@
 """A QDQ model chaining the ops of transformer and modern CNN exports (LayerNormalization,
-Gelu, Erf, Mish, Pow, Sqrt, Reciprocal, Expand, Where, Tile, Mod, ReduceMean / ReduceSum /
+Gelu, Erf, Mish, Pow, Sqrt, Reciprocal, Neg, Expand, Where, Tile, Mod, ReduceMean / ReduceSum /
 ReduceMax, InstanceNormalization) imports, runs, and keeps its float ops between quant casts
 in the quant form; both equal onnxruntime's output within one step of the output
 quantization (the float64 references differ from onnxruntime's float32 in the last bits,
@@ -54,7 +54,8 @@ def transformer_ops_model(without: tuple[str, ...] = ()) -> onnx.ModelProto:
         helper.make_node("Sqrt", ["squared"], ["root"]),
         helper.make_node("Add", ["root", "two"], ["shifted"]),
         helper.make_node("Reciprocal", ["shifted"], ["inverse"]),
-        helper.make_node("Expand", ["inverse", "shape"], ["expanded"]),
+        helper.make_node("Neg", ["inverse"], ["negated"]),
+        helper.make_node("Expand", ["negated", "shape"], ["expanded"]),
         helper.make_node("Where", ["condition", "expanded", "x_dq"], ["selected"]),
         helper.make_node("InstanceNormalization", ["selected", "channel_scale", "channel_bias"], ["instance"]),
         helper.make_node("Tile", ["instance", "repeats"], ["tiled"]),
