@@ -7,7 +7,7 @@ which can move a value across a rounding boundary of the final QuantizeLinear).
 
 The chain is one float island (no quantizer between its ops): compiled for rv32im (soft float) and
 rv64imv (LLVM), it runs under qemu bit-exact to bitfold-run on the integer IR, within one step of
-onnxruntime. Sqrt and Mod are left out there (`FLOAT_LOWERING_MISSING`)."""
+onnxruntime. Mod is left out there (`FLOAT_LOWERING_MISSING`)."""
 
 import numpy as np
 import onnx
@@ -27,7 +27,7 @@ from bitfold.registry import get_all_dialects
 
 SCALE = 0.05
 """The output quantization step."""
-FLOAT_LOWERING_MISSING = {"Sqrt": "root", "Mod": "remainder"}
+FLOAT_LOWERING_MISSING = {"Mod": "remainder"}
 """ops of the chain with an integer form (a table, alone between quantizers) but no float-island
 lowering yet (onnx-float-to-linalg), by their output; the compiled chain skips them"""
 
