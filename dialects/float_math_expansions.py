@@ -32,10 +32,18 @@ roundeven(x) (ties to even; lower-quant's qcast rounds with it), exact: with a =
 (a + 2^23) - 2^23 rounds a to an integer by the addition's own rounding (to nearest even) for
 a < 2^23; a >= 2^23 is an integer already; x's sign bit is put back (-0.0 for x in [-0.5, -0.0]).
 
-sqrt(a) for a positive normal f32 (LayerNormalization's var + epsilon; no other producer): a first
-guess from the bits, bits(y0) = (bits(a) >> 1) + SQRT_GUESS (relative error below 3.5 %), then
-SQRT_STEPS Newton steps y = 0.5 (y + a / y) (error squared each step); measured within 1 ulp of the
-correctly rounded root. a = 0 gives 0; a < 0 is outside the domain.
+sqrt(a), correctly rounded (IEEE 754 squareRoot, the reference's bits), by the digit-by-digit
+integer root of the significand (no float op but one exact scaling):
+
+    a subnormal:  a' = a * 2^24 (exact, normal), the root's exponent field lowered by 12 at the end
+    E = bits(a') >> 23, M = (bits(a') & 0x7FFFFF) | 2^23, o = 1 - (E & 1)   (o: E - 127 is odd)
+    q = floor(sqrt((M << o) << 25))   SQRT_ROOT_BITS = 25 digits (M << o < 2^25): 24 bits and
+                                      the rounding bit; a root never falls on a midpoint, so
+    bits(sqrt) = (((E + 125 - o) >> 1) << 23) + ((q + 1) >> 1)   (a carry moves into the exponent)
+
+    each digit: r = (r << 2) | the next two bits, t = (q << 2) | 1, r >= t ? (r - t, 2q + 1) : (r, 2q)
+    (r <= 2q throughout: below 2^28). +0, -0 and +inf are their own roots; any other negative
+    value and every NaN give the canonical quiet NaN 0x7FC00000 (as `onnx.Sqrt`'s reference).
 
 erf(x) (two branches, both computed, one selected, with a = maximumf(x, -x)):
 
@@ -46,7 +54,8 @@ erf(x) (two branches, both computed, one selected, with a = maximumf(x, -x)):
 
     measured: |erf - erf_exact| < 2.5e-7 for every x (exp clamps -a a at EXP_LOW, so large a give 1).
 
-Integer ops used: `subi`, `shli`, `shrui`, `addi`, `cmpi slt` on i32 (and `bitcast` i32 <-> f32).
+Integer ops used: `subi`, `shli`, `shrui`, `addi`, `andi`, `ori`, `xori`, `cmpi` (slt, ult, uge, ugt,
+eq), `select` on i32 and `extui` i1 -> i32 (and `bitcast` i32 <-> f32).
 """
 
 from math import factorial, pi, sqrt
@@ -70,8 +79,13 @@ F32_EXPONENT_BIAS = 127
 ROUNDING_MAGIC = 12582912.0  # 1.5 * 2^23: x + M - M rounds |x| < 2^22 to an integer (to nearest even)
 ROUNDING_MAGIC_BITS = 0x4B400000  # the f32 bits of ROUNDING_MAGIC
 F32_MANTISSA_BITS = 23
-SQRT_GUESS = 0x1FBD1DF5  # bits(y0) = bits(a) / 2 + SQRT_GUESS: the halved exponent, re-biased, tuned mantissa
-SQRT_STEPS = 4
+F32_MANTISSA_MASK = 0x7FFFFF
+F32_MIN_NORMAL_BITS = 0x00800000
+F32_INFINITY_BITS = 0x7F800000
+CANONICAL_NAN_BITS = 0x7FC00000  # the quiet NaN RISC-V's F extension returns for an invalid operation
+SQRT_SUBNORMAL_SCALE = 2.0**24  # a subnormal times 2^24 is normal; its root is then 2^12 too large
+SQRT_SUBNORMAL_EXPONENT = 12
+SQRT_ROOT_BITS = 25  # the significand's 24 bits and the rounding bit
 ERF_TAYLOR_TERMS = 11
 ERF_SMALL = 1.0
 ERF_P = 0.3275911
@@ -131,14 +145,44 @@ def emit_roundeven(e: Emitter, x: SSAValue) -> SSAValue:
 
 
 def emit_sqrt(e: Emitter, a: SSAValue) -> SSAValue:
-    """sqrt(a) in f32 for a >= 0 (module docstring)."""
-    halved = e(arith.ShRUIOp(e(arith.BitcastOp(a, i32)), e.i32(1)))
-    y = e(arith.BitcastOp(e(arith.AddiOp(halved, e.i32(SQRT_GUESS))), F32))
-    half = e.f32(0.5)
-    for _ in range(SQRT_STEPS):
-        y = e(arith.MulfOp(half, e(arith.AddfOp(y, e(arith.DivfOp(a, y))))))
-    zero = e.f32(0.0)
-    return e(arith.SelectOp(e(arith.CmpfOp(a, zero, "ogt")), y, zero))
+    """sqrt(a) in f32, correctly rounded (module docstring)."""
+    bits = e(arith.BitcastOp(a, i32))
+    subnormal = e(arith.CmpiOp(bits, e.i32(F32_MIN_NORMAL_BITS), "ult"))
+    scaled = e(arith.SelectOp(subnormal, e(arith.MulfOp(a, e.f32(SQRT_SUBNORMAL_SCALE))), a))
+    normal_bits = e(arith.BitcastOp(scaled, i32))
+    one = e.i32(1)
+    exponent = e(arith.ShRUIOp(normal_bits, e.i32(F32_MANTISSA_BITS)))
+    odd = e(arith.XOrIOp(e(arith.AndIOp(exponent, one)), one))
+    significand = e(arith.OrIOp(e(arith.AndIOp(normal_bits, e.i32(F32_MANTISSA_MASK))), e.i32(1 << F32_MANTISSA_BITS)))
+    q = integer_root(e, e(arith.ShLIOp(significand, odd)))
+    field = e(arith.ShRUIOp(e(arith.SubiOp(e(arith.AddiOp(exponent, e.i32(F32_EXPONENT_BIAS - 2))), odd)), one))
+    rounded = e(arith.ShRUIOp(e(arith.AddiOp(q, one)), one))
+    root = e(arith.AddiOp(e(arith.ShLIOp(field, e.i32(F32_MANTISSA_BITS))), rounded))
+    lowered = e(arith.SelectOp(subnormal, e.i32(SQRT_SUBNORMAL_EXPONENT << F32_MANTISSA_BITS), e.i32(0)))
+    root = e(arith.SubiOp(root, lowered))
+    invalid = e(arith.CmpiOp(bits, e.i32(F32_INFINITY_BITS), "ugt"))
+    root = e(arith.SelectOp(invalid, e.i32(CANONICAL_NAN_BITS), root))
+    zero = e(arith.CmpiOp(e(arith.ShLIOp(bits, one)), e.i32(0), "eq"))
+    itself = e(arith.OrIOp(zero, e(arith.CmpiOp(bits, e.i32(F32_INFINITY_BITS), "eq"))))
+    return e(arith.BitcastOp(e(arith.SelectOp(itself, bits, root)), F32))
+
+
+def integer_root(e: Emitter, m: SSAValue) -> SSAValue:
+    """floor(sqrt(m << 25)) for 0 <= m < 2^25, SQRT_ROOT_BITS digits (module docstring)."""
+    zero, one, two, three = (e.i32(v) for v in (0, 1, 2, 3))
+    q, r = zero, zero
+    for digit in reversed(range(SQRT_ROOT_BITS)):
+        shift = 2 * digit - SQRT_ROOT_BITS  # the two bits of m << 25 at 2 digit + 1 and 2 digit
+        r = e(arith.ShLIOp(r, two))
+        if shift >= 0:
+            r = e(arith.OrIOp(r, e(arith.AndIOp(e(arith.ShRUIOp(m, e.i32(shift))), three))))
+        elif shift == -1:
+            r = e(arith.OrIOp(r, e(arith.AndIOp(e(arith.ShLIOp(m, one)), three))))
+        t = e(arith.OrIOp(e(arith.ShLIOp(q, two)), one))
+        fits = e(arith.CmpiOp(r, t, "uge"))
+        r = e(arith.SelectOp(fits, e(arith.SubiOp(r, t)), r))
+        q = e(arith.OrIOp(e(arith.ShLIOp(q, one)), e(arith.ExtUIOp(fits, i32))))
+    return q
 
 
 def erf_taylor_coefficients() -> tuple[float, ...]:

@@ -22,6 +22,7 @@ quant passes become the tensor and linalg ops the backend consumes (docs/integer
   pads (removal) need no clamp on their side. Modes reflect and wrap fail the pass.
 - `onnx.DepthToSpace`, `onnx.SpaceToDepth`: the op's `block_permutation`: an expand to the
   6-D blocks, a transposing generic, a collapse.
+- `onnx.Gather` with indices computed at run time (an embedding's token ids): `LowerIndexedGather`.
 - `onnx.Slice`, `onnx.Gather` (constant indices), `onnx.Resize` (nearest), each piece of
   `onnx.Split`: a generic over the result reading the source with `tensor.extract` at per-axis
   indices found by running the op's reference on index ramps (exact by construction): the loop
@@ -612,6 +613,8 @@ class LowerSelection(RewritePattern):
         source = op.operands[0]
         if (source_type := data_tensor(source)) is None or (isinstance(op, ResizeOp) and not op.selects_elements()):
             return  # an interpolating Resize is arithmetic (onnx-float-to-linalg)
+        if isinstance(op, GatherOp) and constant_array(op.indices) is None:
+            return  # indices computed at run time: LowerIndexedGather
         result_type, source_shape = checked_result_and_input(op, source_type)
         constants = [required_constant(op, value, "operand") for value in op.operands[1:]]
         shape = list(result_type.get_shape())
@@ -626,6 +629,44 @@ class LowerSelection(RewritePattern):
         selection_ops, selected = build_selection(source, tables, TensorType(source_type.element_type, shape))
         reshape_ops, result = build_reshape(selected, result_type)
         replace_and_erase_constants(rewriter, op, [*selection_ops, *reshape_ops], result)
+
+
+class LowerIndexedGather(RewritePattern):
+    """Gather with indices known only at run time (an embedding table read at a graph input's
+    token ids), on integers or f32: one generic over the result,
+
+        out[a.., j.., b..] = data[a.., k, b..],   i = indices[j..] (any integer type),
+        k = clamp(i < 0 ? i + n : i, 0, n - 1)    (n = data's size along the axis)
+
+    the indices read as the generic's input through the projection onto the j loops. ONNX leaves
+    an index outside [-n, n) undefined (bitfold-run refuses it); the clamp keeps every read inside
+    data."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GatherOp, rewriter: PatternRewriter):
+        if (source_type := data_tensor(op.data)) is None or constant_array(op.indices) is not None:
+            return
+        result_type, source_shape = checked_result_and_input(op, source_type)
+        indices_type = op.indices.type
+        if not isinstance(indices_type, TensorType) or not isinstance(indices_type.element_type, IntegerType):
+            fail(op, f"indices {indices_type} are not a tensor of integers")
+        indices_rank = len(checked_shape(op, indices_type, "indices")) if indices_type.get_shape() else 0
+        (axis,) = normalized_axes([op.int_attr("axis")], len(source_shape))
+        size = source_shape[axis]
+        rank = len(result_type.get_shape())
+        indices_map = AffineMap(rank, 0, tuple(AffineDimExpr(axis + k) for k in range(indices_rank)))
+
+        def build(body: Body, args: Sequence[SSAValue]) -> SSAValue:
+            index = body.emit(arith.IndexCastOp(args[0], IndexType()))
+            negative = body.emit(arith.CmpiOp(index, body.index_constant(0), "slt"))
+            index = body.emit(arith.SelectOp(negative, body.emit(arith.AddiOp(index, body.index_constant(size))), index))
+            index = body.clamp(index, 0, size - 1)
+            before = [body.index(d) for d in range(axis)]
+            after = [body.index(axis + indices_rank + d) for d in range(len(source_shape) - axis - 1)]
+            return body.emit(tensor.ExtractOp(op.data, [*before, index, *after], result_type.element_type))
+
+        ops, value = parallel_generic([op.indices], [indices_map], result_type, build)
+        rewriter.replace(op, ops, [value])
 
 
 class LowerSplit(RewritePattern):
@@ -698,6 +739,7 @@ class OnnxDataMovementToLinalgPass(ModulePass):
                 LowerConcat(),
                 LowerBlockPermutation(),
                 LowerSelection(),
+                LowerIndexedGather(),
                 LowerSplit(),
                 LowerExpand(),
                 LowerTile(),

@@ -6,7 +6,9 @@ a time, in the order written here (every backend and the interpreter then comput
   (`maximumf(x, 0)`), Clip (`minimumf(maximumf(x, lo), hi)`, constant bounds), LeakyRelu
   (`x >= 0 ? x : x * alpha`), HardSigmoid (`min(max(x * alpha + beta, 0), 1)`), HardSwish
   (`x * HardSigmoid(x; 1/6, 1/2)`), Exp (`math.exp`), Tanh (`math.tanh`), Erf (`math.erf`), Sigmoid
-  (`1 / (1 + math.exp(-x))`), Reciprocal (`1 / x`, correctly rounded: the reference's bits), Gelu
+  (`1 / (1 + math.exp(-x))`), Reciprocal (`1 / x`, correctly rounded: the reference's bits), Neg
+  (`negf`: the sign bit flipped, exact), Sqrt (`math.sqrt`: correctly rounded, the reference's
+  bits, the canonical NaN below 0), Gelu
   (`(x * 0.5) * (1 + math.erf(x * (1 / sqrt 2)))`, approximate "tanh":
   `(x * 0.5) * (1 + math.tanh((x + (0.044715 * x) * (x * x)) * sqrt(2 / pi)))`, constants rounded
   to f32), Mish (`x * (n / (n + 2))`, n = e (e + 2), e = `math.exp(x)`: tanh(ln(1 + e)) without a
@@ -66,10 +68,12 @@ from bitfold.dialects.onnx.elementwise import (
     LeakyReluOp,
     MishOp,
     MulOp,
+    NegOp,
     PowOp,
     ReciprocalOp,
     ReluOp,
     SigmoidOp,
+    SqrtOp,
     SubOp,
     TanhOp,
     WhereOp,
@@ -198,6 +202,8 @@ UNARY: dict[type[OnnxOp], Callable[[Body, SSAValue, OnnxOp], SSAValue]] = {
     HardSigmoidOp: lambda b, x, op: hard_sigmoid(b, x, op.float_attr("alpha"), op.float_attr("beta")),
     HardSwishOp: lambda b, x, op: b.emit(arith.MulfOp(x, hard_sigmoid(b, x, 1 / 6, 0.5))),
     ReciprocalOp: lambda b, x, op: b.emit(arith.DivfOp(b.constant(1.0, F32), x)),
+    NegOp: lambda b, x, op: b.emit(arith.NegfOp(x)),
+    SqrtOp: lambda b, x, op: b.emit(math.SqrtOp(x)),
     GeluOp: lambda b, x, op: gelu(b, x, op.string_attr("approximate")),
     MishOp: lambda b, x, op: mish(b, x),
 }

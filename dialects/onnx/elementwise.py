@@ -482,13 +482,28 @@ class UnaryOnnxOp(OnnxOp):
 
 @irdl_op_definition
 class SqrtOp(UnaryOnnxOp):
-    """Y = sqrt(X), correctly rounded in X's type (NaN for X < 0)."""
+    """Y = sqrt(X), correctly rounded in X's type (sqrt(-0) = -0, sqrt(inf) = inf); X < 0 and NaN
+    give the canonical quiet NaN (f32 0x7FC00000: RISC-V's, and the float island's, docs/float-islands.md)."""
 
     name = "onnx.Sqrt"
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         with np.errstate(invalid="ignore"):
-            return (np.asarray(np.sqrt(operands[0])),)
+            root = np.asarray(np.sqrt(operands[0]))
+        return (np.where(np.isnan(root), root.dtype.type(np.nan), root).astype(root.dtype),)
+
+
+@irdl_op_definition
+class NegOp(UnaryOnnxOp):
+    """Y = -X, exact on floats (the sign bit flipped, NaN included); integers wrap (-(-128) is
+    -128 in int8)."""
+
+    name = "onnx.Neg"
+
+    def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        (x,) = operands
+        with np.errstate(over="ignore"):
+            return (np.asarray(np.negative(x), dtype=x.dtype),)
 
 
 @irdl_op_definition
@@ -557,5 +572,5 @@ class MishOp(Float64ActivationOp):
 OPS = [
     AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp, RoundOp, ReluOp, ClipOp, SigmoidOp, TanhOp, CastOp, IdentityOp,
     ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, EluOp, SeluOp, CeluOp, SoftplusOp, ThresholdedReluOp, SoftsignOp,
-    ModOp, PowOp, WhereOp, SqrtOp, ReciprocalOp, ErfOp, GeluOp, MishOp,
+    ModOp, PowOp, WhereOp, SqrtOp, NegOp, ReciprocalOp, ErfOp, GeluOp, MishOp,
 ]  # fmt: skip

@@ -12,7 +12,7 @@ form becomes integer arithmetic on storage integers (docs/integer-ir.md):
 - `pooling`: MaxPool, AveragePool, GlobalAveragePool;
 - `reductions`: ReduceMax, ReduceSum, ReduceMean;
 - `tables`: unary activations (Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid, HardSwish, Elu,
-  Selu, Celu, Softplus, Softsign, ThresholdedRelu, Erf, Gelu, Mish, Sqrt, Reciprocal,
+  Selu, Celu, Softplus, Softsign, ThresholdedRelu, Erf, Gelu, Mish, Sqrt, Reciprocal, Neg,
   QLinearSigmoid, QLinearLeakyRelu) as
   lookup tables of the stored input;
 - `softmax`: Softmax along any axis (exp table, integer sum and division; bounded error);

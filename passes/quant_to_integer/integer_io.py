@@ -6,7 +6,9 @@ T becomes that value's storage integers. Integers the model itself takes or retu
 argument read only by scasts to one type T, as ONNX's uint8 input into DequantizeLinear; a
 result that is a scast of a value of type T, as a QuantizeLinear output, possibly through
 QCDQ's integer Clips, which narrow T's range) become T's signless
-storage integers, the same bits. An f32 argument read by no qcast, and an f32 result no
+storage integers, the same bits. Integer indices the model takes, read only as Gathers' indices
+(an embedding's token ids), become i32 with `quant.type` `INDEX_TYPE` (scale 1, zero point 0),
+on every target. An f32 argument read by no qcast, and an f32 result no
 dcast produces, belong to a float island (docs/float-islands.md) and stay f32, without
 `quant.type`. Each other argument and result carries
 `quant.type = "T"` (`bitfold.dialects.quant_type_attribute`) in its attribute dictionary, for
@@ -28,15 +30,20 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from bitfold.dialects.onnx.elementwise import ClipOp
+from bitfold.dialects.onnx.shape import GatherOp
 from bitfold.dialects.quant import (
     DequantizeCastOp,
     QuantizeCastOp,
     QuantizedType,
     StorageCastOp,
+    UniformQuantizedType,
     element_type,
 )
 from bitfold.dialects.quant_type_attribute import QUANT_TYPE
 from bitfold.passes.quant_to_integer.elementwise import narrowed_by_clip
+
+INDEX_TYPE = UniformQuantizedType.get(32, True, Float32Type(), 1.0)
+"""The recorded type of integer indices the function takes (`_index_argument`)."""
 
 def _with_entry(attrs, index: int, count: int, value: Attribute) -> ArrayAttr[DictionaryAttr]:
     entries = [dict(d.data) for d in attrs] if attrs is not None else [{} for _ in range(count)]
@@ -108,6 +115,9 @@ def _argument(function: func.FuncOp, index: int) -> None:
     users = [use.operation for use in argument.uses]
     if _is_f32_tensor(argument) and users and not any(isinstance(u, QuantizeCastOp) for u in users):
         return
+    if _is_integer_tensor(argument) and users and all(_reads_as_indices(u, argument) for u in users):
+        _index_argument(function, index)
+        return
     if not users or not all(isinstance(u, QuantizeCastOp) for u in users) or len({u.result.type for u in users}) != 1:
         raise PassFailedException(
             f"quant-to-integer: integer-io: argument {index} of @{function.sym_name.data} is not read by qcasts to one type"
@@ -117,6 +127,24 @@ def _argument(function: func.FuncOp, index: int) -> None:
     for user in users:
         Rewriter.replace_op(user, StorageCastOp(argument, quantized))
     function.arg_attrs = _with_entry(function.arg_attrs, index, len(function.args), StringAttr(str(element_type(quantized))))
+
+
+def _reads_as_indices(user: Operation, value: SSAValue) -> bool:
+    """`value` is `user`'s Gather indices (and nothing else of it)."""
+    return isinstance(user, GatherOp) and user.indices == value and user.data != value
+
+
+def _index_argument(function: func.FuncOp, index: int) -> None:
+    """Integer indices the model takes (an embedding's token ids, read only by Gathers) become
+    i32 on every target, recorded as `INDEX_TYPE` (scale 1, zero point 0: the values themselves;
+    an index fits i32 as it is below the gathered axis' size)."""
+    argument = function.args[index]
+    Rewriter.replace_value_with_new_type(argument, TensorType(IntegerType(32), argument.type.get_shape()))
+    function.arg_attrs = _with_entry(function.arg_attrs, index, len(function.args), StringAttr(str(INDEX_TYPE)))
+
+
+def _is_integer_tensor(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and isinstance(value.type.element_type, IntegerType)
 
 
 def _is_f32_tensor(value: SSAValue) -> bool:

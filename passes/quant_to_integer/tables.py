@@ -4,7 +4,7 @@
     table[i] = qcast(f(dcast(lo + i)))     for every stored value lo + i of q's type
 
 f is Sigmoid, Tanh, Exp, LeakyRelu, HardSigmoid, HardSwish, Elu, Selu, Celu, Softplus,
-Softsign, ThresholdedRelu, Erf, Gelu, Mish, Sqrt or Reciprocal, or Pow / Mod whose second operand
+Softsign, ThresholdedRelu, Erf, Gelu, Mish, Sqrt, Reciprocal or Neg, or Pow / Mod whose second operand
 is one constant c (a scalar, or a tensor of one element that does not widen the result):
 f(x) = Pow(x, c) or Mod(x, c) (`CONSTANT_OPERAND_TABLE_OPS`); onnxruntime's QLinearSigmoid /
 QLinearLeakyRelu (kept by onnx-to-quant on the storage integers, between `quant.scast`s) are
@@ -48,6 +48,7 @@ from bitfold.dialects.onnx.elementwise import (
     LeakyReluOp,
     MishOp,
     ModOp,
+    NegOp,
     PowOp,
     ReciprocalOp,
     SeluOp,
@@ -80,7 +81,7 @@ MAX_TABLE_ENTRIES = 1 << 16
 TABLE_OPS = (
     SigmoidOp, TanhOp, ExpOp, LeakyReluOp, HardSigmoidOp, HardSwishOp,
     EluOp, SeluOp, CeluOp, SoftplusOp, SoftsignOp, ThresholdedReluOp,
-    ErfOp, GeluOp, MishOp, SqrtOp, ReciprocalOp,
+    ErfOp, GeluOp, MishOp, SqrtOp, ReciprocalOp, NegOp,
 )  # fmt: skip
 CONSTANT_OPERAND_TABLE_OPS = (PowOp, ModOp)
 """Binary ops that are a table when their second operand is one constant (module docstring)."""

@@ -1,5 +1,5 @@
 """ReduceMean (Brevitas' average pool), ReduceSum, ReduceMax over any axes and the table
-activations Erf, Gelu, Mish, Sqrt, Reciprocal, and Pow and Mod by a constant, on quantized values
+activations Erf, Gelu, Mish, Sqrt, Reciprocal, Neg, and Pow and Mod by a constant, on quantized values
 compile to integer code (passes/quant_to_integer/reductions.py, tables.py). Oracle: onnxruntime (ORT_DISABLE_ALL).
 ReduceMax is exact; the sums and tables are within one output step (the float reference
 rounds the sum or activation to float before its QuantizeLinear; the integer form rounds
@@ -33,6 +33,7 @@ OUTPUTS = {
     "reciprocal": (helper.make_node("Reciprocal", ["x_udq"], ["reciprocal_f"]), [1, 4, 5, 6], 0.5, 0),
     "pow": (helper.make_node("Pow", ["x_dq", "exponent"], ["pow_f"]), [1, 4, 5, 6], 0.4, 0),
     "mod": (helper.make_node("Mod", ["x_dq", "divisor"], ["mod_f"], fmod=1), [1, 4, 5, 6], 0.02, 128),
+    "neg": (helper.make_node("Neg", ["x_dq"], ["neg_f"]), [1, 4, 5, 6], 0.05, 128),
 }
 
 
@@ -93,7 +94,7 @@ def integer_module(model_path):
 def test_no_float_op_is_left(integer_module):
     names = {op.name for op in integer_module.walk()}
     assert not {"onnx.ReduceMean", "onnx.ReduceSum", "onnx.ReduceMax", "onnx.Gelu", "onnx.Erf", "onnx.Mish",
-                 "onnx.Pow", "onnx.Mod"} & names
+                 "onnx.Pow", "onnx.Mod", "onnx.Neg"} & names
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -107,7 +108,7 @@ def test_integer_form_follows_onnxruntime(model_path, integer_module, seed):
 
 
 @pytest.mark.parametrize("names", [("mean", "sum", "max", "all"), ("gelu", "erf", "mish"), ("sqrt", "reciprocal"),
-                                   ("pow", "mod")])
+                                   ("pow", "mod", "neg")])
 def test_rv32im_equals_bitfold_run(names, tmp_path):
     """(One input quantizer and at most 7 buffers beside the workspace a model: three models.)"""
     compare_qemu_with_bitfold_run(reductions_model(names), "rv32im", tmp_path)

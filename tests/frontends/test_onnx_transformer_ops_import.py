@@ -1,5 +1,5 @@
 """A QDQ model chaining the ops of transformer and modern CNN exports (LayerNormalization,
-Gelu, Erf, Mish, Pow, Sqrt, Reciprocal, Expand, Where, Tile, Mod, ReduceMean / ReduceSum /
+Gelu, Erf, Mish, Pow, Sqrt, Reciprocal, Neg, Expand, Where, Tile, Mod, ReduceMean / ReduceSum /
 ReduceMax, InstanceNormalization) imports, runs, and keeps its float ops between quant casts
 in the quant form; both equal onnxruntime's output within one step of the output
 quantization (the float64 references differ from onnxruntime's float32 in the last bits,
@@ -7,7 +7,7 @@ which can move a value across a rounding boundary of the final QuantizeLinear).
 
 The chain is one float island (no quantizer between its ops): compiled for rv32im (soft float) and
 rv64imv (LLVM), it runs under qemu bit-exact to bitfold-run on the integer IR, within one step of
-onnxruntime. Sqrt and Mod are left out there (`FLOAT_LOWERING_MISSING`)."""
+onnxruntime. Mod is left out there (`FLOAT_LOWERING_MISSING`)."""
 
 import numpy as np
 import onnx
@@ -27,7 +27,7 @@ from bitfold.registry import get_all_dialects
 
 SCALE = 0.05
 """The output quantization step."""
-FLOAT_LOWERING_MISSING = {"Sqrt": "root", "Mod": "remainder"}
+FLOAT_LOWERING_MISSING = {"Mod": "remainder"}
 """ops of the chain with an integer form (a table, alone between quantizers) but no float-island
 lowering yet (onnx-float-to-linalg), by their output; the compiled chain skips them"""
 
@@ -54,7 +54,8 @@ def transformer_ops_model(without: tuple[str, ...] = ()) -> onnx.ModelProto:
         helper.make_node("Sqrt", ["squared"], ["root"]),
         helper.make_node("Add", ["root", "two"], ["shifted"]),
         helper.make_node("Reciprocal", ["shifted"], ["inverse"]),
-        helper.make_node("Expand", ["inverse", "shape"], ["expanded"]),
+        helper.make_node("Neg", ["inverse"], ["negated"]),
+        helper.make_node("Expand", ["negated", "shape"], ["expanded"]),
         helper.make_node("Where", ["condition", "expanded", "x_dq"], ["selected"]),
         helper.make_node("InstanceNormalization", ["selected", "channel_scale", "channel_bias"], ["instance"]),
         helper.make_node("Tile", ["instance", "repeats"], ["tiled"]),

@@ -54,6 +54,8 @@ OPS = {
     "instance_norm": (helper.make_node("InstanceNormalization", ["x", "s", "o"], ["y"], epsilon=1e-3), [2, 4, 3, 5],
                       [2, 4, 3, 5], BN[:2]),
     "reciprocal": (helper.make_node("Reciprocal", ["x"], ["y"]), [8, 64], [8, 64], []),
+    "neg": (helper.make_node("Neg", ["x"], ["y"]), [4, 9], [4, 9], []),
+    "sqrt": (helper.make_node("Sqrt", ["x"], ["y"]), [4, 9], [4, 9], []),
     "gelu": (helper.make_node("Gelu", ["x"], ["y"]), [8, 64], [8, 64], []),
     "mish": (helper.make_node("Mish", ["x"], ["y"]), [8, 64], [8, 64], []),
     "square": (helper.make_node("Pow", ["x", "two"], ["y"]), [4, 9], [4, 9], [TWO]),
@@ -113,7 +115,7 @@ def test_a_float_op_without_lowering_is_named(op_models, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["relu", "clip", "max_pool", "softmax", "tanh", "erf", "reciprocal", "gelu", "mish",
-                                  "square"])
+                                  "square", "neg", "sqrt"])
 def test_signed_zeros_and_extremes_bit_exact_on_the_host(name, op_models, tmp_path):
     """-0.0 against +0.0 in maximumf / minimumf (MLIR: -0.0 < +0.0), huge and tiny values through
     exp and tanh: the interpreter gives the host code's bits."""

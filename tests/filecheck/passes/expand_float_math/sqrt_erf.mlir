@@ -1,6 +1,8 @@
 // RUN: bitfold-opt %s -p expand-float-math | filecheck %s
 
-// sqrt: a first guess from the halved bits, four Newton steps y = 0.5 (y + a / y), 0 where a <= 0.
+// sqrt: correctly rounded, the digit-by-digit integer root of the significand (25 digits), a
+// subnormal scaled by 2^24 first; the canonical NaN above +inf's bits (negative values, NaN), +-0
+// and +inf themselves.
 // erf: x P(x^2) below |x| = 1, 1 - poly(t) exp(-x^2) with t = 1 / (1 + p |x|) and the sign put back
 // above, one select.
 
@@ -12,20 +14,19 @@ func.func @sqrt(%a: f32) -> f32 {
 // CHECK-LABEL: func.func @sqrt
 // CHECK-NOT:  math.
 // CHECK:      %[[BITS:.*]] = arith.bitcast %a : f32 to i32
-// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK-NEXT: %[[HALVED:.*]] = arith.shrui %[[BITS]], %[[ONE]] : i32
-// CHECK-NEXT: %[[GUESS:.*]] = arith.constant 532487669 : i32
-// CHECK-NEXT: %[[Y0BITS:.*]] = arith.addi %[[HALVED]], %[[GUESS]] : i32
-// CHECK-NEXT: %[[Y0:.*]] = arith.bitcast %[[Y0BITS]] : i32 to f32
-// CHECK-NEXT: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
-// CHECK-NEXT: %[[Q1:.*]] = arith.divf %a, %[[Y0]] : f32
-// CHECK-NEXT: %[[S1:.*]] = arith.addf %[[Y0]], %[[Q1]] : f32
-// CHECK-NEXT: %[[Y1:.*]] = arith.mulf %[[HALF]], %[[S1]] : f32
-// CHECK-COUNT-3: arith.divf %a
-// CHECK:      %[[Y4:.*]] = arith.mulf %[[HALF]], %{{.*}} : f32
-// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: %[[POSITIVE:.*]] = arith.cmpf ogt, %a, %[[ZERO]] : f32
-// CHECK-NEXT: %[[Y:.*]] = arith.select %[[POSITIVE]], %[[Y4]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[MIN_NORMAL:.*]] = arith.constant 8388608 : i32
+// CHECK-NEXT: %[[SUBNORMAL:.*]] = arith.cmpi ult, %[[BITS]], %[[MIN_NORMAL]] : i32
+// CHECK-NEXT: %[[SCALE:.*]] = arith.constant 0x4B800000 : f32
+// CHECK-NEXT: %[[SCALED:.*]] = arith.mulf %a, %[[SCALE]] : f32
+// CHECK-NEXT: arith.select %[[SUBNORMAL]], %[[SCALED]], %a : f32
+// CHECK-COUNT-25: arith.cmpi uge
+// CHECK-NOT:  arith.cmpi uge
+// CHECK:      %[[INF:.*]] = arith.constant 2139095040 : i32
+// CHECK-NEXT: %[[INVALID:.*]] = arith.cmpi ugt, %[[BITS]], %[[INF]] : i32
+// CHECK-NEXT: %[[NAN:.*]] = arith.constant 2143289344 : i32
+// CHECK-NEXT: arith.select %[[INVALID]], %[[NAN]], %{{.*}} : i32
+// CHECK-NOT:  arith.divf
+// CHECK:      %[[Y:.*]] = arith.bitcast %{{.*}} : i32 to f32
 // CHECK-NEXT: func.return %[[Y]] : f32
 
 func.func @erf(%x: f32) -> f32 {
