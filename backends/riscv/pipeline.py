@@ -17,6 +17,8 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
     bitfold-riscv-expand-float-rounding     f32 roundeven/trunc/floor/ceil as exact arith
     bitfold-riscv-sign-mask-clamps          without Zbb: min/max by a constant as sign masks
                                             where nothing wraps (with Zbb: one min/max each)
+    bitfold-riscv-fold-shifted-offsets      ((h + r) >> k) + c -> (h + r + c 2^k) >> k where
+                                            nothing wraps (a requantization's zero point)
     bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
     bitfold-riscv-linalg-to-loops           accumulators in registers, else xDSL's perfect nest
     lower-affine                            xDSL
@@ -87,6 +89,7 @@ from bitfold.backends.riscv.lowering.lower_memory import BitfoldRiscvLowerPtrPas
 from bitfold.backends.riscv.lowering.multiply_to_shift import BitfoldRiscvMultiplyToShiftPass
 from bitfold.backends.riscv.lowering.population_count import BitfoldRiscvExpandCtpopPass
 from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
+from bitfold.backends.riscv.lowering.shifted_offsets import BitfoldRiscvFoldShiftedOffsetsPass
 from bitfold.backends.riscv.lowering.sign_mask_clamps import BitfoldRiscvSignMaskClampsPass
 from bitfold.backends.riscv.lowering.soft_float import BitfoldRiscvSoftFloatPass
 from bitfold.backends.riscv.lowering.soft_float_calls import BitfoldRiscvExpandCallsPass
@@ -183,6 +186,7 @@ def riscv_passes(
         *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
         BitfoldRiscvExpandFloatRoundingPass(),
         *([] if zbb else [BitfoldRiscvSignMaskClampsPass()]),
+        BitfoldRiscvFoldShiftedOffsetsPass(),
         BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers, nest_registers=nest_registers),
         BitfoldRiscvLinalgToLoopsPass(),
         LowerAffinePass(),
