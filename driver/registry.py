@@ -103,6 +103,8 @@ generators'; the RISC-V backend's are listed in `riscv_passes` order, then their
         ),
         "bitfold-riscv-count-thresholds": _lazy("backends.riscv.schedule.count_thresholds", "BitfoldRiscvCountThresholdsPass"),
         "bitfold-riscv-noop-clamps": _lazy("backends.riscv.lowering.noop_clamps", "BitfoldRiscvNoopClampsPass"),
+        "bitfold-riscv-fold-shifted-offsets": _lazy("backends.riscv.lowering.shifted_offsets",
+                                                    "BitfoldRiscvFoldShiftedOffsetsPass"),
         "bitfold-riscv-register-tiled-loops": _lazy(
             "backends.riscv.schedule.register_tiled_loops", "BitfoldRiscvRegisterTiledLoopsPass"
         ),

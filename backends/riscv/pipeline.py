@@ -19,6 +19,8 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
                                             make a no-op, removed (the others: a branch over a
                                             move each, bitfold-riscv-lower-arith; with Zbb: one
                                             min/max each)
+    bitfold-riscv-fold-shifted-offsets      ((h + r) >> k) + c -> (h + r + c 2^k) >> k where
+                                            nothing wraps (a requantization's zero point)
     bitfold-riscv-register-tiled-loops      linear generics: register tiles, pointer loops
     bitfold-riscv-linalg-to-loops           accumulators in registers, else xDSL's perfect nest
     lower-affine                            xDSL
@@ -93,6 +95,7 @@ from bitfold.backends.riscv.lowering.multiply_to_shift import BitfoldRiscvMultip
 from bitfold.backends.riscv.lowering.noop_clamps import BitfoldRiscvNoopClampsPass
 from bitfold.backends.riscv.lowering.population_count import BitfoldRiscvExpandCtpopPass
 from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
+from bitfold.backends.riscv.lowering.shifted_offsets import BitfoldRiscvFoldShiftedOffsetsPass
 from bitfold.backends.riscv.lowering.soft_float import BitfoldRiscvSoftFloatPass
 from bitfold.backends.riscv.lowering.soft_float_calls import BitfoldRiscvExpandCallsPass
 from bitfold.backends.riscv.regalloc.constant_sinking import BitfoldRiscvSinkConstantsPass
@@ -188,6 +191,7 @@ def riscv_passes(
         *([] if zbb else [BitfoldRiscvExpandCtpopPass()]),
         BitfoldRiscvExpandFloatRoundingPass(),
         *([] if zbb else [BitfoldRiscvNoopClampsPass()]),
+        BitfoldRiscvFoldShiftedOffsetsPass(),
         BitfoldRiscvRegisterTiledLoopsPass(xlen=xlen, registers=tile_registers, nest_registers=nest_registers),
         BitfoldRiscvLinalgToLoopsPass(),
         LowerAffinePass(),
