@@ -12,9 +12,10 @@ are not made). xDSL's pass runs afterwards for what is left (floats). What it do
   a `trunci` whose value is only stored by a store no wider than it costs nothing (`_only_stored`),
   and so does one of a population count (`_small_count`: at most 64);
 - `arith.select`, `arith.maxsi`/`minsi`/`maxui`/`minui`: xDSL raises NotImplementedError;
-  with Zbb (`zbb`) a min/max is one `max`/`min`/`maxu`/`minu` (`ZBB_BOUNDS`), without it
-  a forward branch over a move (`BRANCH_BOUNDS`, `branch_bounds.py`: 1-2 executed instructions);
-  a select is branch-free;
+  with Zbb (`zbb`) a min/max is one `max`/`min`/`maxu`/`minu` (`ZBB_BOUNDS`), without it a
+  bound by a constant whose result no loop carries (`_clamp`) is a forward branch over a move
+  (`BRANCH_BOUNDS`, `branch_bounds.py`: 1-2 executed instructions), any other `slt`/`sltu` and a
+  branch-free select, as a select is;
 - `arith.mulsi_extended` / `arith.mului_extended`: not lowered (`mul` + `mulh`/`mulhu`, `mulh`
   alone where the low word is not read, or one `mul` and a shift when the full product fits a
   register);
@@ -50,7 +51,7 @@ from xdsl.backend.riscv.lowering.convert_arith_to_riscv import (
     lower_arith_xori,
 )
 from xdsl.context import Context
-from xdsl.dialects import arith, math, riscv, rv32, rv64
+from xdsl.dialects import arith, math, riscv, riscv_scf, rv32, rv64, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp, UnrealizedConversionCastOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -107,6 +108,17 @@ def select_ops(condition: SSAValue, if_true: SSAValue, if_false: SSAValue) -> tu
     picked = riscv.AndOp(diff, mask)
     result = riscv.XorOp(if_false, picked)
     return [zero, mask, diff, picked, result], result.rd
+
+
+def _clamp(op: arith.MaxSIOp | arith.MinSIOp | arith.MaxUIOp | arith.MinUIOp) -> bool:
+    """Whether `op` bounds a value by a constant and its result is not carried by a loop: the
+    ops lowered as a branch over a move (`BRANCH_BOUNDS`). A min / max of two variables (a
+    reduction's running maximum, its result carried around the loop in the accumulator's
+    register) keeps the branch-free select: tying that result to an operand's register
+    miscompiled Softmax's running maximum under qemu."""
+    if _constant(op.lhs) is None and _constant(op.rhs) is None:
+        return False
+    return not any(isinstance(use.operation, scf.YieldOp | riscv_scf.YieldOp) for use in op.result.uses)
 
 
 def _constant(value: SSAValue) -> int | None:
@@ -234,6 +246,15 @@ class LowerIntegerArith(RewritePattern):
                 lhs, rhs = operand_registers(rewriter, op)
                 bound = ZBB_BOUNDS[type(op), target_bit_width(op.result.type, xlen) == 1](lhs, rhs)
                 _replace(rewriter, op, [bound], [bound.rd])
+            case arith.MaxSIOp() | arith.MinSIOp() | arith.MaxUIOp() | arith.MinUIOp() if not _clamp(op):
+                lhs, rhs = operand_registers(rewriter, op)
+                signed = isinstance(op, arith.MaxSIOp | arith.MinSIOp)
+                less = (riscv.SltOp if signed else riscv.SltuOp)(lhs, rhs)
+                if isinstance(op, arith.MaxSIOp | arith.MaxUIOp):
+                    ops, result = select_ops(less.rd, rhs, lhs)
+                else:
+                    ops, result = select_ops(less.rd, lhs, rhs)
+                _replace(rewriter, op, [less, *ops], [result])
             case arith.MaxSIOp() | arith.MinSIOp() | arith.MaxUIOp() | arith.MinUIOp():
                 lhs, rhs = operand_registers(rewriter, op)
                 x, bound = (rhs, lhs) if _constant(op.lhs) is not None else (lhs, rhs)

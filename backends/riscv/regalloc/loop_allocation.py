@@ -164,7 +164,7 @@ def remove_copies(moves: Sequence[riscv.MVOp]) -> None:
     """Undo inserted copies, last first: each copy's users read its source again."""
     for move in reversed(moves):
         move.rd.replace_all_uses_with(move.rs)
-        move.erase()
+        Rewriter.erase_op(move)
 
 
 def restore_value(old: SSAValue, new: SSAValue) -> None:
