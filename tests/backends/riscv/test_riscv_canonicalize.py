@@ -6,7 +6,7 @@ from xdsl.dialects import get_all_dialects
 from xdsl.parser import Parser
 from xdsl.transforms.canonicalize import CanonicalizePass
 
-import bitfold.backends.riscv.lowering.canonicalize as canonicalize
+from bitfold.backends.riscv.lowering import canonicalize
 from bitfold.backends.riscv.lowering.canonicalize import BitfoldRiscvCanonicalizePass
 
 FOLDABLE = """
