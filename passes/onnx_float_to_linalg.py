@@ -486,9 +486,6 @@ def normalized(rewriter: PatternRewriter, x: SSAValue, axes: list[int], epsilon:
         row = AffineMap.identity(len(reduced))
         return build_generic(rewriter, [(value, row)], (empty(rewriter, reduced, F32), row), [], build)
 
-    def mean_of(total: SSAValue) -> SSAValue:
-        return per_row(total, lambda body: body.emit(arith.DivfOp(body.values["in0"], body.constant(count, F32))))
-
     def root(body: Body) -> SSAValue:
         return body.emit(math.SqrtOp(body.emit(arith.AddfOp(body.values["in0"], body.constant(epsilon, F32)))))
 
@@ -497,12 +494,12 @@ def normalized(rewriter: PatternRewriter, x: SSAValue, axes: list[int], epsilon:
         return body.emit(arith.AddfOp(body.values["output"], square))
 
     reads = [AffineDimExpr(d) for d in range(rank)]
-    mean = mean_of(float_reduction(rewriter, x, rank, reads, axes, reduced, 0.0, arith.AddfOp))
+    mean = _divided_by(rewriter, float_reduction(rewriter, x, rank, reads, axes, reduced, 0.0, arith.AddfOp), count)
     centered = build_generic(rewriter, [(x, identity), (mean, kept)], (empty(rewriter, shape, F32), identity), [],
                              lambda body: body.emit(arith.SubfOp(body.values["in0"], body.values["in1"])))  # fmt: skip
     zeros = filled(rewriter, np.array(0.0), [], reduced, F32)
     squares = build_generic(rewriter, [(centered, identity)], (zeros, kept), axes, add_square)
-    operands = [(centered, identity), (per_row(mean_of(squares), root), kept), *affine]
+    operands = [(centered, identity), (per_row(_divided_by(rewriter, squares, count), root), kept), *affine]
 
     def normalize(body: Body) -> SSAValue:
         ratio = body.emit(arith.DivfOp(body.values["in0"], body.values["in1"]))

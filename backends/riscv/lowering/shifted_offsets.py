@@ -23,28 +23,27 @@ from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from bitfold.backends.kernel.bufferize import constant_global
 from bitfold.backends.riscv.lowering.value_ranges import Range, body_ranges, constant_value, type_range
 from bitfold.backends.riscv.schedule.weight_panels import ModuleGlobals, element_values
 from bitfold.dialects.onnx.constant import dense_attr
 
 
-def _table(generic: linalg.GenericOp, value: SSAValue) -> tuple[int, memref.GlobalOp] | None:
+def _table(generic: linalg.GenericOp, value: SSAValue, globals_: ModuleGlobals) -> tuple[int, memref.GlobalOp] | None:
     """(input index, constant global) of a block argument reading a constant global."""
     if not isinstance(value, BlockArgument) or value.block is not generic.body.block:
         return None
     if value.index >= len(generic.inputs):
         return None
-    global_op = constant_global(generic.inputs[value.index])
+    global_op = globals_.constant_global(generic.inputs[value.index])
     return None if global_op is None else (value.index, global_op)
 
 
-def _values(generic: linalg.GenericOp, value: SSAValue) -> np.ndarray | None:
+def _values(generic: linalg.GenericOp, value: SSAValue, globals_: ModuleGlobals) -> np.ndarray | None:
     """The constant's value (one element) or the table's elements, as int64."""
     constant = constant_value(value)
     if constant is not None:
         return np.array([constant], dtype=np.int64)
-    table = _table(generic, value)
+    table = _table(generic, value, globals_)
     return None if table is None else element_values(table[1])
 
 
@@ -62,24 +61,17 @@ def _fits(h: Range, values: np.ndarray, whole: Range) -> bool:
     return whole[0] <= h[0] + int(values.min()) and h[1] + int(values.max()) <= whole[1]
 
 
-def _unique_global_name(module: ModuleOp, name: str) -> str:
-    taken = {op.sym_name.data for op in module.ops if isinstance(op, memref.GlobalOp)}
-    k = 0
-    while f"{name}_offset{k}" in taken:
-        k += 1
-    return f"{name}_offset{k}"
-
-
-def _replace_table(generic: linalg.GenericOp, index: int, global_op: memref.GlobalOp, values: np.ndarray) -> None:
+def _replace_table(generic: linalg.GenericOp, index: int, global_op: memref.GlobalOp, values: np.ndarray,
+                   globals_: ModuleGlobals) -> None:
     """The generic's input `index` reads a new constant global of `values` (the old global's type);
     the old `memref.get_global` is erased where nothing else reads it (the global: by the pass)."""
-    module = global_op.parent_op()
     element = global_op.type.get_element_type()
     memref_type = MemRefType(element, global_op.type.get_shape())
-    name = _unique_global_name(module, global_op.sym_name.data)
+    name = globals_.fresh_name(global_op.sym_name.data, "offset")
     new_global = memref.GlobalOp.get(StringAttr(name), memref_type, dense_attr(values, element),
                                      StringAttr("private"), UnitAttr())
     Rewriter.insert_op(new_global, InsertPoint.after(global_op))
+    globals_.by_name[name] = new_global
     get = memref.GetGlobalOp(name, memref_type)
     Rewriter.insert_op(get, InsertPoint.before(generic))
     old = generic.inputs[index]
@@ -103,11 +95,11 @@ def fold_shifted_offsets(generic: linalg.GenericOp, globals_: ModuleGlobals) -> 
         if not isinstance(shift, arith.ShRSIOp) or not s.has_one_use() or not shift.lhs.has_one_use():
             continue
         rounding = shift.lhs.owner
-        k = _values(generic, shift.rhs)
+        k = _values(generic, shift.rhs, globals_)
         if not isinstance(rounding, arith.AddiOp) or k is None or k.min() < 0 or k.max() >= op.result.type.width.data:
             continue
         for h, r in ((rounding.lhs, rounding.rhs), (rounding.rhs, rounding.lhs)):
-            if h in ranges and (folded := _fold(generic, rounding, h, r, shift.rhs, c, ranges[h])) is not None:
+            if h in ranges and (folded := _fold(generic, rounding, h, r, shift.rhs, c, ranges[h], globals_)) is not None:
                 replaced += [folded] if isinstance(folded, memref.GlobalOp) else []
                 constant = op.rhs if op.lhs is s else op.lhs
                 op.result.replace_all_uses_with(s)
@@ -118,22 +110,22 @@ def fold_shifted_offsets(generic: linalg.GenericOp, globals_: ModuleGlobals) -> 
     return replaced
 
 
-def _paired(generic: linalg.GenericOp, first: SSAValue, second: SSAValue) -> bool:
+def _paired(generic: linalg.GenericOp, first: SSAValue, second: SSAValue, globals_: ModuleGlobals) -> bool:
     """Whether two tables are read element by element alike: the same indexing map and shape."""
-    (i, a), (j, b) = _table(generic, first), _table(generic, second)
+    (i, a), (j, b) = _table(generic, first, globals_), _table(generic, second, globals_)
     return generic.indexing_maps.data[i] == generic.indexing_maps.data[j] and a.type.get_shape() == b.type.get_shape()
 
 
 def _fold(generic: linalg.GenericOp, rounding: arith.AddiOp, h: SSAValue, r: SSAValue, k: SSAValue, c: int,
-          h_range: Range) -> memref.GlobalOp | bool | None:
+          h_range: Range, globals_: ModuleGlobals) -> memref.GlobalOp | bool | None:
     """r replaced by r' = r + c 2^k in `rounding` = h + r, where r is a constant (k one too) or a
     table the rounding alone reads (k a constant or a paired table) and neither r' nor h + r' can
     wrap: the replaced table's global, True for a constant, None where it was not."""
-    offsets, shifts = _values(generic, r), _values(generic, k)
-    table = _table(generic, r)
+    offsets, shifts = _values(generic, r, globals_), _values(generic, k, globals_)
+    table = _table(generic, r, globals_)
     if offsets is None or (table is None and shifts.size > 1) or (table is not None and not r.has_one_use()):
         return None
-    if table is not None and _table(generic, k) is not None and not _paired(generic, r, k):
+    if table is not None and _table(generic, k, globals_) is not None and not _paired(generic, r, k, globals_):
         return None
     folded = offsets + (np.int64(c) << shifts)
     whole = type_range(rounding.result)
@@ -144,7 +136,7 @@ def _fold(generic: linalg.GenericOp, rounding: arith.AddiOp, h: SSAValue, r: SSA
         Rewriter.insert_op(new, InsertPoint.before(rounding))
         rounding.operands[1 if rounding.rhs is r else 0] = new.result
         return True
-    _replace_table(generic, table[0], table[1], folded)
+    _replace_table(generic, table[0], table[1], folded, globals_)
     return table[1]
 
 

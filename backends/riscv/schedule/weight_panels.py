@@ -89,11 +89,12 @@ class ModuleGlobals:
         function = get.parent_op()
         return function is not None and function.parent_op() is self.module
 
-    def panel_name(self, name: str) -> str:
+    def fresh_name(self, name: str, suffix: str) -> str:
+        """`<name>_<suffix><k>` for the first k no global of the module has."""
         k = 0
-        while f"{name}_panel{k}" in self.by_name:
+        while f"{name}_{suffix}{k}" in self.by_name:
             k += 1
-        return f"{name}_panel{k}"
+        return f"{name}_{suffix}{k}"
 
     def insert_global(self, global_op: memref.GlobalOp, after: memref.GlobalOp, rewriter: PatternRewriter) -> None:
         rewriter.insert(global_op, InsertPoint.after(after))
@@ -213,7 +214,7 @@ def _write_panel(
     else:
         values = np.concatenate([m.rows for m in members], axis=1).reshape(-1)
     panel_type = i8 if sub_byte else element
-    name = globals_.panel_name(first.global_op.sym_name.data)
+    name = globals_.fresh_name(first.global_op.sym_name.data, "panel")
     memref_type = MemRefType(panel_type, [len(values)])
     data = dense_attr(np.asarray(values), panel_type)
     globals_.insert_global(
