@@ -220,37 +220,42 @@ class QLinearBinaryOp(ContribOp):
         )  # fmt: skip
 
 
-def b_is_span_scalar(a_shape: Sequence[int], b_shape: Sequence[int]) -> bool:
-    """Whether onnxruntime's broadcast loop runs QLinearAdd with B as the scalar of each span:
-    along the innermost axis where the output is longer than 1, B has size 1 (and A not)."""
+def a_is_span_scalar(a_shape: Sequence[int], b_shape: Sequence[int]) -> bool:
+    """Whether onnxruntime's broadcast loop runs QLinearAdd with A as the scalar of each span
+    (and so hands B to MLAS as its first operand): along the innermost axis where the output
+    is longer than 1, A has size 1; also for a one-element output (the loop tries A first)."""
     rank = max(len(a_shape), len(b_shape))
     a_dims = (1,) * (rank - len(a_shape)) + tuple(a_shape)
     b_dims = (1,) * (rank - len(b_shape)) + tuple(b_shape)
     for a_dim, b_dim in zip(reversed(a_dims), reversed(b_dims)):
         if max(a_dim, b_dim) > 1:
-            return b_dim == 1
-    return False
+            return a_dim == 1
+    return True
 
 
 @irdl_op_definition
 class QLinearAddOp(QLinearBinaryOp):
-    """C = sat(cvt(fl(fl(fixed + t_first) + t_second))), elementwise with numpy broadcasting:
-    ratio_a = fl(A_scale / C_scale), ratio_b = fl(B_scale / C_scale),
-    fixed = fl(float(C_zp) - fl(fl(ratio_a * float(A_zp)) + fl(ratio_b * float(B_zp)))),
-    t_a = fl(float(A) * ratio_a), t_b = fl(float(B) * ratio_b) (the raw stored integers: the
-    zero points are in `fixed`). t_first is t_b where onnxruntime's broadcast loop has B as
-    the scalar of a span (`b_is_span_scalar`: B constant along the innermost output axis
-    longer than 1), else t_a; the other term is t_second. (MLAS's SSE2 QLinearAdd kernel.)"""
+    """C = sat(cvt(fma(P, ratio_p, fma(Q, ratio_q, fixed)))), elementwise with numpy
+    broadcasting, where fma rounds once to float32 and
+    ratio_x = fl(x_scale / C_scale) for x in {A, B},
+    fixed = fl(float(C_zp) - fma(ratio_p, float(P_zp), fl(ratio_q * float(Q_zp)))),
+    on the raw stored integers (the zero points are in `fixed`). (P, Q) is (A, B), or (B, A)
+    where onnxruntime's broadcast loop has A as the scalar of a span (`a_is_span_scalar`).
+    This is MLAS's AVX2 kernel (qladd_avx2.cpp, FMA3; onnxruntime's build contracts the scalar
+    products of `fixed` into an fma too), which every x86-64 with AVX2 runs. x86-64 CPUs
+    without AVX2 run the SSE2 kernel (separate multiplies and adds), whose result differs by
+    one where the sum lies within a float32 rounding of a tie."""
 
     name = "onnx.QLinearAdd"
 
     def evaluate(self, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
         a, sa, za, b, sb, zb, sc, zc = self.parameters(operands)
-        ratio_a, ratio_b = sa / sc, sb / sc
-        fixed = F32(zc) - (ratio_a * F32(za) + ratio_b * F32(zb))
-        term_a, term_b = a.astype(F32) * ratio_a, b.astype(F32) * ratio_b
-        first, second = (term_b, term_a) if b_is_span_scalar(a.shape, b.shape) else (term_a, term_b)
-        return (self.round_and_saturate((fixed + first) + second),)
+        (p, ratio_p, zp), (q, ratio_q, zq) = (a, sa / sc, za), (b, sb / sc, zb)
+        if a_is_span_scalar(a.shape, b.shape):
+            (p, ratio_p, zp), (q, ratio_q, zq) = (q, ratio_q, zq), (p, ratio_p, zp)
+        fixed = F32(zc) - fused_multiply_add(ratio_p, F32(zp), ratio_q * F32(zq))
+        inner = fused_multiply_add(q.astype(F32), ratio_q, fixed)
+        return (self.round_and_saturate(fused_multiply_add(p.astype(F32), ratio_p, inner)),)
 
 
 @irdl_op_definition

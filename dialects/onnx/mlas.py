@@ -14,7 +14,8 @@ Notation (the op docstrings use it):
   (MLAS `MlasRequantizeOutput`; `float(acc)` rounds an int32 above 2^24 to nearest even);
 - a missing zero point is 0.
 Other CPUs (ARM NEON, POWER) run other MLAS kernels (fixed-point QLinearAdd, ...) whose results
-differ in the last bit; bitfold follows x86-64.
+differ in the last bit; bitfold follows x86-64, and where MLAS picks a kernel by instruction set
+(QLinearAdd) the one of x86-64 with AVX2 and FMA3.
 """
 
 import numpy as np

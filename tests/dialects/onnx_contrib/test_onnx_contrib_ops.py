@@ -1,5 +1,7 @@
 """The com.microsoft ops' `evaluate` against onnxruntime's CPU kernels: bit for bit."""
 
+import zlib
+
 import numpy as np
 import onnx
 import pytest
@@ -39,7 +41,7 @@ def zero_point(rng, dtype):
 )
 @pytest.mark.parametrize("op_type", ["QLinearAdd", "QLinearMul"])
 def test_binary(op_type, dtype, a_shape, b_shape):
-    rng = np.random.default_rng(hash((op_type, a_shape, b_shape)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((op_type, a_shape, b_shape)).encode()))
     for _ in range(10):
         a, b = codes(rng, dtype, a_shape), codes(rng, dtype, b_shape)
         zps = [zero_point(rng, dtype) for _ in range(3)]

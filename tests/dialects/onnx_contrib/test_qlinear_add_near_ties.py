@@ -1,0 +1,109 @@
+"""QLinearAdd where the float32 evaluation order decides the result: operands whose exact sum
+lies within 2^-17 of a rounding tie. onnxruntime (MLAS's AVX2 kernel: fused multiply-adds) is
+the oracle, run under `qemu-x86_64 -cpu Haswell` where qemu-x86_64 is installed, so the kernel
+is the AVX2 one on any x86-64 host (natively otherwise). Random inputs almost never land here:
+an unfused model of the kernel passes the random tests and fails this one."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from contrib_oracle import contrib_defaults, onnx_node_oracle
+from onnx import helper
+
+from bitfold.dialects.onnx import contrib
+
+F32 = np.float32
+CASES_PER_LAYOUT = 32
+LAYOUTS = {"spans": ((256,), (256,)), "b_scalar": ((256,), (1,)), "a_scalar": ((1,), (256,))}
+"""A and B shapes: both full spans, B the scalar of the span, A the scalar (onnxruntime swaps)."""
+DTYPES = [np.uint8, np.int8]
+NAMES = ["a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "c_scale", "c_zero_point"]
+
+ORT_SCRIPT = """
+import sys
+import numpy as np
+import onnx
+import onnxruntime
+
+options = onnxruntime.SessionOptions()
+options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+for stem in sys.argv[1:]:
+    cases = np.load(stem + ".npz")
+    session = onnxruntime.InferenceSession(onnx.load(stem + ".onnx").SerializeToString(), options, providers=["CPUExecutionProvider"])
+    names = [value.name for value in session.get_inputs()]
+    count = len(cases["a"])
+    outputs = [session.run(None, {name: np.asarray(cases[name][index]) for name in names})[0] for index in range(count)]
+    np.save(stem + ".npy", np.stack(outputs))
+"""
+
+
+def near_tie_cases(
+    rng: np.random.Generator, dtype: type, a_shape: tuple[int, ...], b_shape: tuple[int, ...]
+) -> dict[str, np.ndarray]:
+    """CASES_PER_LAYOUT parameter sets (stacked along a first axis) with at least one element
+    whose exact value (a - za) sa / sc + (b - zb) sb / sc + zc is within 2^-17 of a tie."""
+    info = np.iinfo(dtype)
+    codes = np.arange(info.min, info.max + 1)
+    trials = 20000
+    a = np.resize(codes, a_shape)[None].repeat(trials, 0)
+    b = np.stack([rng.permutation(codes)[: b_shape[0]] for _ in range(trials)])
+    scales = rng.uniform(0.002, 0.1, (3, trials)).astype(F32)
+    scales[2] = rng.uniform(0.01, 0.2, trials).astype(F32)
+    zero_points = rng.integers(info.min, info.max + 1, (3, trials))
+    exact = ((a - zero_points[0, :, None]) * scales[0, :, None].astype(np.float64)
+             + (b - zero_points[1, :, None]) * scales[1, :, None].astype(np.float64)) / scales[2, :, None] + zero_points[2, :, None]  # fmt: skip
+    near = (np.abs(exact - np.floor(exact) - 0.5) < 2.0**-17).any(axis=1)
+    chosen = np.flatnonzero(near)[:CASES_PER_LAYOUT]
+    assert len(chosen) == CASES_PER_LAYOUT, len(chosen)
+    scalars = dict(zip(["a_scale", "b_scale", "c_scale"], scales[:, chosen]))
+    zeros = dict(zip(["a_zero_point", "b_zero_point", "c_zero_point"], zero_points[:, chosen].astype(dtype)))
+    return {"a": a[chosen].astype(dtype), "b": b[chosen].astype(dtype), **scalars, **zeros}
+
+
+def onnxruntime_on_haswell(
+    models: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]], directory: Path
+) -> dict[str, np.ndarray]:
+    """onnxruntime's output for every case of every model, in one subprocess under qemu's
+    Haswell CPU (AVX2, FMA3) where qemu-x86_64 is installed."""
+    for key, (model, cases) in models.items():
+        onnx.save(model, directory / f"{key}.onnx")
+        np.savez(directory / f"{key}.npz", **cases)
+    prefix = ["qemu-x86_64", "-cpu", "Haswell"] if shutil.which("qemu-x86_64") else []
+    done = subprocess.run([*prefix, sys.executable, "-c", ORT_SCRIPT, *(str(directory / key) for key in models)],
+                          capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {key: np.load(directory / f"{key}.npy") for key in models}
+
+
+def operand_lists(cases: dict[str, np.ndarray]) -> list[list[np.ndarray]]:
+    """Each case's operands in QLinearAdd's order."""
+    return [[np.asarray(cases[name][index]) for name in NAMES] for index in range(CASES_PER_LAYOUT)]
+
+
+@pytest.fixture(scope="module")
+def near_ties(tmp_path_factory) -> dict[str, tuple[dict[str, np.ndarray], np.ndarray]]:
+    """For every dtype and layout: the near-tie cases and onnxruntime's outputs on them."""
+    node = helper.make_node("QLinearAdd", NAMES, ["c"], domain=contrib.DOMAIN)
+    models = {}
+    for dtype in DTYPES:
+        for layout, shapes in LAYOUTS.items():
+            cases = near_tie_cases(np.random.default_rng(31), dtype, *shapes)
+            model = onnx_node_oracle.node_model(node, operand_lists(cases)[0], onnx_node_oracle.OPSET)
+            models[f"{np.dtype(dtype).name}_{layout}"] = (model, cases)
+    outputs = onnxruntime_on_haswell(models, tmp_path_factory.mktemp("qlinear_add"))
+    return {key: (cases, outputs[key]) for key, (_, cases) in models.items()}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_qlinear_add_near_ties_equal_onnxruntime(dtype, layout, near_ties):
+    cases, expected = near_ties[f"{np.dtype(dtype).name}_{layout}"]
+    node = helper.make_node("QLinearAdd", NAMES, ["c"], domain=contrib.DOMAIN)
+    for index, (inputs, want) in enumerate(zip(operand_lists(cases), expected)):
+        op = onnx_node_oracle.build_op(node, inputs, [want], contrib_defaults)
+        np.testing.assert_array_equal(op.evaluate(inputs)[0], want, err_msg=f"case {index}")
