@@ -12,8 +12,8 @@ QOperator models' (tests/models/mlperf_tiny).
 
 EfficientNet-B0 whole on rv32im takes over 2 CPU minutes to compile: there its first three MBConv
 blocks (`EFFICIENTNET_PREFIX_OUTPUT`: stem, depthwise convolutions, SiLU, squeeze-excite, a residual
-Add; cut from the fixture by onnx.utils.Extractor) run instead, on both targets, and against
-onnxruntime within one output step."""
+Add; cut from the fixture by onnx.utils.Extractor) run instead, also against onnxruntime within one
+output step (the whole network runs on rv64imv above)."""
 
 from __future__ import annotations
 
@@ -42,12 +42,11 @@ def test_qemu_equals_bitfold_run(network, target, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["rv32im", "rv64imv"])
-def test_efficientnet_prefix_on_qemu(target, tmp_path):
+def test_efficientnet_prefix_on_rv32im(tmp_path):
     name = "efficientnet_b0-qdq-u8s8-perchannel"
     model = onnx.shape_inference.infer_shapes(onnx.load(torchvision.path(name)))
     onnx.save(Extractor(model).extract_model(["input"], [EFFICIENTNET_PREFIX_OUTPUT]), path := tmp_path / "prefix.onnx")
-    (got,) = assert_qemu_equals_bitfold_run(str(path), torchvision.inputs(name), target, tmp_path)
+    (got,) = assert_qemu_equals_bitfold_run(str(path), torchvision.inputs(name), "rv32im", tmp_path)
     (expected,) = run_onnxruntime(path, torchvision.inputs(name)).values()
     dequantize = next(node for node in onnx.load(path).graph.node if node.output[0] == EFFICIENTNET_PREFIX_OUTPUT)
     step = float(next(onnx.numpy_helper.to_array(t) for t in model.graph.initializer if t.name == dequantize.input[1]))
