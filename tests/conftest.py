@@ -8,9 +8,17 @@ from typing import NoReturn
 
 import pytest
 
+from bitfold.garbage_collection import collect_rarely
+
 pytest_plugins = ["models.fixtures"]  # the test-model recipes (tests/models/)
 
 MLIR_OPT = "mlir-opt-22"
+
+
+def pytest_configure(config):
+    """Each test process compiles models by the dozen, as `bitfold-compile` does one: the cyclic garbage
+    collector tuned the same way (bitfold.garbage_collection: fewer rescans of the surviving IR)."""
+    collect_rarely()
 
 
 def in_ci() -> bool:

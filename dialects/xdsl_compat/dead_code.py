@@ -44,15 +44,14 @@ def _reachable_ops(region: Region) -> Iterator[Operation]:
             yield op
 
 
-class _Effects:
-    """`xdsl.traits.get_effects` of ops, each op's computed once (a `RecursiveMemoryEffect`
-    op's from its children's, remembered)."""
+class _ClassTraits:
+    """The traits dead code elimination asks about, looked up once per op class (traits are
+    class attributes; `OpTraits.add_trait` adds to them only while dialects are set up, so an
+    instance lives for one elimination or one pass pipeline, never for the process)."""
 
     def __init__(self):
-        self._of: dict[Operation, Effects] = {}
         self._class: dict[type[Operation], tuple[bool, list[MemoryEffect]]] = {}
-        """per op class (traits are class attributes): whether a terminator or symbol, and its
-        memory effect traits"""
+        """per op class: whether a terminator or symbol, and its memory effect traits"""
 
     def _traits(self, op: Operation) -> tuple[bool, list[MemoryEffect]]:
         known = self._class.get(kind := type(op))
@@ -62,6 +61,53 @@ class _Effects:
             )
             known = self._class[kind] = (kept, op.get_traits_of_type(MemoryEffect))
         return known
+
+
+class TriviallyDead(_ClassTraits):
+    """`xdsl.transforms.dead_code_elimination.is_trivially_dead(op)`: the same answer, with each op class's traits looked up once, and the effects of the ops nested in a
+    `RecursiveMemoryEffect` op looked at only until one is observable (a write, an unknown
+    effect, an allocation of a value defined outside `op`: xDSL's `result_only_effects` is then
+    False whatever the others are) rather than all of them gathered into a set."""
+
+    def is_trivially_dead(self, op: Operation) -> bool:
+        for result in op.results:
+            if result.first_use is not None:
+                return False
+        return not self._traits(op)[0] and self._only_result_effects(op, op)
+
+    def _only_result_effects(self, op: Operation, root: Operation) -> bool:
+        """Whether every effect `op` has (its nested ops' too, where recursive) is a read or an
+        allocation of a value defined within `root` (xDSL's `result_only_effects(root)` rule)."""
+        traits = self._traits(op)[1]
+        if not traits:
+            return False  # unknown effects
+        for trait in traits:
+            if type(trait) is RecursiveMemoryEffect:
+                for region in op.regions:
+                    for block in region.blocks:
+                        for child in block.ops:
+                            if not self._only_result_effects(child, root):
+                                return False
+                continue
+            effects = trait.get_effects(op)
+            if effects is None:
+                return False
+            for e in effects:
+                if not (e.kind == MemoryEffectKind.READ or (
+                    e.kind == MemoryEffectKind.ALLOC and isinstance(v := e.value, SSAValue)
+                    and root.is_ancestor(v.owner)
+                )):
+                    return False
+        return True
+
+
+class _Effects(_ClassTraits):
+    """`xdsl.traits.get_effects` of ops, each op's computed once (a `RecursiveMemoryEffect`
+    op's from its children's, remembered)."""
+
+    def __init__(self):
+        super().__init__()
+        self._of: dict[Operation, Effects] = {}
 
     def of(self, op: Operation) -> Effects:
         if op in self._of:

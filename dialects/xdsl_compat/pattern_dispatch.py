@@ -9,8 +9,12 @@ in their order: a pattern is left out only where it is known to do nothing on su
 `isinstance(op, expected_type)`), or it is one of xDSL's `LowerBinaryIntegerOp` /
 `LowerBinaryFloatOp` (they return unless `isinstance(op, self.arith_op_cls)`); any other
 pattern is always kept. Within `dispatched_pattern_application()`, an applier of at least
-`DISPATCH_MIN_PATTERNS` patterns tries those only (asked once per applier and op type); the folding and dead-op erasure before them are
-xDSL's, unchanged. The same patterns rewrite the same ops in the same order: the IR is the one
+`DISPATCH_MIN_PATTERNS` patterns tries those only (asked once per applier and op type). The
+folding and dead-op erasure before them are xDSL's, asked faster: whether an op class folds
+(`HasFolder`, not `ConstantLike`) once per class, and xDSL's `is_trivially_dead` as
+`dead_code.TriviallyDead` (its trait questions once per class; a loop's nested effects looked at
+only until one is observable: xDSL gathers all of them on every visit of every loop, O(depth x
+ops) a walk). The same patterns rewrite the same ops in the same order: the IR is the one
 xDSL's applier makes."""
 
 from collections.abc import Callable, Iterator
@@ -30,7 +34,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.traits import ConstantLike, HasFolder
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
+
+from bitfold.dialects.xdsl_compat.dead_code import TriviallyDead
 
 
 def _probe(self: RewritePattern, op: Operation, rewriter: PatternRewriter) -> None:
@@ -79,17 +84,34 @@ DISPATCH_MIN_PATTERNS = 4
 for each op it visits (that op's own patterns), where a table would cost more than it saves."""
 
 
+class _ApplierTraits(TriviallyDead):
+    """What the applier asks of an op before its patterns, per op class where it can be."""
+
+    def __init__(self):
+        super().__init__()
+        self._folds: dict[type[Operation], bool] = {}
+
+    def folds(self, op: Operation) -> bool:
+        """Whether the applier tries to fold `op`: it has `HasFolder` and is not `ConstantLike`."""
+        folds = self._folds.get(kind := type(op))
+        if folds is None:
+            folds = self._folds[kind] = op.has_trait(HasFolder, value_if_unregistered=False) and not op.has_trait(
+                ConstantLike, value_if_unregistered=True
+            )
+        return folds
+
+
+_CLASS_TRAITS = _ApplierTraits()
+"""replaced by a fresh one on each entry of `dispatched_pattern_application`"""
+
+
 def _dispatched_match_and_rewrite(self: GreedyRewritePatternApplier, op: Operation, rewriter: PatternRewriter) -> None:
     """xDSL 0.74's `GreedyRewritePatternApplier.match_and_rewrite` (its source, but for the
     patterns tried): over `matching_patterns(self, type(op))` only."""
-    if self.dce_enabled and is_trivially_dead(op):
+    if self.dce_enabled and _CLASS_TRAITS.is_trivially_dead(op):
         rewriter.erase(op)
         return
-    if (
-        self.folding_enabled
-        and op.has_trait(HasFolder, value_if_unregistered=False)
-        and not op.has_trait(ConstantLike, value_if_unregistered=True)
-    ):
+    if self.folding_enabled and _CLASS_TRAITS.folds(op):
         if self.ctx is None:
             raise ValueError("Context is required for folding")
         folded = Folder(self.ctx).try_fold(op)
@@ -114,8 +136,10 @@ def _dispatched_match_and_rewrite(self: GreedyRewritePatternApplier, op: Operati
 def dispatched_pattern_application() -> Iterator[None]:
     """`GreedyRewritePatternApplier` tries only `matching_patterns` within the block; whatever was
     installed before, after it."""
+    global _CLASS_TRAITS
     installed = GreedyRewritePatternApplier.match_and_rewrite
     GreedyRewritePatternApplier.match_and_rewrite = _dispatched_match_and_rewrite
+    _CLASS_TRAITS = _ApplierTraits()
     try:
         yield
     finally:

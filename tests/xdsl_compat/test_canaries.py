@@ -140,6 +140,41 @@ def test_region_dce_computes_nested_effects_once_per_enclosing_loop(monkeypatch)
     assert asked.count("memref.store") >= 4
 
 
+def test_is_trivially_dead_gathers_every_nested_effect_of_a_loop(monkeypatch):
+    """xdsl_compat.dead_code.TriviallyDead: `is_trivially_dead` of a loop without results gathers
+    the effects of every op nested in it, though the first store already makes it live: the
+    greedy applier asks it of every loop at every visit (O(ops x depth) a walk)."""
+    from xdsl import traits
+    from xdsl.transforms import dead_code_elimination
+
+    module = Parser(xdsl_context(), NESTED_LOOPS).parse_module()
+    outer = next(op for op in module.walk() if op.name == "scf.for")
+    asked: list[str] = []
+    get_effects = traits.get_effects
+
+    def counted(op):
+        asked.append(op.name)
+        return get_effects(op)
+
+    monkeypatch.setattr(traits, "get_effects", counted)
+    monkeypatch.setattr(dead_code_elimination, "get_effects", counted)
+    assert dead_code_elimination.is_trivially_dead(outer) is False
+    assert "memref.store" in asked
+    assert asked.count("scf.yield") == 3  # after the store: every yield, the outer loop's last
+
+
+def test_worklists_index_ops_by_their_python_hash():
+    """xdsl_compat.worklist_walk.IdentityWorklist: `Worklist` keys its index by the op, and an
+    IRDL op's hash is a Python method (`id(self)`): a Python call per lookup."""
+    import inspect
+
+    from xdsl.irdl import IRDLOperation
+    from xdsl.utils.worklist import Worklist
+
+    assert "return id(self)" in inspect.getsource(IRDLOperation.__hash__)
+    assert "if item not in self._map:" in inspect.getsource(Worklist.push)
+
+
 def test_pattern_walkers_fill_their_worklist_through_nested_generators():
     """xdsl_compat.worklist_walk: `PatternRewriteWalker._populate_worklist` pushes what
     `op.walk(...)` yields (`yield from` through every level of nesting), in a process where

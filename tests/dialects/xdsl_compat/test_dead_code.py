@@ -80,3 +80,46 @@ def test_region_dce_keeps_a_module_without_dead_ops():
     before = str(module)
     assert dead_code.region_dce(module.body) is False
     assert str(module) == before
+
+
+LOOPS = """
+func.func @f(%n: index, %m: memref<4xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %m[%c0] : memref<4xi32>
+    scf.for %j = %c0 to %n step %c1 {
+      %w = memref.load %m[%c0] : memref<4xi32>
+    }
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %t = memref.alloc() : memref<4xi32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %m[%c0] : memref<4xi32>
+    scf.for %j = %c0 to %n step %c1 {
+      memref.store %v, %m[%c0] : memref<4xi32>
+    }
+    %w = memref.load %m[%c0] : memref<4xi32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    "test.unknown"() : () -> ()
+  }
+  func.return
+}"""
+"""loops whose nested effects are reads (dead), an allocation (memref.alloc names no value: kept), a
+write (kept), an op of unknown effects (kept)"""
+
+
+@pytest.mark.parametrize("text", [*CASES.values(), LOOPS], ids=[*CASES.keys(), "loops"])
+def test_trivially_dead_answers_as_xdsl(text):
+    """`TriviallyDead.is_trivially_dead` gives xDSL's `is_trivially_dead` answer on every op."""
+    ops = list(parse(text).walk())
+    dead = dead_code.TriviallyDead()
+    assert [dead.is_trivially_dead(op) for op in ops] == [dead_code_elimination.is_trivially_dead(op) for op in ops]
+
+
+def test_trivially_dead_loops():
+    loops = [op for op in parse(LOOPS).walk() if op.name == "scf.for"]
+    dead = dead_code.TriviallyDead()
+    assert [dead.is_trivially_dead(op) for op in loops] == [True, True, False, False, False, False]
