@@ -123,6 +123,8 @@ generators'; the RISC-V backend's are listed in `riscv_passes` order, then their
         "bitfold-riscv-soft-float": _lazy("backends.riscv.lowering.soft_float", "BitfoldRiscvSoftFloatPass"),
         "bitfold-riscv-expand-calls": _lazy("backends.riscv.lowering.soft_float_calls", "BitfoldRiscvExpandCallsPass"),
         "bitfold-riscv-immediates": _lazy("backends.riscv.lowering.immediates", "BitfoldRiscvImmediatesPass"),
+        "bitfold-riscv-hoist-constants": _lazy("backends.riscv.regalloc.constant_hoisting",
+                                               "BitfoldRiscvHoistConstantsPass"),
         "bitfold-riscv-sink-constants": _lazy("backends.riscv.regalloc.constant_sinking", "BitfoldRiscvSinkConstantsPass"),
         "bitfold-riscv-copy-loop-values": _lazy("backends.riscv.regalloc.loop_value_copies", "BitfoldRiscvCopyLoopValuesPass"),
         "bitfold-riscv-allocate-registers": _lazy(

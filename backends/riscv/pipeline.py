@@ -40,6 +40,7 @@ right; bitfold's shims (each documented in its module) where 0.74 is wrong or mi
     convert-scf-to-riscv-scf, convert-func-to-riscv-func, reconcile-unrealized-casts
     bitfold-riscv-immediates                li operands -> addi/slli/andi/... forms
     riscv-scf-for-infer-constant-step       xDSL: loop steps as immediates
+    bitfold-riscv-hoist-constants           li/la out of innermost loops where registers allow
     bitfold-riscv-sink-constants            li/la copied next to each nest using them
     bitfold-riscv-copy-loop-values          copies where xDSL's loop allocation is unsound
     bitfold-riscv-allocate-registers        xDSL's allocator with bitfold's loop allocation
@@ -98,6 +99,7 @@ from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGIST
 from bitfold.backends.riscv.lowering.shifted_offsets import BitfoldRiscvFoldShiftedOffsetsPass
 from bitfold.backends.riscv.lowering.soft_float import BitfoldRiscvSoftFloatPass
 from bitfold.backends.riscv.lowering.soft_float_calls import BitfoldRiscvExpandCallsPass
+from bitfold.backends.riscv.regalloc.constant_hoisting import BitfoldRiscvHoistConstantsPass
 from bitfold.backends.riscv.regalloc.constant_sinking import BitfoldRiscvSinkConstantsPass
 from bitfold.backends.riscv.regalloc.loop_value_copies import BitfoldRiscvCopyLoopValuesPass
 from bitfold.backends.riscv.regalloc.register_allocation import (
@@ -212,6 +214,7 @@ def riscv_passes(
         ReconcileUnrealizedCastsPass(),
         BitfoldRiscvImmediatesPass(xlen=xlen),
         RiscvScfForInferConstantStepPass(),
+        BitfoldRiscvHoistConstantsPass(registers=registers),
         BitfoldRiscvSinkConstantsPass(),
         BitfoldRiscvCopyLoopValuesPass(),
         BitfoldRiscvAllocateRegistersPass(xlen=xlen, registers=registers, spill=spill),

@@ -25,7 +25,9 @@ the value it restores and frees that register from the value's last use before I
 (a window, as it does for carried registers), so I may use it. The reloads carry unknown memory
 effects (`lowering/instructions.py`): nothing removes one whose result is unused. A value is
 spilled so only where no loop after I in L's body reads it (a reload given to a loop as its
-initial value would share its register with the loop's).
+initial value would share its register with the loop's). Uses in I's own body are reloaded
+before the first of a run of them with no loop between (`_reload_serves`): one reload serves the
+run (a tile's four bias loads from a spilled bias pointer: one reload a tile, not four).
 """
 
 from collections.abc import Callable
@@ -94,15 +96,34 @@ def spill_state(loop: Loop, inner: Loop, which: int, sp: SSAValue, xlen: int,
     restore.attributes[RESTORES] = IntegerAttr(which, i32)
     body.insert_op_after(restore, inner)
     slot_of[restore] = value
-    for use in list(value.uses):
+    inner_order = {op: i for i, op in enumerate(inner.body.block.ops)}
+    previous: tuple[Operation, SSAValue] | None = None
+    for use in sorted(value.uses, key=lambda u: inner_order.get(u.operation, -1)):
         user = use.operation
         if user.parent_block() is inner.body.block:
-            reload = load(sp, 0)
-            inner.body.block.insert_op_before(reload, user)
-            slot_of[reload] = value
-            user.operands[use.index] = reload.rd
+            if previous is None or not _reload_serves(previous[0], user):
+                reload = load(sp, 0)
+                inner.body.block.insert_op_before(reload, user)
+                slot_of[reload] = value
+                previous = (user, reload.rd)
+            user.operands[use.index] = previous[1]
         elif (holder := ancestor_in(body, user)) is not None and order.get(holder, -1) > order[inner]:
             user.operands[use.index] = restore.rd
+
+
+def _reload_serves(previous: Operation, user: Operation) -> bool:
+    """Whether the reload before `previous` may serve `user` too (a later op of its block): no
+    loop from `previous` up to `user` (the reload is not held through a nested loop, nor given to
+    one as its carried register), as for the loads of a tile's bias from a spilled pointer: one
+    reload, not one a load."""
+    if isinstance(previous, Loop):
+        return False
+    op = previous
+    while op is not None and op is not user:
+        if isinstance(op, Loop):
+            return False
+        op = op.next_op
+    return op is user
 
 
 def spill_loop_state(crowded: list[Operation], top: Block, sp: Callable[[], SSAValue], xlen: int,

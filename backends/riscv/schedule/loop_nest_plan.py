@@ -55,6 +55,16 @@ BODY_TEMPORARIES_MAX = 8
 IMMEDIATE_REACH = 2048
 """Bytes a load or store immediate reaches from its base register (12 bits, signed)."""
 
+BASE_STEP = 2 * IMMEDIATE_REACH
+"""Where an offset is beyond an immediate, its extra base register is the pointer plus the nearest
+multiple of 4 KiB (one `lui` and an `add`): the window [base - 2 KiB, base + 2 KiB) it reaches is
+a whole immediate span, and 4 KiB multiples need no `addi`."""
+
+
+def base_window(offset: int) -> int:
+    """The multiple of `BASE_STEP` whose window holds `offset` (0: a plain immediate)."""
+    return (offset + IMMEDIATE_REACH) // BASE_STEP
+
 TILE_SIZES = (8, 6, 5, 4, 3, 2, 1)
 LONE_DIMENSION_TILE_SIZES = (16, *TILE_SIZES)
 """Tiles of a reduction's only parallel dimension (a matrix-vector product, a fully connected layer
@@ -231,8 +241,8 @@ def distinct_in_box(access: Access, extents: Sequence[int]) -> int:
 
 def extra_bases(access: Access, extents: Sequence[int]) -> int:
     """Registers beyond the operand's pointer that its offsets in the box need: load and store
-    immediates reach 2 KiB (`register_tiled_loops.NestEmitter.address`)."""
-    return len({o // IMMEDIATE_REACH for o in offsets_in_box(access, extents)}) - 1
+    immediates reach 2 KiB either way of a base (`base_window`, `register_tiled_loops.NestEmitter.address`)."""
+    return len({base_window(o) for o in offsets_in_box(access, extents)}) - 1
 
 
 @dataclass(frozen=True)

@@ -76,11 +76,12 @@ from bitfold.backends.riscv.schedule.fused_epilogue import (
 )
 from bitfold.backends.riscv.schedule.group_dimensions import split_group_dimensions
 from bitfold.backends.riscv.schedule.loop_nest_plan import (
-    IMMEDIATE_REACH,
+    BASE_STEP,
     Access,
     CostModel,
     NestPlan,
     access_of,
+    base_window,
     generic_dims,
     plan_nest,
 )
@@ -315,7 +316,7 @@ class NestEmitter:
         """(register, immediate) addressing pointer + offset."""
         if fits_immediate(offset):
             return pointer, offset
-        base = offset - offset % IMMEDIATE_REACH
+        base = base_window(offset) * BASE_STEP
         ops, value = self.add_constant(pointer, base)
         self.insert(ops, level)
         return value, offset - base
