@@ -119,14 +119,11 @@ func.func @f(%n: index, %m: memref<4xi32>) {
 """
 
 
-def test_region_dce_computes_nested_effects_once_per_enclosing_loop(monkeypatch):
-    """xdsl_compat.dead_code: `region_dce` asks `would_be_trivially_dead` of each loop, which
-    walks the effects of every op nested in it: the innermost store's are computed once for
-    itself and once for each of its three loops (O(ops x depth) a round)."""
+def effects_asked(monkeypatch) -> list[str]:
+    """The names of the ops xDSL's `get_effects` is asked about from now on, in order."""
     from xdsl import traits
     from xdsl.transforms import dead_code_elimination
 
-    module = Parser(xdsl_context(), NESTED_LOOPS).parse_module()
     asked: list[str] = []
     get_effects = traits.get_effects
 
@@ -136,6 +133,17 @@ def test_region_dce_computes_nested_effects_once_per_enclosing_loop(monkeypatch)
 
     monkeypatch.setattr(traits, "get_effects", counted)
     monkeypatch.setattr(dead_code_elimination, "get_effects", counted)
+    return asked
+
+
+def test_region_dce_computes_nested_effects_once_per_enclosing_loop(monkeypatch):
+    """xdsl_compat.dead_code: `region_dce` asks `would_be_trivially_dead` of each loop, which
+    walks the effects of every op nested in it: the innermost store's are computed once for
+    itself and once for each of its three loops (O(ops x depth) a round)."""
+    from xdsl.transforms import dead_code_elimination
+
+    module = Parser(xdsl_context(), NESTED_LOOPS).parse_module()
+    asked = effects_asked(monkeypatch)
     dead_code_elimination.region_dce(module.body)
     assert asked.count("memref.store") >= 4
 
@@ -144,23 +152,14 @@ def test_is_trivially_dead_gathers_every_nested_effect_of_a_loop(monkeypatch):
     """xdsl_compat.dead_code.TriviallyDead: `is_trivially_dead` of a loop without results gathers
     the effects of every op nested in it, though the first store already makes it live: the
     greedy applier asks it of every loop at every visit (O(ops x depth) a walk)."""
-    from xdsl import traits
     from xdsl.transforms import dead_code_elimination
 
     module = Parser(xdsl_context(), NESTED_LOOPS).parse_module()
     outer = next(op for op in module.walk() if op.name == "scf.for")
-    asked: list[str] = []
-    get_effects = traits.get_effects
-
-    def counted(op):
-        asked.append(op.name)
-        return get_effects(op)
-
-    monkeypatch.setattr(traits, "get_effects", counted)
-    monkeypatch.setattr(dead_code_elimination, "get_effects", counted)
+    asked = effects_asked(monkeypatch)
     assert dead_code_elimination.is_trivially_dead(outer) is False
     assert "memref.store" in asked
-    assert asked.count("scf.yield") == 3  # after the store: every yield, the outer loop's last
+    assert asked.count("scf.yield") == 3  # the three loops' yields, all after the store
 
 
 def test_worklists_index_ops_by_their_python_hash():
