@@ -23,17 +23,15 @@ hoisted to the function's top level as any other.
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import riscv_func, riscv_scf, rv32, rv64
+from xdsl.dialects import riscv_func, riscv_scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from bitfold.backends.riscv.lowering.float_instructions import LibcallOp
-from bitfold.backends.riscv.lowering.instructions import LaOp
 from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
+from bitfold.backends.riscv.regalloc.constant_sinking import CONSTANTS
 from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in
-
-CONSTANTS = (rv32.LiOp, rv64.LiOp, LaOp)
 
 LOOP_CONTROL = 2
 """Registers a loop holds besides its body's values: its induction variable and its bound."""
