@@ -71,7 +71,7 @@ def _replace_table(generic: linalg.GenericOp, index: int, global_op: memref.Glob
     new_global = memref.GlobalOp.get(StringAttr(name), memref_type, dense_attr(values, element),
                                      StringAttr("private"), UnitAttr())
     Rewriter.insert_op(new_global, InsertPoint.after(global_op))
-    globals_.by_name[name] = new_global
+    globals_.register_global(new_global)
     get = memref.GetGlobalOp(name, memref_type)
     Rewriter.insert_op(get, InsertPoint.before(generic))
     old = generic.inputs[index]

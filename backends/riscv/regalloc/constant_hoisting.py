@@ -25,24 +25,56 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import riscv_func, riscv_scf
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from bitfold.backends.riscv.lowering.float_instructions import LibcallOp
 from bitfold.backends.riscv.lowering.registers import ALLOCATABLE_INTEGER_REGISTERS
 from bitfold.backends.riscv.regalloc.constant_sinking import CONSTANTS
-from bitfold.backends.riscv.regalloc.loop_value_copies import ancestor_in
+from bitfold.backends.riscv.regalloc.loop_value_copies import last_use_position
+from bitfold.backends.riscv.schedule.loop_nest_plan import REGISTER_MARGIN
 
 LOOP_CONTROL = 2
 """Registers a loop holds besides its body's values: its induction variable and its bound."""
 
-MARGIN = 1
-"""Registers left free by the estimate (`loop_nest_plan.REGISTER_MARGIN`)."""
-
 Loop = riscv_scf.ForRofOperation
 
 
-def registers_needed(loop: Loop, hoisted: set[Operation]) -> int:
+class HeldAcross:
+    """Per block, computed once: each op's position, each value's span (where it is defined: -1
+    for a block argument; the position of its last use, through the op of the block holding the
+    use) and how many values each op's position lies strictly inside the span of (defined before
+    the op, used after it)."""
+
+    def __init__(self):
+        self._blocks: dict[Block, tuple[dict[Operation, int], dict[SSAValue, tuple[int, int]], list[int]]] = {}
+
+    def _of(self, block: Block) -> tuple[dict[Operation, int], dict[SSAValue, tuple[int, int]], list[int]]:
+        if (known := self._blocks.get(block)) is None:
+            positions = {op: i for i, op in enumerate(block.ops)}
+            defined = [(value, -1) for value in block.args]
+            defined += [(value, i) for op, i in positions.items() for value in op.results]
+            spans = {value: (at, last_use_position(value, block, positions)) for value, at in defined}
+            starts = [0] * (len(positions) + 1)
+            for at, last in spans.values():
+                if last > at + 1:
+                    starts[at + 1] += 1
+                    starts[last] -= 1
+            held, running = [], 0
+            for change in starts[:-1]:
+                running += change
+                held.append(running)
+            known = self._blocks[block] = (positions, spans, held)
+        return known
+
+    def count(self, op: Operation, excluded: set[SSAValue]) -> int:
+        """Values of `op`'s block defined before `op` and used after it, but `excluded`."""
+        positions, spans, held = self._of(op.parent_block())
+        at = positions[op]
+        return held[at] - sum(1 for value in excluded if (span := spans.get(value)) and span[0] < at < span[1])
+
+
+def registers_needed(loop: Loop, hoisted: set[Operation], held: HeldAcross) -> int:
     """The registers `loop` holds at its most crowded op if the `hoisted` constants of its body
     were defined before it (module docstring's estimate)."""
     body = loop.body.block
@@ -58,23 +90,21 @@ def registers_needed(loop: Loop, hoisted: set[Operation]) -> int:
         live.difference_update(op.results)
         live.update(v for v in op.operands if v in inside)
     peak = max(peak, len(live))
-    return len(live_ins) + LOOP_CONTROL + peak + held_around(loop, live_ins)
+    return len(live_ins) + LOOP_CONTROL + peak + held_around(loop, live_ins, held)
 
 
-def held_around(loop: Loop, live_ins: set[SSAValue]) -> int:
+def held_around(loop: Loop, live_ins: set[SSAValue], held: HeldAcross) -> int:
     """Registers the enclosing code holds through `loop`: at each level from the loop's block out
     to the function's, the values defined before the op containing the loop (or arguments of
-    that op's block) and used after it, and each enclosing loop's induction variable and bound."""
-    held, op = 0, loop
-    while isinstance(op, Operation) and (block := op.parent_block()) is not None:
-        order = {o: i for i, o in enumerate(block.ops)}
-        before = [*block.args, *(r for o in block.ops if order[o] < order[op] for r in o.results)]
-        held += sum(1 for v in before if v not in live_ins and any(
-            order.get(ancestor_in(block, use.operation), -1) > order[op] for use in v.uses))
-        op = block.parent_op()
+    that op's block) and used after it, but the loop's live-ins, and each enclosing loop's
+    induction variable and bound."""
+    count, op = 0, loop
+    while isinstance(op, Operation) and op.parent_block() is not None:
+        count += held.count(op, live_ins)
+        op = op.parent_op()
         if isinstance(op, Loop):
-            held += LOOP_CONTROL
-    return held
+            count += LOOP_CONTROL
+    return count
 
 
 def innermost_loops(function: riscv_func.FuncOp) -> list[Loop]:
@@ -83,12 +113,17 @@ def innermost_loops(function: riscv_func.FuncOp) -> list[Loop]:
 
 
 def hoist_constants(function: riscv_func.FuncOp, registers: int) -> None:
+    """Every innermost loop's estimate first, on the IR as it is (a constant hoisted before a
+    loop is used only inside it: it changes no other loop's estimate), then the moves."""
+    held, moves = HeldAcross(), []
     for loop in innermost_loops(function):
         constants = {op for op in loop.body.block.ops if isinstance(op, CONSTANTS)}
-        if constants and registers_needed(loop, constants) <= registers - MARGIN:
-            for op in [op for op in loop.body.block.ops if op in constants]:
-                op.detach()
-                loop.parent_block().insert_op_before(op, loop)
+        if constants and registers_needed(loop, constants, held) <= registers - REGISTER_MARGIN:
+            moves.append((loop, [op for op in loop.body.block.ops if op in constants]))
+    for loop, constants in moves:
+        for op in constants:
+            op.detach()
+            loop.parent_block().insert_op_before(op, loop)
 
 
 @dataclass(frozen=True)

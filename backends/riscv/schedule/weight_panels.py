@@ -98,6 +98,10 @@ class ModuleGlobals:
 
     def insert_global(self, global_op: memref.GlobalOp, after: memref.GlobalOp, rewriter: PatternRewriter) -> None:
         rewriter.insert(global_op, InsertPoint.after(after))
+        self.register_global(global_op)
+
+    def register_global(self, global_op: memref.GlobalOp) -> None:
+        """Index a global just inserted into the module (by whatever rewriter inserted it)."""
         self.by_name.setdefault(global_op.sym_name.data, global_op)
 
     def insert_get(self, get: memref.GetGlobalOp, before: linalg.GenericOp, rewriter: PatternRewriter) -> None:

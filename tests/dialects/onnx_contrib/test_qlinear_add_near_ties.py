@@ -25,22 +25,24 @@ LAYOUTS = {"spans": ((256,), (256,)), "b_scalar": ((256,), (1,)), "a_scalar": ((
 DTYPES = [np.uint8, np.int8]
 NAMES = ["a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "c_scale", "c_zero_point"]
 
+NODE = helper.make_node("QLinearAdd", NAMES, ["c"], domain=contrib.DOMAIN)
+
 ORT_SCRIPT = """
 import sys
 import numpy as np
-import onnx
-import onnxruntime
+sys.path.insert(0, sys.argv[1])
+from models.runners import onnxruntime_session
 
-options = onnxruntime.SessionOptions()
-options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
-for stem in sys.argv[1:]:
+for stem in sys.argv[2:]:
     cases = np.load(stem + ".npz")
-    session = onnxruntime.InferenceSession(onnx.load(stem + ".onnx").SerializeToString(), options, providers=["CPUExecutionProvider"])
+    session = onnxruntime_session(stem + ".onnx")
     names = [value.name for value in session.get_inputs()]
     count = len(cases["a"])
     outputs = [session.run(None, {name: np.asarray(cases[name][index]) for name in names})[0] for index in range(count)]
     np.save(stem + ".npy", np.stack(outputs))
 """
+"""onnxruntime (`models.runners.onnxruntime_session`) on each `<stem>.onnx` and its cases, in a
+process of its own (under qemu where the host lacks AVX2)."""
 
 
 def near_tie_cases(
@@ -83,7 +85,7 @@ def host_runs_avx2() -> bool:
     return {"avx2", "fma"} <= set(flags)
 
 
-def onnxruntime_on_haswell(
+def onnxruntime_with_avx2(
     models: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]], directory: Path
 ) -> dict[str, np.ndarray]:
     """onnxruntime's output for every case of every model, in one subprocess: native on an
@@ -95,7 +97,8 @@ def onnxruntime_on_haswell(
     if not host_runs_avx2():
         require_tools("qemu-x86_64")
         prefix = [shutil.which("qemu-x86_64"), "-cpu", "Haswell"]
-    done = subprocess.run([*prefix, sys.executable, "-c", ORT_SCRIPT, *(str(directory / key) for key in models)],
+    tests = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run([*prefix, sys.executable, "-c", ORT_SCRIPT, tests, *(str(directory / key) for key in models)],
                           capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     return {key: np.load(directory / f"{key}.npy") for key in models}
@@ -109,14 +112,13 @@ def operand_lists(cases: dict[str, np.ndarray]) -> list[list[np.ndarray]]:
 @pytest.fixture(scope="module")
 def near_ties(tmp_path_factory) -> dict[str, tuple[dict[str, np.ndarray], np.ndarray]]:
     """For every dtype and layout: the near-tie cases and onnxruntime's outputs on them."""
-    node = helper.make_node("QLinearAdd", NAMES, ["c"], domain=contrib.DOMAIN)
     models = {}
     for dtype in DTYPES:
         for layout, shapes in LAYOUTS.items():
             cases = near_tie_cases(np.random.default_rng(31), dtype, *shapes)
-            model = onnx_node_oracle.node_model(node, operand_lists(cases)[0], onnx_node_oracle.OPSET)
+            model = onnx_node_oracle.node_model(NODE, operand_lists(cases)[0], onnx_node_oracle.OPSET)
             models[f"{np.dtype(dtype).name}_{layout}"] = (model, cases)
-    outputs = onnxruntime_on_haswell(models, tmp_path_factory.mktemp("qlinear_add"))
+    outputs = onnxruntime_with_avx2(models, tmp_path_factory.mktemp("qlinear_add"))
     return {key: (cases, outputs[key]) for key, (_, cases) in models.items()}
 
 
@@ -124,7 +126,6 @@ def near_ties(tmp_path_factory) -> dict[str, tuple[dict[str, np.ndarray], np.nda
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_qlinear_add_near_ties_equal_onnxruntime(dtype, layout, near_ties):
     cases, expected = near_ties[f"{np.dtype(dtype).name}_{layout}"]
-    node = helper.make_node("QLinearAdd", NAMES, ["c"], domain=contrib.DOMAIN)
     for index, (inputs, want) in enumerate(zip(operand_lists(cases), expected)):
-        op = onnx_node_oracle.build_op(node, inputs, [want], contrib_defaults)
+        op = onnx_node_oracle.build_op(NODE, inputs, [want], contrib_defaults)
         np.testing.assert_array_equal(op.evaluate(inputs)[0], want, err_msg=f"case {index}")
